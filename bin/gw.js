@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// The `gw` operator CLI. Builds dist/ first when the sources changed, then runs it.
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+execFileSync(process.execPath, [join(root, 'scripts', 'ensure-build.js')], { stdio: 'inherit' });
+await import(join(root, 'dist', 'src', 'main.js'));

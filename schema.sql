@@ -1,0 +1,128 @@
+-- The one source of the gateway's SQLite schema. Sections run in order; each "-- migration: N"
+-- section runs once, inside a transaction, when the database's user_version is below N.
+-- Add a change as a new section at the end; never edit a section that has shipped.
+-- Money is integer micro-rupees (1 INR = 1,000,000); times are Unix milliseconds (UTC).
+
+-- migration: 1
+CREATE TABLE orgs (
+  id              TEXT PRIMARY KEY,
+  name            TEXT NOT NULL,
+  personal        INTEGER NOT NULL DEFAULT 0,
+  created_at      INTEGER NOT NULL,
+  -- cached: always equals SUM(money_events.amount_micros) - SUM(usage.cost_micros) for the org
+  balance_micros  INTEGER NOT NULL DEFAULT 0,
+  -- set by the first payment or credit; makes new keys standard tier
+  funded_at       INTEGER
+);
+
+CREATE TABLE users (
+  id          TEXT PRIMARY KEY,
+  email       TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  name        TEXT,
+  avatar_url  TEXT,
+  created_at  INTEGER NOT NULL
+);
+
+CREATE TABLE memberships (
+  org_id      TEXT NOT NULL REFERENCES orgs(id),
+  user_id     TEXT NOT NULL REFERENCES users(id),
+  role        TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  created_at  INTEGER NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE INDEX memberships_by_user ON memberships(user_id);
+
+CREATE TABLE workspaces (
+  id                     TEXT PRIMARY KEY,
+  org_id                 TEXT NOT NULL REFERENCES orgs(id),
+  name                   TEXT NOT NULL,
+  is_default             INTEGER NOT NULL DEFAULT 0,
+  monthly_budget_micros  INTEGER,
+  archived_at            INTEGER,
+  created_at             INTEGER NOT NULL
+);
+CREATE INDEX workspaces_by_org ON workspaces(org_id);
+
+CREATE TABLE api_keys (
+  id                     TEXT PRIMARY KEY,
+  org_id                 TEXT NOT NULL REFERENCES orgs(id),
+  workspace_id           TEXT NOT NULL REFERENCES workspaces(id),
+  name                   TEXT NOT NULL,
+  hash                   TEXT NOT NULL UNIQUE,
+  prefix                 TEXT NOT NULL,
+  tier                   TEXT NOT NULL CHECK (tier IN ('trial', 'standard')),
+  scope                  TEXT NOT NULL DEFAULT 'full' CHECK (scope IN ('full', 'inference')),
+  rpm_limit              INTEGER,
+  daily_limit            INTEGER,
+  monthly_budget_micros  INTEGER,
+  expires_at             INTEGER,
+  revoked_at             INTEGER,
+  last_used_at           INTEGER,
+  created_at             INTEGER NOT NULL
+);
+CREATE INDEX api_keys_by_org ON api_keys(org_id);
+
+-- Credits, payments and bonuses. Usage debits live in the usage table.
+CREATE TABLE money_events (
+  id             INTEGER PRIMARY KEY,
+  org_id         TEXT NOT NULL REFERENCES orgs(id),
+  at             INTEGER NOT NULL,
+  kind           TEXT NOT NULL CHECK (kind IN ('operator_credit', 'signup_credit', 'payment', 'promo_bonus', 'refund', 'adjustment')),
+  amount_micros  INTEGER NOT NULL,
+  note           TEXT,
+  -- idempotency reference (payment id); unique when present
+  ref            TEXT UNIQUE
+);
+CREATE INDEX money_events_by_org ON money_events(org_id, at);
+
+-- One row per upstream attempt. billable = 1 on the row that served the request (at most one
+-- per request); failed attempts are kept with billable = 0 and cost 0.
+CREATE TABLE usage (
+  id                 INTEGER PRIMARY KEY,
+  at                 INTEGER NOT NULL,
+  request_id         TEXT NOT NULL,
+  org_id             TEXT NOT NULL,
+  workspace_id       TEXT NOT NULL,
+  key_id             TEXT NOT NULL,
+  endpoint           TEXT NOT NULL,
+  model              TEXT NOT NULL,
+  provider           TEXT,
+  route              TEXT,
+  attempt            INTEGER NOT NULL,
+  status             INTEGER NOT NULL,
+  error_code         TEXT,
+  prompt_tokens      INTEGER NOT NULL DEFAULT 0,
+  completion_tokens  INTEGER NOT NULL DEFAULT 0,
+  cost_micros        INTEGER NOT NULL DEFAULT 0,
+  latency_ms         REAL NOT NULL,
+  ttfb_ms            REAL,
+  streamed           INTEGER NOT NULL DEFAULT 0,
+  byok               INTEGER NOT NULL DEFAULT 0,
+  billable           INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX usage_by_org_time ON usage(org_id, at);
+CREATE INDEX usage_by_key_time ON usage(key_id, at);
+
+-- Per-key and per-workspace counters kept by the ledger writer in the same transaction as the
+-- usage rows: requests per IST day, spend per IST month. They make limits durable across restarts.
+CREATE TABLE key_daily_counts (
+  key_id    TEXT NOT NULL,
+  ist_day   TEXT NOT NULL,
+  requests  INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (key_id, ist_day)
+) WITHOUT ROWID;
+
+CREATE TABLE monthly_spend (
+  scope_id      TEXT NOT NULL,
+  ist_month     TEXT NOT NULL,
+  spent_micros  INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (scope_id, ist_month)
+) WITHOUT ROWID;
+
+-- Change feed for other processes (the operator CLI): the gateway polls it and drops what it cached.
+CREATE TABLE change_log (
+  seq   INTEGER PRIMARY KEY AUTOINCREMENT,
+  at    INTEGER NOT NULL,
+  kind  TEXT NOT NULL CHECK (kind IN ('key', 'org', 'workspace')),
+  ref   TEXT NOT NULL
+);

@@ -1,0 +1,25 @@
+import type { Route } from '../catalog/catalog.js';
+import type { TokenUsage } from '../lib/usage-scan.js';
+
+/**
+ * Cost of one request in integer micro-rupees: tokens × (₹ per 1M tokens), which is exactly
+ * micro-rupees per token, rounded half up once per request (DESIGN.md, Money).
+ */
+export function costMicros(route: Route, usage: TokenUsage): number {
+  return Math.round(usage.promptTokens * route.inputMicrosPerToken + usage.completionTokens * route.outputMicrosPerToken);
+}
+
+/**
+ * The most a request can cost before it runs: the prompt estimated at 4 bytes a token plus
+ * max_tokens of output (when absent, up to outputCap) at the dearest route's prices.
+ */
+export function maxCostMicros(routes: readonly Route[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
+  const promptTokens = Math.ceil(promptBytes / 4);
+  const outTokens = maxTokens ?? outputCap;
+  let worst = 0;
+  for (const r of routes) {
+    const c = promptTokens * r.inputMicrosPerToken + outTokens * r.outputMicrosPerToken;
+    if (c > worst) worst = c;
+  }
+  return Math.ceil(worst);
+}

@@ -1,0 +1,41 @@
+import type { ModelEntry, ProviderEntry } from './schema.js';
+
+/** A provider as this deployment sees it: catalog entry plus configured base URL and credential. */
+export interface Provider {
+  readonly entry: ProviderEntry;
+  readonly id: string;
+  readonly baseUrl: string;
+  /** Platform key for this provider, or null (then only keyless kinds are usable). */
+  readonly apiKey: string | null;
+  /** Usable with the platform's own credential. */
+  readonly configured: boolean;
+}
+
+/** One way to serve a model: a provider plus that provider's model id. */
+export interface Route {
+  /** Stable id `provider:upstreamModel`, also the circuit breaker's name. */
+  readonly id: string;
+  readonly provider: Provider;
+  readonly upstreamModel: string;
+  /** Micro-rupees per token, derived once from ₹ per 1M tokens (1 ₹/1M tokens = 1 micro-rupee/token). */
+  readonly inputMicrosPerToken: number;
+  readonly outputMicrosPerToken: number;
+  readonly priceInr: { input: number; output: number };
+}
+
+export interface Model {
+  readonly entry: ModelEntry;
+  readonly id: string;
+  readonly kind: 'chat' | 'embedding';
+  /** Every route in catalog order, configured or not (the catalog shows them all). */
+  readonly routes: readonly Route[];
+  /** The routes this deployment can call with its own credentials, in catalog order. */
+  readonly usableRoutes: readonly Route[];
+}
+
+export interface Catalog {
+  readonly providers: ReadonlyMap<string, Provider>;
+  readonly models: ReadonlyMap<string, Model>;
+  /** All routes by id, for breakers and health. */
+  readonly routes: ReadonlyMap<string, Route>;
+}

@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Price = Type.Object({
+  input: Type.Number({ minimum: 0 }),
+  output: Type.Number({ minimum: 0 }),
+}, { additionalProperties: false });
+
+export const ProviderEntry = Type.Object({
+  id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('openai-compatible'), Type.Literal('sandbox')]),
+  baseUrl: Type.String(),
+  keyEnv: Type.Union([Type.String(), Type.Null()]),
+  residency: Type.String({ minLength: 2 }),
+  byok: Type.Boolean(),
+  streamOptions: Type.Boolean(),
+  trainsOnInputs: Type.Boolean(),
+  zeroRetention: Type.Boolean(),
+}, { additionalProperties: false });
+
+export const ModelEntry = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding')]),
+  contextLength: Type.Integer({ minimum: 1 }),
+  languages: Type.Array(Type.String()),
+  priceInr: Price,
+  routes: Type.Array(Type.Object({
+    provider: Type.String(),
+    upstreamModel: Type.String({ minLength: 1 }),
+    priceInr: Type.Optional(Price),
+  }, { additionalProperties: false }), { minItems: 1 }),
+}, { additionalProperties: false });
+
+export const CatalogFile = Type.Object({
+  $comment: Type.Optional(Type.String()),
+  providers: Type.Array(ProviderEntry),
+  models: Type.Array(ModelEntry),
+}, { additionalProperties: false });
+
+export type ProviderEntry = Static<typeof ProviderEntry>;
+export type ModelEntry = Static<typeof ModelEntry>;
+export type CatalogFile = Static<typeof CatalogFile>;

@@ -1,0 +1,180 @@
+import { loadConfig, ConfigError } from '../config/load.js';
+import { startGateway } from '../gateway.js';
+import { createLogger } from '../lib/logger.js';
+import { openDatabase, type Db } from '../store/database.js';
+import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
+import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { inrToMicros, microsToInr, parseFlags, positiveInt, UsageError } from './args.js';
+
+const HELP = `gw: operator CLI of the inference gateway
+
+Usage: gw [--config FILE] [--db PATH] [--json] <command>
+
+  serve                                   run the gateway (same as npm start)
+  org create NAME [--credit INR]          create an org; prints its id
+  org credit ORG_ID INR [--note TEXT]     grant credit (recorded as a money event)
+  key create --org ORG_ID --name NAME     mint an API key; prints it once
+        [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
+  key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
+  key limits KEY_ID [--rpm N|none] [--daily N|none] [--budget-inr INR|none]
+
+Global: --config (or GW_CONFIG) and --db (or GW_DB) choose the database; --json prints JSON.`;
+
+interface Globals {
+  config?: string;
+  db?: string;
+  json: boolean;
+  rest: string[];
+}
+
+function splitGlobals(argv: string[]): Globals {
+  const g: Globals = { json: false, rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') g.json = true;
+    else if (a === '--config' || a === '--db') {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      if (a === '--config') g.config = v;
+      else g.db = v;
+    } else if (a.startsWith('--config=')) g.config = a.slice(9);
+    else if (a.startsWith('--db=')) g.db = a.slice(5);
+    else g.rest.push(a);
+  }
+  return g;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  let g: Globals;
+  try {
+    g = splitGlobals(argv);
+  } catch (e) {
+    console.error(`gw: ${(e as Error).message}`);
+    return 2;
+  }
+  const [cmd, sub, ...rest] = g.rest;
+  const out = (human: string, json: unknown) => console.log(g.json ? JSON.stringify(json) : human);
+  try {
+    const config = loadConfig({ file: g.config, overrides: g.db ? { dbPath: g.db } : {} });
+    if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+      console.log(HELP);
+      return 0;
+    }
+    if (cmd === 'serve') return await serve(config, sub === undefined ? [] : [sub, ...rest]);
+    const db = openDatabase(config.dbPath);
+    try {
+      if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);
+      if (cmd === 'org' && sub === 'credit') return orgCredit(db, rest, out);
+      if (cmd === 'key' && sub === 'create') return keyCreate(db, rest, out);
+      if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
+      if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
+    } finally {
+      db.close();
+    }
+    throw new UsageError(`unknown command '${[cmd, sub].filter(Boolean).join(' ')}'\n\n${HELP}`);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      console.error(`gw: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+type Out = (human: string, json: unknown) => void;
+
+async function serve(config: ReturnType<typeof loadConfig>, argv: string[]): Promise<number> {
+  parseFlags(argv, {});
+  const log = createLogger(config.logLevel);
+  const gw = await startGateway(config, { log });
+  await new Promise<void>((resolve) => {
+    const onSignal = (sig: string) => {
+      log.info('stopping', { signal: sig });
+      gw.stop().then(resolve, (e) => {
+        log.error('stop failed', { err: String(e) });
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+  });
+  log.info('stopped');
+  return 0;
+}
+
+function orgCreate(db: Db, argv: string[], out: Out): number {
+  const { values, positionals } = parseFlags(argv, { credit: { type: 'string' } });
+  const name = positionals.join(' ').trim();
+  if (!name) throw new UsageError('org create needs a NAME');
+  const { orgId, workspaceId } = insertOrg(db, name);
+  let balance = 0;
+  if (values.credit !== undefined) {
+    const micros = inrToMicros(values.credit, '--credit');
+    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)' }).balanceMicros;
+  }
+  out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: Number(microsToInr(balance)) });
+  return 0;
+}
+
+function orgCredit(db: Db, argv: string[], out: Out): number {
+  const { values, positionals } = parseFlags(argv, { note: { type: 'string' } });
+  const [orgId, amount] = positionals;
+  if (!orgId || !amount) throw new UsageError('org credit needs ORG_ID and an amount in INR');
+  if (!findOrg(db, orgId)) throw new UsageError(`no org '${orgId}'`);
+  const micros = inrToMicros(amount, 'amount');
+  if (micros <= 0) throw new UsageError('amount must be above zero');
+  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
+  out(`credited ₹${microsToInr(micros)}; balance ₹${microsToInr(balanceMicros)}`, { org_id: orgId, credited_inr: Number(microsToInr(micros)), balance_inr: Number(microsToInr(balanceMicros)) });
+  return 0;
+}
+
+function keyCreate(db: Db, argv: string[], out: Out): number {
+  const { values } = parseFlags(argv, {
+    org: { type: 'string' }, name: { type: 'string' }, rpm: { type: 'string' }, daily: { type: 'string' },
+    'budget-inr': { type: 'string' }, 'expires-days': { type: 'string' },
+  });
+  if (!values.org) throw new UsageError('key create needs --org ORG_ID');
+  const org = findOrg(db, values.org);
+  if (!org) throw new UsageError(`no org '${values.org}'`);
+  const workspaceId = findDefaultWorkspaceId(db, org.id)!;
+  const tier = orgIsFunded(org) ? 'standard' : 'trial';
+  const expiresDays = positiveInt(values['expires-days'], '--expires-days', 365);
+  const name = values.name ?? `key-${Date.now().toString(36)}`;
+  const created = insertKey(db, {
+    orgId: org.id, workspaceId, name, tier,
+    rpmLimit: positiveInt(values.rpm, '--rpm') ?? null,
+    dailyLimit: positiveInt(values.daily, '--daily') ?? null,
+    monthlyBudgetMicros: values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null,
+    expiresAt: expiresDays ? Date.now() + expiresDays * 86_400_000 : null,
+  });
+  out(`${created.key}\n(id ${created.id}, tier ${tier}; the key is shown only now: store it safely)`,
+    { id: created.id, key: created.key, prefix: created.prefix, tier, name, org_id: org.id });
+  return 0;
+}
+
+function keyRevoke(db: Db, argv: string[], out: Out): number {
+  const { positionals } = parseFlags(argv, {});
+  const [id] = positionals;
+  if (!id) throw new UsageError('key revoke needs KEY_ID');
+  if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
+  const revoked = revokeKey(db, id);
+  out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
+  return 0;
+}
+
+function keyLimits(db: Db, argv: string[], out: Out): number {
+  const { values, positionals } = parseFlags(argv, { rpm: { type: 'string' }, daily: { type: 'string' }, 'budget-inr': { type: 'string' } });
+  const [id] = positionals;
+  if (!id) throw new UsageError('key limits needs KEY_ID');
+  if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
+  const orNull = <T>(v: string | undefined, f: (s: string) => T): T | null | undefined => (v === undefined ? undefined : v === 'none' ? null : f(v));
+  updateKeyLimits(db, id, {
+    rpmLimit: orNull(values.rpm, (v) => positiveInt(v, '--rpm')!),
+    dailyLimit: orNull(values.daily, (v) => positiveInt(v, '--daily')!),
+    monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrToMicros(v, '--budget-inr')),
+  });
+  const k = findKeyById(db, id)!;
+  out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + microsToInr(k.monthlyBudgetMicros)}`,
+    { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: k.monthlyBudgetMicros === null ? null : Number(microsToInr(k.monthlyBudgetMicros)) });
+  return 0;
+}

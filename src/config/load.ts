@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigSchema, type Config } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  /** Path of a JSON config file; falls back to GW_CONFIG. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Applied last (CLI flags). */
+  overrides?: Record<string, unknown>;
+}
+
+/**
+ * Builds the configuration once at start: defaults, then the file, then environment, then CLI
+ * overrides; validates against the schema and freezes it. An invalid value stops start-up with a
+ * message naming its path (e.g. `/upstream/connectTimeoutMs`).
+ */
+export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
+  const env = opts.env ?? process.env;
+  const file = opts.file ?? env.GW_CONFIG;
+  let raw: Record<string, unknown> = {};
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
+  if (env.GW_PORT !== undefined) raw.port = numberFromEnv('GW_PORT', env.GW_PORT);
+  if (env.GW_HOST !== undefined) raw.host = env.GW_HOST;
+  if (env.GW_DB !== undefined) raw.dbPath = env.GW_DB;
+  if (env.GW_LOG_LEVEL !== undefined) raw.logLevel = env.GW_LOG_LEVEL;
+  Object.assign(raw, opts.overrides ?? {});
+
+  const withDefaults = Value.Default(ConfigSchema, structuredClone(raw));
+  const firstError = Value.Errors(ConfigSchema, withDefaults).First();
+  if (firstError) {
+    const where = firstError.path || '/';
+    throw new ConfigError(`invalid config at ${where}: ${firstError.message}${file ? ` (file ${file})` : ''}`);
+  }
+  return deepFreeze(withDefaults as Config);
+}
+
+function numberFromEnv(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new ConfigError(`invalid config at ${name}: '${value}' is not a number`);
+  return n;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

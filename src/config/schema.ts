@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const ProviderOverride = Type.Object({
+  baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+  apiKey: Type.Optional(Type.String({ minLength: 1 })),
+  enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+/** The whole configuration. Every field has a default, so no file is needed to start. */
+export const ConfigSchema = Type.Object({
+  host: Type.String({ default: '127.0.0.1' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  dbPath: Type.String({ minLength: 1, default: './data/gateway.db' }),
+  /** Replaces the shipped catalog.json (self-hosters describing their own models). */
+  catalogFile: Type.Optional(Type.String({ minLength: 1 })),
+  bodyLimitBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  logLevel: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], { default: 'info' }),
+  keyCache: Type.Object({
+    ttlMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 60_000 }),
+    max: Type.Integer({ minimum: 1, default: 100_000 }),
+  }, { additionalProperties: false, default: {} }),
+  upstream: Type.Object({
+    connectTimeoutMs: Type.Integer({ minimum: 1, default: 5_000 }),
+    /** Until the upstream's response headers (non-streaming answers arrive whole, so this is long). */
+    headersTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
+    /** Longest silence between two body chunks. */
+    bodyTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
+    connectionsPerOrigin: Type.Integer({ minimum: 1, default: 128 }),
+  }, { additionalProperties: false, default: {} }),
+  breaker: Type.Object({
+    resetTimeoutMs: Type.Integer({ minimum: 10, default: 30_000 }),
+    errorThresholdPercentage: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    volumeThreshold: Type.Integer({ minimum: 1, default: 5 }),
+    rollingWindowMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  }, { additionalProperties: false, default: {} }),
+  limits: Type.Object({
+    /** The gateway cap per key (spec 8: 120/min); an operator setting so a load test can lift it. */
+    gatewayRpm: Type.Integer({ minimum: 1, default: 120 }),
+    /** Unauthenticated public reads, per client IP. */
+    publicRpmPerIp: Type.Integer({ minimum: 1, default: 120 }),
+  }, { additionalProperties: false, default: {} }),
+  providers: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderOverride, { default: {} }),
+}, { additionalProperties: false });
+
+export type Config = Static<typeof ConfigSchema>;
+export type ProviderOverrideConfig = Static<typeof ProviderOverride>;

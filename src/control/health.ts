@@ -1,0 +1,39 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Catalog } from '../catalog/catalog.js';
+import type { BreakerState } from '../dataplane/breakers.js';
+
+export const HealthBody = Type.Object({
+  status: Type.String({ description: 'ok, or degraded when some configured route has an open circuit' }),
+  uptime_s: Type.Integer(),
+  providers: Type.Array(Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    kind: Type.String(),
+    configured: Type.Boolean(),
+    residency: Type.String(),
+  })),
+  routes: Type.Array(Type.Object({
+    id: Type.String(),
+    provider: Type.String(),
+    upstream_model: Type.String(),
+    configured: Type.Boolean(),
+    breaker: Type.String({ description: 'closed, open or half_open' }),
+  })),
+});
+
+/** GET /health: which providers are configured and the circuit state of every route. */
+export function healthReporter(catalog: Catalog, state: (routeId: string) => BreakerState, startedAt: number): () => Static<typeof HealthBody> {
+  const providers = [...catalog.providers.values()].map((p) => ({
+    id: p.id, name: p.entry.name, kind: p.entry.kind, configured: p.configured, residency: p.entry.residency,
+  }));
+  const routes = [...catalog.routes.values()];
+  return () => {
+    let degraded = false;
+    const list = routes.map((r) => {
+      const breaker = state(r.id);
+      if (breaker !== 'closed' && r.provider.configured) degraded = true;
+      return { id: r.id, provider: r.provider.id, upstream_model: r.upstreamModel, configured: r.provider.configured, breaker };
+    });
+    return { status: degraded ? 'degraded' : 'ok', uptime_s: Math.floor((Date.now() - startedAt) / 1000), providers, routes: list };
+  };
+}

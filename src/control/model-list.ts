@@ -1,0 +1,73 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Catalog, Model } from '../catalog/catalog.js';
+import type { BreakerState } from '../dataplane/breakers.js';
+
+const Price = Type.Object({ input: Type.Number(), output: Type.Number() });
+
+export const ModelObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  name: Type.String(),
+  kind: Type.String({ description: 'chat or embedding' }),
+  context_length: Type.Integer(),
+  languages: Type.Array(Type.String()),
+  pricing: Type.Object({
+    currency: Type.Literal('INR'),
+    unit: Type.Literal('per_1m_tokens'),
+    input: Type.Number(),
+    output: Type.Number(),
+  }),
+  residency: Type.Array(Type.String(), { description: 'where the routes serving it run (in = India)' }),
+  available: Type.Boolean({ description: 'at least one route is configured on this gateway' }),
+  routes: Type.Array(Type.Object({
+    provider: Type.String(),
+    upstream_model: Type.String(),
+    residency: Type.String(),
+    configured: Type.Boolean(),
+    health: Type.String({ description: 'circuit breaker: closed (healthy), open, half_open' }),
+    pricing: Price,
+  })),
+});
+
+export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelObject) });
+export type ModelListBody = Static<typeof ModelList>;
+
+/**
+ * The public catalog in the OpenAI list shape (so `models.list()` works) plus INR pricing,
+ * residency, languages, context length and live per-route health. The static part is built once;
+ * only the health strings change per call.
+ */
+export function modelLister(catalog: Catalog, health: (routeId: string) => BreakerState): () => ModelListBody {
+  const created = Math.floor(Date.now() / 1000);
+  const data = [...catalog.models.values()].map((m) => toObject(m, created));
+  return () => {
+    for (const obj of data) for (const r of obj.routes) r.health = health(`${r.provider}:${r.upstream_model}`);
+    return { object: 'list', data };
+  };
+}
+
+function toObject(m: Model, created: number): Static<typeof ModelObject> {
+  return {
+    id: m.id,
+    object: 'model',
+    created,
+    owned_by: m.routes[0].provider.id,
+    name: m.entry.name,
+    kind: m.kind,
+    context_length: m.entry.contextLength,
+    languages: m.entry.languages,
+    pricing: { currency: 'INR', unit: 'per_1m_tokens', input: m.entry.priceInr.input, output: m.entry.priceInr.output },
+    residency: [...new Set(m.routes.map((r) => r.provider.entry.residency))],
+    available: m.usableRoutes.length > 0,
+    routes: m.routes.map((r) => ({
+      provider: r.provider.id,
+      upstream_model: r.upstreamModel,
+      residency: r.provider.entry.residency,
+      configured: r.provider.configured,
+      health: 'closed',
+      pricing: r.priceInr,
+    })),
+  };
+}

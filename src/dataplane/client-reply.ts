@@ -1,0 +1,20 @@
+import type { GatewayError } from '../errors/gateway-error.js';
+
+/**
+ * The data plane's view of the client connection. The HTTP layer implements it over
+ * uWebSockets.js (corking, backpressure, abort); nothing here knows the server library.
+ */
+export interface ClientReply {
+  readonly aborted: boolean;
+  /** Called once if the client goes away before the response ends. */
+  onAbort(cb: () => void): void;
+  /** A whole response in one write. */
+  send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>): void;
+  sendError(e: GatewayError): void;
+  /** Status, headers and the first chunk in one write; returns false under backpressure. */
+  streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean;
+  /** Returns false under backpressure: wait for drained() before writing more. */
+  streamWrite(chunk: Buffer | string): boolean;
+  drained(): Promise<void>;
+  streamEnd(last?: Buffer | string): void;
+}

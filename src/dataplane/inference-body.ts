@@ -1,0 +1,93 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { errors } from '../errors/catalog.js';
+import type { Endpoint } from '../providers/types.js';
+
+/** Gateway extensions: consumed here and removed before the request leaves (spec 1). */
+export interface Extensions {
+  optimize: 'price' | 'latency' | 'throughput' | null;
+  /** Ordered provider ids the request is pinned to, or null. */
+  provider: string[] | null;
+  dataPolicy: 'india_only' | 'no_training' | 'zero_retention' | null;
+  upstreamKey: string | null;
+}
+
+export interface InferenceBody {
+  payload: Record<string, unknown>;
+  model: string;
+  stream: boolean;
+  maxTokens: number | null;
+  ext: Extensions;
+}
+
+// Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.
+const Message = Type.Object({ role: Type.String({ minLength: 1 }) });
+export const ChatBodySchema = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  messages: Type.Array(Message, { minItems: 1 }),
+  stream: Type.Optional(Type.Boolean()),
+  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+});
+export const EmbeddingsBodySchema = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  input: Type.Union([Type.String(), Type.Array(Type.Any(), { minItems: 1 })]),
+  encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+});
+
+const CHECKS: Record<Endpoint, ReturnType<typeof TypeCompiler.Compile<TSchema>>> = {
+  chat: TypeCompiler.Compile(ChatBodySchema),
+  embeddings: TypeCompiler.Compile(EmbeddingsBodySchema),
+};
+
+const OPTIMIZE = new Set(['price', 'latency', 'throughput']);
+const POLICIES = new Set(['india_only', 'no_training', 'zero_retention']);
+const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key'] as const;
+
+/** Parses and checks an inference body; throws 400 bad_request with the offending field named. */
+export function parseInferenceBody(endpoint: Endpoint, raw: Buffer): InferenceBody {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw errors.badRequest('Request body is not valid JSON');
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
+  const check = CHECKS[endpoint];
+  if (!check.Check(payload)) {
+    const e = check.Errors(payload).First();
+    const field = e?.path ? e.path.slice(1).replace(/\//g, '.') : 'body';
+    throw errors.badRequest(`Invalid '${field}': ${e?.message ?? 'invalid value'}`);
+  }
+  const p = payload as Record<string, unknown>;
+  const ext = readExtensions(p);
+  const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;
+  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext };
+}
+
+function readExtensions(p: Record<string, unknown>): Extensions {
+  const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null };
+  if (p.optimize !== undefined && p.optimize !== null) {
+    if (typeof p.optimize !== 'string' || !OPTIMIZE.has(p.optimize)) throw errors.badRequest("Invalid 'optimize': expected price, latency or throughput");
+    ext.optimize = p.optimize as Extensions['optimize'];
+  }
+  if (p.provider !== undefined && p.provider !== null) {
+    const list = typeof p.provider === 'string' ? [p.provider] : p.provider;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === 'string' && x.length > 0)) {
+      throw errors.badRequest("Invalid 'provider': expected a provider id or a non-empty array of ids");
+    }
+    ext.provider = list as string[];
+  }
+  if (p.data_policy !== undefined && p.data_policy !== null) {
+    if (typeof p.data_policy !== 'string' || !POLICIES.has(p.data_policy)) {
+      throw errors.badRequest("Invalid 'data_policy': expected india_only, no_training or zero_retention");
+    }
+    ext.dataPolicy = p.data_policy as Extensions['dataPolicy'];
+  }
+  if (p.upstream_key !== undefined && p.upstream_key !== null) {
+    if (typeof p.upstream_key !== 'string' || p.upstream_key.length < 8) throw errors.badRequest("Invalid 'upstream_key': expected a provider key string");
+    ext.upstreamKey = p.upstream_key;
+  }
+  for (const f of EXTENSION_FIELDS) delete p[f];
+  return ext;
+}

@@ -1,0 +1,195 @@
+import { performance } from 'node:perf_hooks';
+import { costMicros, maxCostMicros } from '../billing/cost.js';
+import { errors } from '../errors/catalog.js';
+import { isGatewayError } from '../errors/gateway-error.js';
+import type { Clock } from '../lib/clock.js';
+import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
+import { adapterFor } from '../providers/registry.js';
+import type { Endpoint, UpstreamResponse } from '../providers/types.js';
+import type { KeyRecord } from '../store/keys.js';
+import { Breakers, isOpenBreakerError } from './breakers.js';
+import type { ClientReply } from './client-reply.js';
+import { parseInferenceBody } from './inference-body.js';
+import type { KeyAuthenticator } from './key-auth.js';
+import type { RequestGate, Ticket } from './request-gate.js';
+import { RouteFailure } from './route-failure.js';
+import type { Attempt, RoutePlanner } from './route-planner.js';
+import type { RouteStatsBook } from './route-stats.js';
+import { relayStream } from './stream-relay.js';
+import { classifyUpstreamError } from './upstream-error.js';
+import { transportFailure, type UpstreamClient } from './upstream-client.js';
+import type { UsageRecord, UsageSink } from './usage-record.js';
+
+export interface InferenceDeps {
+  auth: KeyAuthenticator;
+  gate: RequestGate;
+  planner: RoutePlanner;
+  breakers: Breakers;
+  upstream: UpstreamClient;
+  stats: RouteStatsBook;
+  usage: UsageSink;
+  clock: Clock;
+  /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
+  reserveOutputTokens: number;
+}
+
+export interface InferenceRequest {
+  authorization: string;
+  body: Buffer;
+}
+
+/** What a successful attempt hands back: a whole body, or a stream with its first chunk read. */
+type Served =
+  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
+  | { kind: 'stream'; res: UpstreamResponse; it: AsyncIterator<Buffer>; first: Buffer; ttfbMs: number };
+
+const bootId = Date.now().toString(36);
+let counter = 0;
+
+/**
+ * The inference path: authenticate, admit, plan routes, try them in order through their
+ * breakers, pass the winner's bytes through untouched, and record every attempt.
+ */
+export class InferenceService {
+  readonly #d: InferenceDeps;
+
+  constructor(deps: InferenceDeps) {
+    this.#d = deps;
+  }
+
+  async handle(endpoint: Endpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
+    const d = this.#d;
+    const key = d.auth.authenticate(req.authorization);
+    const ticket = d.gate.enter(key);
+    let settled = false;
+    try {
+      const body = parseInferenceBody(endpoint, req.body);
+      const plan = d.planner.plan(body.model, endpoint, body.ext);
+      const byok = plan[0].byok;
+      if (key.tier === 'standard' && !byok) {
+        d.gate.reserve(ticket, maxCostMicros(plan.map((a) => a.route), req.body.length, body.maxTokens, d.reserveOutputTokens));
+      }
+      const requestId = `${bootId}-${(counter++).toString(36)}`;
+      const cost = await this.#serve(endpoint, key, body.model, body.payload, body.stream, plan, requestId, reply);
+      d.gate.settle(ticket, cost);
+      settled = true;
+    } finally {
+      if (!settled) d.gate.settle(ticket, 0);
+    }
+  }
+
+  /** Tries each planned route; returns the debited cost in micro-rupees. */
+  async #serve(endpoint: Endpoint, key: KeyRecord, model: string, payload: Record<string, unknown>, stream: boolean,
+    plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
+    const d = this.#d;
+    const ac = new AbortController();
+    reply.onAbort(() => ac.abort());
+    const streamOptions = payload.stream_options;
+    let last: { attempt: Attempt; failure: RouteFailure } | null = null;
+
+    for (let i = 0; i < plan.length; i++) {
+      const a = plan[i];
+      if (reply.aborted) return 0;
+      if (streamOptions === undefined) delete payload.stream_options;
+      else payload.stream_options = streamOptions;
+      const started = performance.now();
+      let served: Served;
+      try {
+        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, stream, ac.signal, started));
+      } catch (e) {
+        const latencyMs = performance.now() - started;
+        if (isGatewayError(e)) {
+          // The caller's own mistake reported by the upstream: returned as is, never failed over.
+          this.#record(key, requestId, endpoint, model, a, i, e.status, e.code, null, 0, latencyMs, null, stream, false);
+          throw e;
+        }
+        const failure = isOpenBreakerError(e) ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
+          : transportFailure(e);
+        const aborted = reply.aborted || failure.code === 'client_aborted';
+        this.#record(key, requestId, endpoint, model, a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code,
+          null, 0, latencyMs, null, stream, false);
+        if (aborted) return 0;
+        last = { attempt: a, failure };
+        continue;
+      }
+
+      const headers = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+      if (served.kind === 'whole') {
+        const usage = scanUsage(served.body);
+        const latencyMs = performance.now() - started;
+        if (!reply.aborted) reply.send(200, served.res.contentType, served.body, headers);
+        return this.#finish(key, requestId, endpoint, model, a, i, usage, latencyMs, served.ttfbMs, false, reply.aborted);
+      }
+      const outcome = await relayStream(reply, served.res, served.it, served.first, headers);
+      const latencyMs = performance.now() - started;
+      return this.#finish(key, requestId, endpoint, model, a, i, outcome.usage, latencyMs, served.ttfbMs, true,
+        outcome.aborted, outcome.failure);
+    }
+    const l = last!;
+    throw errors.allRoutesFailed(`${l.attempt.route.provider.id} (${l.attempt.route.upstreamModel}): ${l.failure.message}`);
+  }
+
+  /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
+  async #attempt(endpoint: Endpoint, a: Attempt, payload: Record<string, unknown>, stream: boolean,
+    signal: AbortSignal, started: number): Promise<Served> {
+    const adapter = adapterFor(a.route.provider.entry.kind);
+    const call = adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions });
+    const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.apiKey ? adapter.authHeaders(a.apiKey) : null, signal);
+    const ttfbMs = performance.now() - started;
+    if (res.status >= 400) {
+      const body = await readAll(res.body).catch(() => Buffer.alloc(0));
+      throw classifyUpstreamError(res.status, body, a.byok);
+    }
+    if (stream && res.contentType.startsWith('text/event-stream')) {
+      const it = res.body[Symbol.asyncIterator]();
+      let first: IteratorResult<Buffer>;
+      try {
+        first = await it.next();
+      } catch (e) {
+        throw transportFailure(e);
+      }
+      if (first.done) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
+      return { kind: 'stream', res, it, first: first.value, ttfbMs: performance.now() - started };
+    }
+    try {
+      return { kind: 'whole', res, body: await readAll(res.body), ttfbMs };
+    } catch (e) {
+      throw transportFailure(e);
+    }
+  }
+
+  #finish(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number,
+    usage: TokenUsage | null, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
+    failure: RouteFailure | null = null): number {
+    const u = usage ?? { promptTokens: 0, completionTokens: 0 };
+    const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
+    const status = aborted ? 499 : 200;
+    const code = aborted ? 'client_aborted' : failure ? failure.code : null;
+    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true);
+    if (!aborted && !failure) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
+    return cost;
+  }
+
+  #record(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number, status: number,
+    errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
+    streamed: boolean, billable: boolean): void {
+    const r: UsageRecord = {
+      at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
+      provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
+      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, costMicros: cost,
+      latencyMs, ttfbMs, streamed, byok: a.byok, billable,
+    };
+    this.#d.usage.record(r);
+  }
+}
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of body) {
+    chunks.push(c);
+    n += c.length;
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, n);
+}
+

@@ -1,0 +1,102 @@
+import type { Catalog, Model, Route } from '../catalog/catalog.js';
+import { errors } from '../errors/catalog.js';
+import type { Endpoint } from '../providers/types.js';
+import type { Breakers } from './breakers.js';
+import type { Extensions } from './inference-body.js';
+import type { RouteStatsBook } from './route-stats.js';
+
+/** One planned upstream attempt. */
+export interface Attempt {
+  route: Route;
+  apiKey: string | null;
+  /** Served on the caller's own provider key: not debited for tokens. */
+  byok: boolean;
+}
+
+const POLICY: Record<NonNullable<Extensions['dataPolicy']>, (r: Route) => boolean> = {
+  india_only: (r) => r.provider.entry.residency === 'in',
+  no_training: (r) => !r.provider.entry.trainsOnInputs,
+  zero_retention: (r) => r.provider.entry.zeroRetention,
+};
+
+/**
+ * Chooses and orders the routes a request may use: catalog routes for the model, filtered by
+ * credentials, data policy and provider pin, then ordered per `optimize` (else catalog order).
+ */
+export class RoutePlanner {
+  readonly #catalog: Catalog;
+  readonly #breakers: Breakers;
+  readonly #stats: RouteStatsBook;
+  /** The common case (no extensions) precomputed per model. */
+  readonly #defaultPlans = new Map<string, Attempt[]>();
+
+  constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
+    this.#catalog = catalog;
+    this.#breakers = breakers;
+    this.#stats = stats;
+    for (const m of catalog.models.values()) {
+      this.#defaultPlans.set(m.id, m.usableRoutes.map((route) => ({ route, apiKey: route.provider.apiKey, byok: false })));
+    }
+  }
+
+  plan(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
+    const model = this.#catalog.models.get(modelId);
+    if (!model) throw errors.modelNotFound(modelId);
+    const wanted = endpoint === 'chat' ? 'chat' : 'embedding';
+    if (model.kind !== wanted) {
+      throw errors.badRequest(`Model '${modelId}' is a${model.kind === 'chat' ? ' chat' : 'n embedding'} model; use ${model.kind === 'chat' ? '/v1/chat/completions' : '/v1/embeddings'}`);
+    }
+    if (ext.optimize === null && ext.provider === null && ext.dataPolicy === null && ext.upstreamKey === null) {
+      const plan = this.#defaultPlans.get(modelId)!;
+      if (plan.length === 0) throw errors.noRoute(modelId, 'no provider serving it is configured on this gateway');
+      return plan;
+    }
+    return this.#planWith(model, ext);
+  }
+
+  #planWith(model: Model, ext: Extensions): Attempt[] {
+    let candidates: Attempt[];
+    if (ext.upstreamKey !== null) {
+      if (ext.provider === null || ext.provider.length !== 1) {
+        throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
+      }
+      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox')
+        .map((route) => ({ route, apiKey: ext.upstreamKey, byok: true }));
+    } else {
+      candidates = model.usableRoutes.map((route) => ({ route, apiKey: route.provider.apiKey, byok: false }));
+    }
+    if (ext.dataPolicy !== null) {
+      const keep = POLICY[ext.dataPolicy];
+      candidates = candidates.filter((a) => keep(a.route));
+      if (candidates.length === 0) throw errors.noRoute(model.id, `no configured route meets data_policy ${ext.dataPolicy}`);
+    }
+    if (ext.provider !== null) {
+      const pins = ext.provider;
+      candidates = candidates.filter((a) => pins.includes(a.route.provider.id));
+      if (candidates.length === 0) throw errors.noRoute(model.id, `provider ${pins.join(', ')} does not serve it or is not configured`);
+      if (candidates.every((a) => this.#breakers.isOpen(a.route.id))) {
+        throw errors.noRoute(model.id, `pinned provider ${pins.join(', ')} is down (circuit open)`);
+      }
+      if (pins.length > 1) candidates.sort((a, b) => pins.indexOf(a.route.provider.id) - pins.indexOf(b.route.provider.id));
+    }
+    if (candidates.length === 0) throw errors.noRoute(model.id, 'no provider serving it is configured on this gateway');
+    if (ext.optimize !== null) this.#order(candidates, ext.optimize);
+    return candidates;
+  }
+
+  #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {
+    if (by === 'price') {
+      list.sort((a, b) => (a.route.inputMicrosPerToken + a.route.outputMicrosPerToken) - (b.route.inputMicrosPerToken + b.route.outputMicrosPerToken));
+      return;
+    }
+    // Routes without samples keep their catalog order after the measured ones.
+    const score = (a: Attempt): number => {
+      const s = this.#stats.for(a.route.id);
+      if (by === 'latency') return s.p95() ?? Number.POSITIVE_INFINITY;
+      const tps = s.tokensPerSecond();
+      return tps === null ? Number.POSITIVE_INFINITY : -tps;
+    };
+    const scores = new Map(list.map((a) => [a, score(a)]));
+    list.sort((a, b) => scores.get(a)! - scores.get(b)!);
+  }
+}

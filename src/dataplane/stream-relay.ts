@@ -1,0 +1,59 @@
+import { errors } from '../errors/catalog.js';
+import { sseErrorEvent } from '../errors/envelope.js';
+import { SseScanner } from '../lib/sse-scanner.js';
+import type { TokenUsage } from '../lib/usage-scan.js';
+import type { UpstreamResponse } from '../providers/types.js';
+import type { ClientReply } from './client-reply.js';
+import { RouteFailure } from './route-failure.js';
+import { transportFailure } from './upstream-client.js';
+
+export interface RelayOutcome {
+  usage: TokenUsage | null;
+  aborted: boolean;
+  /** Set when the upstream stream broke after bytes reached the client. */
+  failure: RouteFailure | null;
+}
+
+/**
+ * Forwards an upstream SSE stream byte for byte, honouring the client's backpressure, while a
+ * scanner notes usage and [DONE]. A stream that breaks, or ends without [DONE], is closed with a
+ * final `data: {"error":…}` event and `[DONE]`, so the client never mistakes it for a clean end.
+ */
+export async function relayStream(reply: ClientReply, res: UpstreamResponse, it: AsyncIterator<Buffer>, first: Buffer,
+  headers: Record<string, string>): Promise<RelayOutcome> {
+  const scanner = new SseScanner();
+  scanner.push(first);
+  if (reply.aborted) {
+    res.cancel();
+    return { usage: scanner.usage, aborted: true, failure: null };
+  }
+  let writable = reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first);
+  let failure: RouteFailure | null = null;
+  for (;;) {
+    if (!writable) await reply.drained();
+    if (reply.aborted) {
+      res.cancel();
+      return { usage: scanner.usage, aborted: true, failure: null };
+    }
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await it.next();
+    } catch (e) {
+      failure = transportFailure(e);
+      break;
+    }
+    if (next.done) break;
+    scanner.push(next.value);
+    if (reply.aborted) continue;
+    writable = reply.streamWrite(next.value);
+  }
+  if (reply.aborted) return { usage: scanner.usage, aborted: true, failure: null };
+  if (failure === null && !scanner.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
+  if (failure) {
+    const event = sseErrorEvent(errors.streamInterrupted(failure.message));
+    reply.streamEnd(scanner.atEventBoundary ? event : `\n\n${event}`);
+    return { usage: scanner.usage, aborted: false, failure: failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message) };
+  }
+  reply.streamEnd();
+  return { usage: scanner.usage, aborted: false, failure: null };
+}

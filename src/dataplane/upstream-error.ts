@@ -1,0 +1,36 @@
+import { errors } from '../errors/catalog.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import { RouteFailure } from './route-failure.js';
+
+/** Statuses that say "this route cannot serve now", not "this request is wrong": fail over. */
+const ROUTE_LEVEL_4XX = new Set([404, 408, 425, 429]);
+
+/**
+ * Classifies an upstream error response. Route problems (5xx, 429, timeouts, the platform's
+ * credential refused) become RouteFailures and fail over; the caller's own mistakes (400, 413,
+ * 422…, or 401/403 on the caller's own upstream_key) come back as they are, without failover.
+ */
+export function classifyUpstreamError(status: number, body: Buffer, callerKey: boolean): RouteFailure | GatewayError {
+  const { message, type, code } = readUpstreamError(body);
+  const text = `upstream ${status}: ${message}`;
+  if (status >= 500) return new RouteFailure('upstream_error', text, status);
+  if ((status === 401 || status === 403) && !callerKey) return new RouteFailure('upstream_auth', `${text} (platform credential refused)`, status);
+  if (ROUTE_LEVEL_4XX.has(status)) return new RouteFailure(status === 429 ? 'upstream_rate_limited' : 'upstream_error', text, status);
+  return errors.upstreamClientError(status, type ?? 'invalid_request_error', code ?? 'upstream_error', message);
+}
+
+const CODE_RE = /^[a-z0-9_.-]{1,64}$/;
+
+function readUpstreamError(body: Buffer): { message: string; type: string | null; code: string | null } {
+  const text = body.toString('utf8');
+  try {
+    const j = JSON.parse(text);
+    const e = j?.error ?? j;
+    const message = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof j?.message === 'string' ? j.message : text;
+    const type = typeof e?.type === 'string' && CODE_RE.test(e.type) ? e.type : null;
+    const code = typeof e?.code === 'string' && CODE_RE.test(e.code) ? e.code : null;
+    return { message: message.slice(0, 500), type, code };
+  } catch {
+    return { message: text.slice(0, 300) || '(empty body)', type: null, code: null };
+  }
+}

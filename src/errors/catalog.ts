@@ -1,0 +1,48 @@
+import { GatewayError } from './gateway-error.js';
+
+/**
+ * The catalog of error codes (spec section 7). Handlers throw these constructors; nothing else
+ * builds an envelope, so a code has one status and one type everywhere.
+ */
+const INVALID_REQUEST = 'invalid_request_error';
+const AUTH = 'authentication_error';
+const RATE = 'rate_limit_error';
+const UPSTREAM = 'upstream_error';
+
+export const errors = {
+  badRequest: (message: string) => new GatewayError(400, INVALID_REQUEST, 'bad_request', message),
+  notFound: (message = 'Not found') => new GatewayError(404, INVALID_REQUEST, 'not_found', message),
+  methodNotAllowed: (method: string, path: string) =>
+    new GatewayError(405, INVALID_REQUEST, 'method_not_allowed', `${method} is not allowed on ${path}`),
+  payloadTooLarge: (limit: number) =>
+    new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `Request body exceeds the limit of ${limit} bytes`),
+  unsupportedMediaType: () =>
+    new GatewayError(415, INVALID_REQUEST, 'unsupported_media_type', 'Request body must be application/json'),
+  invalidApiKey: (message = 'Missing, malformed, revoked or expired API key') =>
+    new GatewayError(401, AUTH, 'invalid_api_key', message),
+  modelNotFound: (model: string) =>
+    new GatewayError(404, INVALID_REQUEST, 'model_not_found', `Model '${model}' is not in the catalog`),
+  noRoute: (model: string, why: string) =>
+    new GatewayError(400, INVALID_REQUEST, 'no_route', `No route for model '${model}' satisfies the request: ${why}`),
+  allRoutesFailed: (lastError: string) =>
+    new GatewayError(502, UPSTREAM, 'all_routes_failed',
+      `Every eligible route failed; circuits recover in about 30 s. Last upstream error: ${lastError}`),
+  insufficientCredits: () =>
+    new GatewayError(402, 'billing_error', 'insufficient_credits', 'The organisation balance is zero or negative; top up to continue'),
+  rateLimitExceeded: (retryAfterS: number, what: string) =>
+    new GatewayError(429, RATE, 'rate_limit_exceeded', `Rate limit exceeded: ${what}`, { 'retry-after': String(retryAfterS) }),
+  dailyLimitReached: (retryAfterS: number, limit: number) =>
+    new GatewayError(429, RATE, 'daily_limit_reached', `Daily request cap of ${limit} reached; resets at midnight IST`,
+      { 'retry-after': String(retryAfterS) }),
+  budgetExceeded: (retryAfterS: number, what: string) =>
+    new GatewayError(429, RATE, 'budget_exceeded', `Monthly budget spent: ${what}; resets with the new IST month`,
+      { 'retry-after': String(retryAfterS) }),
+  /** An upstream client error (4xx) returned without failover, carrying the upstream's message. */
+  upstreamClientError: (status: number, type: string, code: string, message: string) =>
+    new GatewayError(status, type, code, message),
+  /** Sent as the last SSE event when an upstream stream breaks after bytes reached the client. */
+  streamInterrupted: (why: string) =>
+    new GatewayError(502, UPSTREAM, 'stream_interrupted', `The upstream stream was interrupted: ${why}`),
+  serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
+  internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
+} as const;

@@ -1,0 +1,17 @@
+import { GatewayError, isGatewayError } from './gateway-error.js';
+
+/** The one JSON error envelope: {"error":{"message","type","code"}}. */
+export function envelopeJson(e: GatewayError): string {
+  return JSON.stringify({ error: { message: e.message, type: e.type, code: e.code } });
+}
+
+/** Turns anything thrown into a GatewayError; unknown errors become 500 internal_error and are logged by the caller. */
+export function toGatewayError(e: unknown): { error: GatewayError; unexpected: boolean } {
+  if (isGatewayError(e)) return { error: e, unexpected: false };
+  return { error: new GatewayError(500, 'server_error', 'internal_error', 'Internal error'), unexpected: true };
+}
+
+/** An SSE event carrying an error, for failures after the stream's headers were sent. */
+export function sseErrorEvent(e: GatewayError): string {
+  return `data: ${envelopeJson(e)}\n\ndata: [DONE]\n\n`;
+}

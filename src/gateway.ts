@@ -1,0 +1,90 @@
+import type { Config } from './config/schema.js';
+import { loadCatalog } from './catalog/load.js';
+import { healthReporter } from './control/health.js';
+import { modelLister } from './control/model-list.js';
+import { Breakers } from './dataplane/breakers.js';
+import { InferenceService } from './dataplane/inference-service.js';
+import { KeyAuthenticator } from './dataplane/key-auth.js';
+import type { RequestGate } from './dataplane/request-gate.js';
+import { RoutePlanner } from './dataplane/route-planner.js';
+import { RouteStatsBook } from './dataplane/route-stats.js';
+import { UpstreamClient } from './dataplane/upstream-client.js';
+import type { UsageSink } from './dataplane/usage-record.js';
+import { buildRoutes } from './http/routes.js';
+import { startServer } from './http/server.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import type { Logger } from './lib/logger.js';
+import { changeFeedReader } from './store/change-log.js';
+import { openDatabase, type Db } from './store/database.js';
+import { keyByHashReader } from './store/keys.js';
+
+export interface Gateway {
+  port: number;
+  db: Db;
+  /** Graceful stop: refuse new connections, let in-flight requests finish, flush, close. */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
+}
+
+export interface GatewayOptions {
+  log: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The composition root: opens the store, resolves the catalog, builds the data plane with its
+ * lookups and sinks injected, and starts the one HTTP server.
+ */
+export async function startGateway(config: Readonly<Config>, opts: GatewayOptions): Promise<Gateway> {
+  const { log } = opts;
+  const clock = opts.clock ?? systemClock;
+  const startedAt = Date.now();
+  const catalog = loadCatalog(config);
+  const db = openDatabase(config.dbPath);
+
+  const auth = new KeyAuthenticator(keyByHashReader(db), clock, config.keyCache);
+  const breakers = new Breakers(config.breaker);
+  const stats = new RouteStatsBook();
+  const upstream = new UpstreamClient(config.upstream);
+  const gate: RequestGate = { enter: (key) => ({ key, reservedMicros: 0 }), reserve: () => {}, settle: () => {} };
+  const usage: UsageSink = { record: () => {} };
+  const inference = new InferenceService({
+    auth, gate, planner: new RoutePlanner(catalog, breakers, stats), breakers, upstream, stats, usage, clock,
+    reserveOutputTokens: 4096,
+  });
+
+  const routes = buildRoutes({
+    inference,
+    listModels: modelLister(catalog, (id) => breakers.state(id)),
+    health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
+  });
+  const server = await startServer(routes, { host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log });
+
+  // Other processes (the operator CLI) write to the same database: follow their change feed.
+  const feed = changeFeedReader(db);
+  let seq = feed.latestSeq();
+  const poll = setInterval(() => {
+    for (const c of feed.since(seq)) {
+      seq = c.seq;
+      if (c.kind === 'key') auth.invalidate(c.ref);
+    }
+  }, 1000);
+  poll.unref();
+
+  const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
+  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured });
+
+  let stopping: Promise<void> | null = null;
+  return {
+    port: server.port,
+    db,
+    stop: (o = {}) => (stopping ??= (async () => {
+      server.stopListening();
+      const deadline = Date.now() + (o.timeoutMs ?? 30_000);
+      while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      clearInterval(poll);
+      breakers.shutdown();
+      await upstream.close();
+      db.close();
+    })()),
+  };
+}

@@ -1,0 +1,138 @@
+import uWS from 'uWebSockets.js';
+import fastJson from 'fast-json-stringify';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { errors } from '../errors/catalog.js';
+import { toGatewayError } from '../errors/envelope.js';
+import type { Logger } from '../lib/logger.js';
+import type { RequestContext, RouteSpec } from './route-spec.js';
+import { UwsReply } from './uws-reply.js';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  log: Logger;
+  /** Seam for the per-IP limit of unauthenticated reads; throws a GatewayError (429). */
+  publicGate?: (ip: string) => void;
+}
+
+export interface RunningServer {
+  port: number;
+  /** Requests whose response has not ended yet. */
+  readonly inflight: { count: number };
+  /** Stops accepting connections; open ones finish their requests. */
+  stopListening(): void;
+}
+
+const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
+
+/**
+ * The one uWS app: every route of the table registered once with its precomputed pieces
+ * (param names, body checker, serializer), a 405 for known paths with another method, and a
+ * 404 envelope for the rest.
+ */
+export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): Promise<RunningServer> {
+  const app = uWS.App();
+  const inflight = { count: 0 };
+  const paths = new Set<string>();
+
+  for (const route of routes) {
+    register(app, route, opts, inflight);
+    paths.add(route.path);
+  }
+  // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
+  for (const path of paths) {
+    app.any(path, (res, req) => {
+      new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
+    });
+  }
+  app.any('/*', (res, req) => {
+    const url = req.getUrl();
+    new UwsReply(res).sendError(errors.notFound(`No route for ${req.getMethod().toUpperCase()} ${url}`));
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (token) => {
+      if (!token) {
+        reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+        return;
+      }
+      resolve({
+        port: uWS.us_socket_local_port(token),
+        inflight,
+        stopListening: () => uWS.us_listen_socket_close(token),
+      });
+    });
+  });
+}
+
+function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number }): void {
+  const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  const headerNames = route.headers ?? [];
+  const readsBody = !NO_BODY.has(route.method);
+  const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
+  const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
+  const isPublic = route.auth === 'public' && opts.publicGate !== undefined;
+  const log = opts.log;
+
+  const fail = (reply: UwsReply, e: unknown): void => {
+    const { error, unexpected } = toGatewayError(e);
+    if (unexpected) log.error('unhandled error', { path: route.path, err: String((e as Error)?.stack ?? e) });
+    if (!reply.aborted) reply.sendError(error);
+  };
+
+  app[route.method](route.path, (res, req) => {
+    const reply = new UwsReply(res, inflight);
+    const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '' };
+    for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
+    for (const h of headerNames) ctx.headers[h] = req.getHeader(h);
+    if (isPublic) {
+      ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      try {
+        opts.publicGate!(ctx.ip);
+      } catch (e) {
+        if (readsBody) res.onData(() => {});
+        fail(reply, e);
+        return;
+      }
+    }
+    const declared = readsBody ? Number(req.getHeader('content-length') || 0) : 0;
+    const bodyPromise = readsBody ? reply.readBody(opts.bodyLimitBytes, declared) : null;
+
+    const run = async (): Promise<void> => {
+      if (bodyPromise) {
+        const raw = await bodyPromise;
+        if (raw === null) return;
+        ctx.body = raw;
+      }
+      if (route.kind === 'raw') {
+        await route.handle(ctx, reply);
+        return;
+      }
+      if (ctx.body !== null) ctx.body = parseJsonBody(ctx.body as Buffer, check);
+      const out = await route.handle(ctx);
+      if (reply.aborted) return;
+      reply.sendJson(out.status ?? 200, serialize(out.body), out.headers);
+    };
+    run().catch((e) => fail(reply, e));
+  });
+}
+
+function parseJsonBody(raw: Buffer, check: ReturnType<typeof TypeCompiler.Compile> | null): unknown {
+  if (raw.length === 0) {
+    if (check) throw errors.badRequest('Request body is required');
+    return null;
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw errors.badRequest('Request body is not valid JSON');
+  }
+  if (check && !check.Check(v)) {
+    const e = check.Errors(v).First();
+    const field = e?.path ? e.path.slice(1).replace(/\//g, '.') : 'body';
+    throw errors.badRequest(`Invalid '${field}': ${e?.message ?? 'invalid value'}`);
+  }
+  return v;
+}

@@ -1,0 +1,164 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import type { ClientReply } from '../dataplane/client-reply.js';
+import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
+import { errors } from '../errors/catalog.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import { statusLine } from './status-lines.js';
+
+const JSON_TYPE = 'application/json';
+
+/**
+ * ClientReply over a uWS HttpResponse. Created synchronously in the route handler, so onAborted
+ * is registered before any await; every write is corked (writes after an await must be); after
+ * an abort nothing touches the response again.
+ */
+export class UwsReply implements ClientReply {
+  aborted = false;
+  #res: HttpResponse;
+  #abortCallbacks: (() => void)[] | null = null;
+  #started = false;
+  #ended = false;
+  #drain: (() => void) | null = null;
+  #inflight: { count: number } | null;
+
+  constructor(res: HttpResponse, inflight: { count: number } | null = null) {
+    this.#res = res;
+    this.#inflight = inflight;
+    if (inflight) inflight.count++;
+    res.onAborted(() => {
+      this.aborted = true;
+      this.#finish();
+      const d = this.#drain;
+      this.#drain = null;
+      d?.();
+      const cbs = this.#abortCallbacks;
+      this.#abortCallbacks = null;
+      if (cbs) for (const cb of cbs) cb();
+    });
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  #finish(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#inflight) this.#inflight.count--;
+  }
+
+  onAbort(cb: () => void): void {
+    if (this.aborted) {
+      cb();
+      return;
+    }
+    (this.#abortCallbacks ??= []).push(cb);
+  }
+
+  /**
+   * Reads the whole request body, copying uWS's transient chunks, and refuses past `limit` bytes
+   * with 413 (closing the connection so the rest is not read). Must be called synchronously in
+   * the handler. Resolves null when the body was refused or the client went away.
+   */
+  readBody(limit: number, declaredLength: number): Promise<Buffer | null> {
+    if (declaredLength > limit) {
+      this.sendError(errors.payloadTooLarge(limit), true);
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => {
+      let chunks: Buffer[] | null = null;
+      let size = 0;
+      let refused = false;
+      this.onAbort(() => resolve(null));
+      this.#res.onData((ab, isLast) => {
+        if (refused) return;
+        size += ab.byteLength;
+        if (size > limit) {
+          refused = true;
+          this.sendError(errors.payloadTooLarge(limit), true);
+          resolve(null);
+          return;
+        }
+        const copy = Buffer.copyBytesFrom(new Uint8Array(ab));
+        if (isLast) {
+          if (chunks === null) resolve(copy);
+          else {
+            chunks.push(copy);
+            resolve(Buffer.concat(chunks, size));
+          }
+        } else (chunks ??= []).push(copy);
+      });
+    });
+  }
+
+  send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>, close = false): void {
+    if (this.aborted || this.#ended) return;
+    const res = this.#res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('content-type', contentType);
+      if (headers) for (const k in headers) res.writeHeader(k, headers[k]);
+      res.end(body, close);
+    });
+    this.#finish();
+  }
+
+  sendJson(status: number, json: string, headers?: Record<string, string>): void {
+    this.send(status, JSON_TYPE, json, headers);
+  }
+
+  sendError(e: GatewayError, close = false): void {
+    if (this.#started) {
+      this.streamEnd(sseErrorEvent(e));
+      return;
+    }
+    this.send(e.status, JSON_TYPE, envelopeJson(e), e.headers ?? undefined, close);
+  }
+
+  streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {
+    if (this.aborted || this.#ended) return false;
+    this.#started = true;
+    const res = this.#res;
+    let ok = true;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('content-type', contentType);
+      res.writeHeader('cache-control', 'no-cache');
+      for (const k in headers) res.writeHeader(k, headers[k]);
+      ok = res.write(first);
+    });
+    return ok;
+  }
+
+  streamWrite(chunk: Buffer | string): boolean {
+    if (this.aborted || this.#ended) return false;
+    let ok = true;
+    this.#res.cork(() => {
+      ok = this.#res.write(chunk);
+    });
+    return ok;
+  }
+
+  drained(): Promise<void> {
+    if (this.aborted || this.#ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#drain = resolve;
+      this.#res.onWritable(() => {
+        const d = this.#drain;
+        this.#drain = null;
+        d?.();
+        return true;
+      });
+    });
+  }
+
+  streamEnd(last?: Buffer | string): void {
+    if (this.aborted || this.#ended) return;
+    const res = this.#res;
+    res.cork(() => {
+      if (last === undefined) res.end();
+      else res.end(last);
+    });
+    this.#finish();
+  }
+}

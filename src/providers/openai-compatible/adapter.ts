@@ -1,0 +1,23 @@
+import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
+
+const PATHS: Record<Endpoint, string> = { chat: '/chat/completions', embeddings: '/embeddings' };
+
+/**
+ * OpenAI-compatible providers take the request as the client sent it: only the model id is
+ * swapped for the provider's, and on streams usage is requested so the last chunk carries it.
+ */
+export const openAiCompatibleAdapter: ProviderAdapter = {
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
+    payload.model = upstreamModel;
+    if (endpoint === 'chat' && payload.stream === true && caps.streamOptions) {
+      const given = payload.stream_options;
+      payload.stream_options = given && typeof given === 'object' && !Array.isArray(given)
+        ? { ...(given as object), include_usage: true }
+        : { include_usage: true };
+    }
+    return { path: PATHS[endpoint], body: JSON.stringify(payload) };
+  },
+  authHeaders(apiKey: string): Record<string, string> {
+    return { authorization: `Bearer ${apiKey}` };
+  },
+};

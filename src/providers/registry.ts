@@ -1,0 +1,15 @@
+import type { ProviderAdapter } from './types.js';
+import { openAiCompatibleAdapter } from './openai-compatible/adapter.js';
+
+/** Adapters by provider kind. Adding a kind = one folder + one line here. */
+const ADAPTERS: Record<string, ProviderAdapter> = {
+  'openai-compatible': openAiCompatibleAdapter,
+  // The sandbox speaks the OpenAI format too; it differs only in transport (it runs in-process).
+  sandbox: openAiCompatibleAdapter,
+};
+
+export function adapterFor(kind: string): ProviderAdapter {
+  const a = ADAPTERS[kind];
+  if (!a) throw new Error(`no adapter for provider kind '${kind}'`);
+  return a;
+}

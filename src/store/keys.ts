@@ -1,0 +1,114 @@
+import type { Db } from './database.js';
+import { recordChange } from './change-log.js';
+import { hashApiKey, keyPrefix, mintApiKey, type KeyTier } from '../lib/api-key.js';
+import { newId } from '../lib/ids.js';
+
+/** What the data plane needs to know about a key; cached by hash. */
+export interface KeyRecord {
+  id: string;
+  orgId: string;
+  workspaceId: string;
+  name: string;
+  prefix: string;
+  tier: KeyTier;
+  scope: 'full' | 'inference';
+  rpmLimit: number | null;
+  dailyLimit: number | null;
+  monthlyBudgetMicros: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+const KEY_COLUMNS = `id, org_id AS orgId, workspace_id AS workspaceId, name, prefix, tier, scope, rpm_limit AS rpmLimit,
+  daily_limit AS dailyLimit, monthly_budget_micros AS monthlyBudgetMicros, expires_at AS expiresAt, revoked_at AS revokedAt`;
+
+/** A prepared lookup for the data plane's cache misses. */
+export function keyByHashReader(db: Db): (hash: string) => KeyRecord | undefined {
+  const stmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`);
+  return (hash) => stmt.get(hash) as KeyRecord | undefined;
+}
+
+export function findKeyById(db: Db, id: string): (KeyRecord & { hash: string }) | undefined {
+  return db.prepare(`SELECT ${KEY_COLUMNS}, hash FROM api_keys WHERE id = ?`).get(id) as (KeyRecord & { hash: string }) | undefined;
+}
+
+export interface NewKey {
+  orgId: string;
+  workspaceId: string;
+  name: string;
+  tier: KeyTier;
+  scope?: 'full' | 'inference';
+  rpmLimit?: number | null;
+  dailyLimit?: number | null;
+  monthlyBudgetMicros?: number | null;
+  expiresAt?: number | null;
+}
+
+/** Mints a key and stores only its hash; the full key is returned here and never again. */
+export function insertKey(db: Db, k: NewKey, now = Date.now()): { id: string; key: string; prefix: string } {
+  const key = mintApiKey(k.tier);
+  const id = newId('key');
+  db.prepare(`INSERT INTO api_keys (id, org_id, workspace_id, name, hash, prefix, tier, scope, rpm_limit, daily_limit,
+      monthly_budget_micros, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(id, k.orgId, k.workspaceId, k.name, hashApiKey(key), keyPrefix(key), k.tier, k.scope ?? 'full',
+      k.rpmLimit ?? null, k.dailyLimit ?? null, k.monthlyBudgetMicros ?? null, k.expiresAt ?? null, now);
+  return { id, key, prefix: keyPrefix(key) };
+}
+
+export function countActiveKeys(db: Db, orgId: string, now = Date.now()): number {
+  return db.prepare('SELECT COUNT(*) FROM api_keys WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)')
+    .pluck().get(orgId, now) as number;
+}
+
+export function activeKeyNameTaken(db: Db, orgId: string, name: string, now = Date.now()): boolean {
+  return db.prepare(`SELECT 1 FROM api_keys WHERE org_id = ? AND name = ? AND revoked_at IS NULL
+    AND (expires_at IS NULL OR expires_at > ?)`).get(orgId, name, now) !== undefined;
+}
+
+/** Revokes a key; returns false when there is no such active key. */
+export function revokeKey(db: Db, id: string, now = Date.now()): boolean {
+  return db.transaction(() => {
+    const res = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
+    if (res.changes === 1) recordChange(db, 'key', id, now);
+    return res.changes === 1;
+  })();
+}
+
+export interface KeyLimitsPatch {
+  rpmLimit?: number | null;
+  dailyLimit?: number | null;
+  monthlyBudgetMicros?: number | null;
+}
+
+export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now = Date.now()): boolean {
+  const sets: string[] = [];
+  const args: (number | null)[] = [];
+  if (patch.rpmLimit !== undefined) { sets.push('rpm_limit = ?'); args.push(patch.rpmLimit); }
+  if (patch.dailyLimit !== undefined) { sets.push('daily_limit = ?'); args.push(patch.dailyLimit); }
+  if (patch.monthlyBudgetMicros !== undefined) { sets.push('monthly_budget_micros = ?'); args.push(patch.monthlyBudgetMicros); }
+  if (sets.length === 0) return findKeyById(db, id) !== undefined;
+  return db.transaction(() => {
+    const res = db.prepare(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
+    if (res.changes === 1) recordChange(db, 'key', id, now);
+    return res.changes === 1;
+  })();
+}
+
+export interface KeyListRow {
+  id: string;
+  name: string;
+  prefix: string;
+  tier: KeyTier;
+  rpm_limit: number | null;
+  daily_limit: number | null;
+  monthly_budget_micros: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+}
+
+export function listKeys(db: Db, orgId: string): KeyListRow[] {
+  return db.prepare(`SELECT id, name, prefix, tier, rpm_limit, daily_limit, monthly_budget_micros, expires_at, revoked_at,
+    last_used_at, created_at FROM api_keys WHERE org_id = ? ORDER BY created_at`).all(orgId) as KeyListRow[];
+}

@@ -1,0 +1,60 @@
+import type { Db } from './database.js';
+import { recordChange } from './change-log.js';
+import { newId } from '../lib/ids.js';
+
+export interface OrgRow {
+  id: string;
+  name: string;
+  personal: number;
+  created_at: number;
+  balance_micros: number;
+  funded_at: number | null;
+}
+
+export type MoneyEventKind = 'operator_credit' | 'signup_credit' | 'payment' | 'promo_bonus' | 'refund' | 'adjustment';
+
+/** Creates an org with its default workspace; returns the org id. */
+export function insertOrg(db: Db, name: string, opts: { personal?: boolean; now?: number } = {}): { orgId: string; workspaceId: string } {
+  const now = opts.now ?? Date.now();
+  const orgId = newId('org');
+  const workspaceId = newId('ws');
+  db.transaction(() => {
+    db.prepare('INSERT INTO orgs (id, name, personal, created_at) VALUES (?, ?, ?, ?)').run(orgId, name, opts.personal ? 1 : 0, now);
+    db.prepare('INSERT INTO workspaces (id, org_id, name, is_default, created_at) VALUES (?, ?, ?, 1, ?)').run(workspaceId, orgId, 'default', now);
+  })();
+  return { orgId, workspaceId };
+}
+
+export function findOrg(db: Db, orgId: string): OrgRow | undefined {
+  return db.prepare('SELECT * FROM orgs WHERE id = ?').get(orgId) as OrgRow | undefined;
+}
+
+export function findDefaultWorkspaceId(db: Db, orgId: string): string | undefined {
+  return db.prepare('SELECT id FROM workspaces WHERE org_id = ? AND is_default = 1').pluck().get(orgId) as string | undefined;
+}
+
+/**
+ * Records a money event and moves the cached balance in one transaction. A positive amount marks
+ * the org funded (its new keys are standard tier). With a ref, a repeat is ignored (idempotent).
+ */
+export function insertMoneyEvent(db: Db, orgId: string, kind: MoneyEventKind, amountMicros: number,
+  opts: { note?: string; ref?: string; now?: number } = {}): { applied: boolean; balanceMicros: number } {
+  const now = opts.now ?? Date.now();
+  return db.transaction(() => {
+    const res = db.prepare(`INSERT INTO money_events (org_id, at, kind, amount_micros, note, ref) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT(ref) DO NOTHING`).run(orgId, now, kind, amountMicros, opts.note ?? null, opts.ref ?? null);
+    if (res.changes === 1) {
+      db.prepare(`UPDATE orgs SET balance_micros = balance_micros + ?,
+        funded_at = CASE WHEN funded_at IS NULL AND ? > 0 THEN ? ELSE funded_at END WHERE id = ?`)
+        .run(amountMicros, amountMicros, now, orgId);
+      recordChange(db, 'org', orgId, now);
+    }
+    const balance = db.prepare('SELECT balance_micros FROM orgs WHERE id = ?').pluck().get(orgId) as number;
+    return { applied: res.changes === 1, balanceMicros: balance };
+  })();
+}
+
+/** New keys are standard once the org has been funded or holds a positive balance (spec 3). */
+export function orgIsFunded(org: OrgRow): boolean {
+  return org.funded_at !== null || org.balance_micros > 0;
+}
