@@ -12,6 +12,7 @@ import { UpstreamClient } from './dataplane/upstream-client.js';
 import type { UsageSink } from './dataplane/usage-record.js';
 import { buildRoutes } from './http/routes.js';
 import { startServer } from './http/server.js';
+import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
@@ -71,7 +72,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   poll.unref();
 
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
-  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured });
+  const native = uwsIsNative();
+  if (!native) log.warn('uWebSockets.js is running its slow JavaScript fallback: its native build does not match this Node.js');
+  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback' });
 
   let stopping: Promise<void> | null = null;
   return {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog } from '../catalog/catalog.js';
-import type { BreakerState } from '../dataplane/breakers.js';
+import type { BreakerState } from '../domain/breaker-state.js';
 
 export const HealthBody = Type.Object({
   status: Type.String({ description: 'ok, or degraded when some configured route has an open circuit' }),

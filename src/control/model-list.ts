@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog, Model } from '../catalog/catalog.js';
-import type { BreakerState } from '../dataplane/breakers.js';
+import type { BreakerState } from '../domain/breaker-state.js';
 
 const Price = Type.Object({ input: Type.Number(), output: Type.Number() });
 

@@ -2,7 +2,9 @@ import CircuitBreaker from 'opossum';
 import type { Config } from '../config/schema.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 
-export type BreakerState = 'closed' | 'open' | 'half_open';
+import type { BreakerState } from '../domain/breaker-state.js';
+
+export type { BreakerState };
 
 type Action = () => Promise<unknown>;
 

@@ -6,7 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint, UpstreamResponse } from '../providers/types.js';
-import type { KeyRecord } from '../store/keys.js';
+import type { KeyRecord } from '../domain/key-record.js';
 import { Breakers, isOpenBreakerError } from './breakers.js';
 import type { ClientReply } from './client-reply.js';
 import { parseInferenceBody } from './inference-body.js';

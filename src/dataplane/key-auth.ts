@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { errors } from '../errors/catalog.js';
 import { hashApiKey, isWellFormedApiKey } from '../lib/api-key.js';
 import type { Clock } from '../lib/clock.js';
-import type { KeyRecord } from '../store/keys.js';
+import type { KeyRecord } from '../domain/key-record.js';
 
 export type KeyLookup = (hash: string) => KeyRecord | undefined;
 

@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../store/keys.js';
+import type { KeyRecord } from '../domain/key-record.js';
 
 /** A request admitted by the gate; carries whatever it reserved until settled. */
 export interface Ticket {

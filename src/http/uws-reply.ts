@@ -75,7 +75,8 @@ export class UwsReply implements ClientReply {
         size += ab.byteLength;
         if (size > limit) {
           refused = true;
-          this.sendError(errors.payloadTooLarge(limit), true);
+          // Not closing here: clients mid-upload read the 413 instead of a reset; uWS discards the rest.
+          this.sendError(errors.payloadTooLarge(limit));
           resolve(null);
           return;
         }

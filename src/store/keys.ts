@@ -1,23 +1,10 @@
 import type { Db } from './database.js';
 import { recordChange } from './change-log.js';
+import type { KeyRecord } from '../domain/key-record.js';
 import { hashApiKey, keyPrefix, mintApiKey, type KeyTier } from '../lib/api-key.js';
-import { newId } from '../lib/ids.js';
 
-/** What the data plane needs to know about a key; cached by hash. */
-export interface KeyRecord {
-  id: string;
-  orgId: string;
-  workspaceId: string;
-  name: string;
-  prefix: string;
-  tier: KeyTier;
-  scope: 'full' | 'inference';
-  rpmLimit: number | null;
-  dailyLimit: number | null;
-  monthlyBudgetMicros: number | null;
-  expiresAt: number | null;
-  revokedAt: number | null;
-}
+export type { KeyRecord };
+import { newId } from '../lib/ids.js';
 
 const KEY_COLUMNS = `id, org_id AS orgId, workspace_id AS workspaceId, name, prefix, tier, scope, rpm_limit AS rpmLimit,
   daily_limit AS dailyLimit, monthly_budget_micros AS monthlyBudgetMicros, expires_at AS expiresAt, revoked_at AS revokedAt`;

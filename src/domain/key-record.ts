@@ -1,0 +1,17 @@
+import type { KeyTier } from '../lib/api-key.js';
+
+/** What the data plane knows about an API key; loaded by the store, cached by hash. */
+export interface KeyRecord {
+  id: string;
+  orgId: string;
+  workspaceId: string;
+  name: string;
+  prefix: string;
+  tier: KeyTier;
+  scope: 'full' | 'inference';
+  rpmLimit: number | null;
+  dailyLimit: number | null;
+  monthlyBudgetMicros: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}

@@ -1,0 +1,109 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
+import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
+import { bearer, chatBody } from '../support/wait.js';
+
+let gw: GatewayProcess;
+let groq: MockProvider;
+let together: MockProvider;
+let deepinfra: MockProvider;
+let key: string;
+
+const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+
+test.before(async () => {
+  groq = await startMockProvider();
+  together = await startMockProvider();
+  deepinfra = await startMockProvider();
+  gw = await startGateway({
+    upstream: { headersTimeoutMs: 400, bodyTimeoutMs: 400 },
+    // Breakers would open during this file's deliberate failures; breaker.test.ts covers them.
+    breaker: { volumeThreshold: 100_000 },
+    providers: {
+      groq: { baseUrl: groq.url, apiKey: 'k1' },
+      together: { baseUrl: together.url, apiKey: 'k2' },
+      deepinfra: { baseUrl: deepinfra.url, apiKey: 'k3' },
+    },
+  });
+  ({ key } = await gw.orgAndKey());
+});
+test.after(async () => {
+  await gw.cleanup();
+  for (const m of [groq, together, deepinfra]) await m.close();
+});
+test.before.each(() => {
+  for (const m of [groq, together, deepinfra]) m.reset();
+});
+
+for (const [what, behavior] of [
+  ['an upstream 500', { kind: 'status', status: 500 }],
+  ['an upstream 429', { kind: 'status', status: 429 }],
+  ['a connection reset', { kind: 'reset' }],
+  ['a stalled upstream (headers timeout)', { kind: 'stall' }],
+] as const) {
+  test(`fails over to the next route in catalog order on ${what}`, async () => {
+    groq.enqueue(behavior as any);
+    const r = await post(chatBody());
+    assert.is(r.status, 200);
+    assert.is(r.headers.get('x-gw-provider'), 'together');
+    assert.is(groq.requests.length, 1);
+    assert.is(together.requests.length, 1);
+    assert.is(deepinfra.requests.length, 0);
+  });
+}
+
+test('an upstream 400 is returned in the envelope with the upstream message, without failover', async () => {
+  groq.enqueue({ kind: 'status', status: 400, body: { error: { message: 'max_tokens is too large', type: 'invalid_request_error', code: 'context_length_exceeded' } } });
+  const r = await post(chatBody());
+  assert.is(r.status, 400);
+  const e = (await r.json() as any).error;
+  assert.is(e.message, 'max_tokens is too large');
+  assert.is(e.code, 'context_length_exceeded');
+  assert.is(e.type, 'invalid_request_error');
+  assert.is(together.requests.length, 0, 'no failover on a client error');
+});
+
+test('every route failing gives 502 all_routes_failed naming the last upstream error', async () => {
+  groq.enqueue({ kind: 'status', status: 500 });
+  together.enqueue({ kind: 'status', status: 503 });
+  deepinfra.enqueue({ kind: 'status', status: 502, body: { error: { message: 'deepinfra is melting' } } });
+  const r = await post(chatBody());
+  assert.is(r.status, 502);
+  const e = (await r.json() as any).error;
+  assert.is(e.code, 'all_routes_failed');
+  assert.ok(e.message.includes('deepinfra is melting'), e.message);
+  assert.ok(e.message.includes('deepinfra'), e.message);
+});
+
+test('a provider pin restricts routing to that provider; an array gives the order', async () => {
+  let r = await post(chatBody({ provider: 'deepinfra' }));
+  assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
+  r = await post(chatBody({ provider: ['deepinfra', 'groq'] }));
+  assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
+  assert.is(groq.requests.length, 0);
+  deepinfra.enqueue({ kind: 'status', status: 500 });
+  r = await post(chatBody({ provider: ['deepinfra', 'groq'] }));
+  assert.is(r.headers.get('x-gw-provider'), 'groq');
+  assert.is(together.requests.length, 0, 'a pinned list never strays to other providers');
+});
+
+test('optimize price orders routes cheapest first', async () => {
+  const r = await post(chatBody({ optimize: 'price' }));
+  assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
+});
+
+test('a pin to an unconfigured provider, or an unsatisfiable data_policy, gives 400 no_route', async () => {
+  let r = await post(chatBody({ provider: 'fireworks' }));
+  assert.is(r.status, 400);
+  assert.is((await r.json() as any).error.code, 'no_route');
+  r = await post(chatBody({ data_policy: 'india_only' }));
+  assert.is(r.status, 400);
+  assert.is((await r.json() as any).error.code, 'no_route');
+  r = await post(chatBody({ data_policy: 'somewhere' }));
+  assert.is(r.status, 400);
+  assert.is((await r.json() as any).error.code, 'bad_request');
+  assert.is(groq.requests.length + together.requests.length + deepinfra.requests.length, 0);
+});
+
+test.run();
