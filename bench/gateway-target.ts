@@ -1,0 +1,68 @@
+// Starts the real gateway the way an operator would: CLI to create an org and a key in a fresh
+// database, then `serve` with a config file pointing the `openai` provider at the mock.
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startChild, type ChildServer } from './child-server.js';
+
+const run = promisify(execFile);
+
+export interface GatewayTarget {
+  server: ChildServer;
+  apiKey: string;
+}
+
+// The CLI may log before its result, so take the last JSON object line that has the field.
+function jsonField(stdout: string, field: string, what: string): string {
+  for (const line of stdout.trim().split('\n').reverse()) {
+    try {
+      const value = (JSON.parse(line) as Record<string, unknown>)[field];
+      if (typeof value === 'string' || typeof value === 'number') return String(value);
+    } catch {
+      // not a JSON line
+    }
+  }
+  throw new Error(`${what} printed no JSON "${field}": ${stdout.slice(0, 300)}`);
+}
+
+async function cli(root: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(process.execPath, ['dist/src/main.js', ...args], { cwd: root, timeout: 20_000 });
+    return stdout;
+  } catch (err) {
+    const e = err as Error & { stderr?: string };
+    throw new Error(`\`gw ${args.join(' ')}\` failed: ${(e.stderr || e.message).trim().slice(0, 400)}`);
+  }
+}
+
+// The gateway logs `{"msg":"listening",…,"port":N}`; the port may sit anywhere in the line.
+function listeningPort(line: string): number | undefined {
+  if (!line.includes('"msg":"listening"')) return undefined;
+  const m = /"port":(\d+)/.exec(line);
+  return m ? Number(m[1]) : undefined;
+}
+
+export async function startGateway(root: string, tmpDir: string, mockUrl: string): Promise<GatewayTarget> {
+  if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is not built');
+  const dbPath = join(tmpDir, 'gw.db');
+  const org = jsonField(await cli(root, ['--db', dbPath, 'org', 'create', 'bench', '--credit', '100000', '--json']), 'id', 'org create');
+  const apiKey = jsonField(await cli(root, ['--db', dbPath, 'key', 'create', '--org', org, '--name', 'bench', '--json']), 'key', 'key create');
+
+  const configPath = join(tmpDir, 'gateway.json');
+  writeFileSync(configPath, JSON.stringify({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath,
+    providers: { openai: { baseUrl: mockUrl, apiKey: 'sk-bench' } },
+    limits: { gatewayRpm: 100_000_000 },
+  }, null, 2));
+
+  const server = await startChild('gateway', {
+    args: ['dist/src/main.js', 'serve', '--config', configPath],
+    cwd: root,
+    portFrom: listeningPort,
+    timeoutMs: 20_000,
+  });
+  return { server, apiKey };
+}

@@ -1,0 +1,24 @@
+// Child-process entry: the mock provider alone, so benchmarks measure it on its own core
+// rather than sharing the load generator's event loop.
+// argv[2] (or MOCK_DEFAULT) is the initial default behaviour as JSON. Each stdin line
+// `{"default": Behavior}` replaces it and is acknowledged with `{"default":"<kind>"}`, so one
+// mock serves both the JSON and the streaming scenarios. stdin closing means the parent is
+// gone, and the mock exits with it.
+import { createInterface } from 'node:readline';
+import { startMockProvider, type Behavior } from '../test/support/mock-provider.js';
+
+const initial = process.argv[2] ?? process.env.MOCK_DEFAULT;
+const mock = await startMockProvider({ record: false });
+if (initial) mock.setDefault(JSON.parse(initial) as Behavior);
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const command = JSON.parse(line) as { default?: Behavior };
+  if (command.default) {
+    mock.setDefault(command.default);
+    process.stdout.write(JSON.stringify({ default: command.default.kind }) + '\n');
+  }
+});
+lines.on('close', () => void mock.close().then(() => process.exit(0)));
+
+process.stdout.write(JSON.stringify({ port: mock.port }) + '\n');

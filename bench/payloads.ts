@@ -1,0 +1,29 @@
+// Request bodies shared by every scenario, serialised once so the load generator measures
+// the servers, not JSON.stringify.
+export const BENCH_MODEL = 'gpt-4o-mini';
+export const CHAT_PATH = '/v1/chat/completions';
+
+const SYSTEM = 'You are a concise assistant for a benchmark. Answer in one short sentence. ';
+const USER = 'Summarise why request latency matters for interactive chat applications. ';
+
+function chatBody(extra: Record<string, unknown>, targetBytes: number): string {
+  const body = { model: BENCH_MODEL, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: '' }], ...extra };
+  const bare = JSON.stringify(body).length;
+  body.messages[1].content = USER.repeat(Math.ceil((targetBytes - bare) / USER.length)).slice(0, Math.max(0, targetBytes - bare));
+  return JSON.stringify(body);
+}
+
+/** ~1 KB non-streaming chat request, the shape of a typical short conversation turn. */
+export const CHAT_BODY = chatBody({}, 1024);
+
+// Usage is requested on every target so all three emit the same events: a billing gateway
+// asks for it upstream anyway.
+export const STREAM_BODY = chatBody({ stream: true, stream_options: { include_usage: true } }, 1024);
+
+export const STREAM_CHUNKS = 20;
+
+export function requestHeaders(apiKey?: string): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}

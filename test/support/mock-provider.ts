@@ -1,0 +1,428 @@
+// A real OpenAI-compatible upstream on 127.0.0.1 for tests and benchmarks. It speaks plain
+// node:http so the gateway's client sees genuine sockets: slow bodies, cut streams and resets
+// behave exactly as they would against a remote provider.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface MockUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export type Behavior =
+  | { kind: 'ok'; delayMs?: number; content?: string; usage?: MockUsage }
+  | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: 'stall' }
+  | { kind: 'cut'; afterChunks: number }
+  | { kind: 'reset' };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+  at: number;
+}
+
+export interface MockProviderOptions {
+  port?: number;
+  // Benchmarks turn recording off: a million retained request bodies would measure the
+  // mock's garbage collector, not the gateway. `requests` then stays empty, so
+  // waitForRequests is of no use.
+  record?: boolean;
+}
+
+export interface MockProvider {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: RecordedRequest[];
+  readonly aborted: number;
+  setDefault(behavior: Behavior): void;
+  enqueue(...behaviors: Behavior[]): void;
+  waitForAbort(timeoutMs: number): Promise<void>;
+  waitForRequests(n: number, timeoutMs: number): Promise<void>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export const MOCK_PROMPT_TOKENS = 11;
+const OK: Behavior = Object.freeze({ kind: 'ok' });
+const JSON_TYPE = 'application/json';
+const JSON_HEADERS = Object.freeze({ 'content-type': JSON_TYPE });
+const SSE_HEADERS = Object.freeze({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+const MODELS_BODY = Buffer.from(JSON.stringify({
+  object: 'list',
+  data: [{ id: 'mock-model', object: 'model', created: 0, owned_by: 'mock' }],
+}));
+const DONE_EVENT = 'data: [DONE]\n\n';
+
+/** The text chunk `i` of a mock stream carries; tests compare against `streamText`. */
+export function streamToken(i: number): string {
+  return `tok${i} `;
+}
+
+/** Everything a `chunks`-long mock stream says, concatenated. */
+export function streamText(chunks: number): string {
+  let s = '';
+  for (let i = 0; i < chunks; i++) s += streamToken(i);
+  return s;
+}
+
+/** The deterministic vector for input `index`; every value is exact in float32. */
+export function embeddingFor(index: number): number[] {
+  const v = new Array<number>(8);
+  for (let k = 0; k < 8; k++) v[k] = (k % 2 === 0 ? 1 : -1) * ((index % 64) + 1 + k / 8);
+  return v;
+}
+
+export function embeddingBase64(index: number): string {
+  const f = Float32Array.from(embeddingFor(index));
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64'); // LE on every supported platform
+}
+
+// The tail of a chat.completion after `"model":…`, per ok behaviour: only the id, time and
+// model vary per request, so everything else is serialised once.
+const chatTails = new WeakMap<Behavior, string>();
+function chatTail(b: Extract<Behavior, { kind: 'ok' }>): string {
+  let tail = chatTails.get(b);
+  if (tail === undefined) {
+    const u = b.usage ?? { prompt_tokens: MOCK_PROMPT_TOKENS, completion_tokens: 7 };
+    tail = `,"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(b.content ?? 'mock reply')}},` +
+      `"finish_reason":"stop"}],"usage":{"prompt_tokens":${u.prompt_tokens},"completion_tokens":${u.completion_tokens},` +
+      `"total_tokens":${u.prompt_tokens + u.completion_tokens}}}`;
+    chatTails.set(b, tail);
+  }
+  return tail;
+}
+
+// The `"choices":…}` ends of every event of an n-chunk stream, with and without usage.
+// OpenAI sends `"usage":null` on content chunks when usage was requested, so the mock does too:
+// a gateway that finds usage by substring must not be fooled by it.
+const streamTails = [new Map<number, string[]>(), new Map<number, string[]>()];
+function streamEvents(chunks: number, withUsage: boolean): string[] {
+  const cache = streamTails[withUsage ? 1 : 0];
+  let tails = cache.get(chunks);
+  if (tails === undefined) {
+    tails = [];
+    const usageNull = withUsage ? ',"usage":null' : '';
+    for (let i = 0; i < chunks; i++) {
+      const delta = i === 0 ? { role: 'assistant', content: streamToken(i) } : { content: streamToken(i) };
+      const finish = i === chunks - 1 ? '"stop"' : 'null';
+      tails.push(`[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${finish}}]${usageNull}}\n\n`);
+    }
+    if (withUsage) {
+      tails.push(`[],"usage":{"prompt_tokens":${MOCK_PROMPT_TOKENS},"completion_tokens":${chunks},` +
+        `"total_tokens":${MOCK_PROMPT_TOKENS + chunks}}}\n\n`);
+    }
+    cache.set(chunks, tails);
+  }
+  return tails;
+}
+
+function errorBody(status: number): string {
+  return JSON.stringify({ error: { message: `mock error ${status}`, type: 'mock_error', code: `mock_${status}` } });
+}
+
+function modelOf(body: any): string {
+  return typeof body?.model === 'string' ? body.model : 'mock-model';
+}
+
+// Inputs may be a string, an array of strings, a token array, or an array of token arrays.
+function embeddingInputs(input: unknown): unknown[] {
+  if (!Array.isArray(input)) return [input];
+  return input.length > 0 && typeof input[0] === 'number' ? [input] : input;
+}
+
+function tokensOf(input: unknown): number {
+  if (typeof input === 'string') return Math.max(1, Math.ceil(input.length / 4));
+  return Array.isArray(input) ? input.length : 1;
+}
+
+class MockProviderServer implements MockProvider {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: RecordedRequest[] = [];
+  readonly #server: Server;
+  readonly #record: boolean;
+  readonly #sockets = new Set<Socket>();
+  #queue: Behavior[] = [];
+  #default: Behavior = OK;
+  #aborted = 0;
+  #unclaimedAborts = 0;
+  #abortWaiters: (() => void)[] | null = null;
+  #requestWaiters: (() => void)[] | null = null;
+  // Responses the mock itself destroyed (cut, reset): their close is not a client abort.
+  readonly #selfClosed = new WeakSet<ServerResponse>();
+  #closing = false;
+  #seq = 0;
+
+  constructor(server: Server, port: number, record: boolean) {
+    this.#server = server;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}/v1`;
+    this.#record = record;
+    server.on('connection', (s: Socket) => {
+      this.#sockets.add(s);
+      s.once('close', () => this.#sockets.delete(s));
+    });
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#onRequest(req, res));
+  }
+
+  get aborted(): number {
+    return this.#aborted;
+  }
+
+  setDefault(behavior: Behavior): void {
+    this.#default = behavior;
+  }
+
+  enqueue(...behaviors: Behavior[]): void {
+    this.#queue.push(...behaviors);
+  }
+
+  // Each abort satisfies one waiter, so a test that aborts and only then starts waiting does
+  // not race the abort's arrival.
+  waitForAbort(timeoutMs: number): Promise<void> {
+    if (this.#unclaimedAborts > 0) {
+      this.#unclaimedAborts--;
+      return Promise.resolve();
+    }
+    return this.#waitOn('abort', timeoutMs, () => `mock: no aborted request within ${timeoutMs}ms`);
+  }
+
+  waitForRequests(n: number, timeoutMs: number): Promise<void> {
+    if (this.requests.length >= n) return Promise.resolve();
+    return this.#waitOn('request', timeoutMs, () =>
+      `mock: expected ${n} requests within ${timeoutMs}ms, saw ${this.requests.length}`, () => this.requests.length >= n);
+  }
+
+  reset(): void {
+    this.#queue = [];
+    this.requests.length = 0;
+    this.#aborted = 0;
+    this.#unclaimedAborts = 0;
+    this.#default = OK;
+  }
+
+  close(): Promise<void> {
+    this.#closing = true;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const s of this.#sockets) s.destroy();
+    return closed;
+  }
+
+  #waitOn(kind: 'abort' | 'request', timeoutMs: number, message: () => string, done?: () => boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const list = kind === 'abort' ? (this.#abortWaiters ??= []) : (this.#requestWaiters ??= []);
+      const waiter = (): void => {
+        if (done !== undefined && !done()) return;
+        clearTimeout(timer);
+        remove();
+        resolve();
+      };
+      const remove = (): void => {
+        const i = list.indexOf(waiter);
+        if (i >= 0) list.splice(i, 1);
+      };
+      const timer = setTimeout(() => {
+        remove();
+        reject(new Error(message()));
+      }, timeoutMs);
+      list.push(waiter);
+    });
+  }
+
+  #notify(list: (() => void)[] | null): void {
+    if (list === null) return;
+    for (const w of list.slice()) w();
+  }
+
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    res.once('close', () => {
+      if (res.writableFinished || this.#closing || this.#selfClosed.has(res)) return;
+      this.#aborted++;
+      const waiters = this.#abortWaiters;
+      if (waiters !== null && waiters.length > 0) waiters[0]();
+      else this.#unclaimedAborts++;
+    });
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => this.#dispatch(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+  }
+
+  #dispatch(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    let body: any = raw.length === 0 ? '' : raw.toString('utf8');
+    if (body !== '') {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        // not JSON: recorded as the raw string
+      }
+    }
+    if (this.#record) this.#remember(req, path, body);
+
+    const method = req.method;
+    if (method === 'POST' && path === '/v1/chat/completions') this.#chat(res, body, this.#next());
+    else if (method === 'POST' && path === '/v1/embeddings') this.#embeddings(res, body, this.#next());
+    else if (method === 'GET' && path === '/v1/models') this.#send(res, 200, MODELS_BODY);
+    else {
+      this.#send(res, 404, JSON.stringify({
+        error: { message: `mock: no route for ${method} ${path}`, type: 'invalid_request_error', code: 'not_found' },
+      }));
+    }
+  }
+
+  #remember(req: IncomingMessage, path: string, body: any): void {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    this.requests.push({ method: req.method ?? '', path, headers, body, at: Date.now() });
+    this.#notify(this.#requestWaiters);
+  }
+
+  #next(): Behavior {
+    return this.#queue.length > 0 ? this.#queue.shift()! : this.#default;
+  }
+
+  #send(res: ServerResponse, status: number, body: string | Buffer, headers?: Record<string, string>): void {
+    const buf = typeof body === 'string' ? Buffer.from(body) : body;
+    res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': buf.length, ...headers });
+    res.end(buf);
+  }
+
+  // Shared by both routes; returns true when the behaviour fully handled the response.
+  #common(res: ServerResponse, b: Behavior): boolean {
+    switch (b.kind) {
+      case 'status':
+        if (typeof b.body === 'string') this.#send(res, b.status, b.body, { 'content-type': 'text/plain', ...b.headers });
+        else this.#send(res, b.status, b.body === undefined ? errorBody(b.status) : JSON.stringify(b.body), b.headers);
+        return true;
+      case 'stall':
+        return true;
+      case 'reset':
+        this.#selfClosed.add(res);
+        res.socket?.destroy();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  #chat(res: ServerResponse, body: any, b: Behavior): void {
+    if (this.#common(res, b)) return;
+    const wantsStream = body?.stream === true;
+    if (b.kind === 'ok') {
+      const answer = (): void => {
+        if (wantsStream) this.#stream(res, body, 3, 0, 'auto');
+        else this.#send(res, 200, this.#chatHead(body, 'chat.completion') + chatTail(b));
+      };
+      if (b.delayMs) this.#later(res, b.delayMs, answer);
+      else answer();
+    } else if (b.kind === 'stream') {
+      this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto');
+    } else if (b.kind === 'cut') {
+      const tails = streamEvents(Math.max(b.afterChunks + 1, 3), false);
+      const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
+      let out = '';
+      for (let i = 0; i < b.afterChunks; i++) out += prefix + tails[i];
+      this.#cut(res, SSE_HEADERS, out);
+    }
+  }
+
+  // Everything up to `"model":…`; callers append the precomputed `,"choices":…` tail.
+  #chatHead(body: any, object: string): string {
+    return `{"id":"chatcmpl-mock-${++this.#seq}","object":"${object}","created":${Math.floor(Date.now() / 1000)},` +
+      `"model":${JSON.stringify(modelOf(body))}`;
+  }
+
+  #stream(res: ServerResponse, body: any, chunks: number, intervalMs: number, includeUsage: 'auto' | 'always' | 'never'): void {
+    const withUsage = includeUsage === 'always' ||
+      (includeUsage === 'auto' && body?.stream_options?.include_usage === true);
+    const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
+    const tails = streamEvents(chunks, withUsage);
+    res.writeHead(200, SSE_HEADERS);
+    if (intervalMs <= 0) {
+      // One write for the whole stream: nobody can observe the boundaries without a delay,
+      // and 22 small writes per stream would make the mock the benchmark's bottleneck.
+      let out = '';
+      for (const t of tails) out += prefix + t;
+      res.end(out + DONE_EVENT);
+      return;
+    }
+    let i = 0;
+    const step = (): void => {
+      if (res.destroyed) return;
+      if (i < tails.length) {
+        res.write(prefix + tails[i++]);
+        this.#later(res, intervalMs, step);
+      } else {
+        res.end(DONE_EVENT);
+      }
+    };
+    step();
+  }
+
+  #embeddings(res: ServerResponse, body: any, b: Behavior): void {
+    if (this.#common(res, b)) return;
+    if (b.kind === 'cut') return this.#cut(res, JSON_HEADERS, '');
+    const answer = (): void => {
+      const inputs = embeddingInputs(body?.input);
+      const base64 = body?.encoding_format === 'base64';
+      let data = '';
+      let tokens = 0;
+      for (let i = 0; i < inputs.length; i++) {
+        const vector = base64 ? `"${embeddingBase64(i)}"` : JSON.stringify(embeddingFor(i));
+        data += `${i === 0 ? '' : ','}{"object":"embedding","index":${i},"embedding":${vector}}`;
+        tokens += tokensOf(inputs[i]);
+      }
+      this.#send(res, 200, `{"object":"list","data":[${data}],"model":${JSON.stringify(modelOf(body))},` +
+        `"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`);
+    };
+    if (b.kind === 'ok' && b.delayMs) this.#later(res, b.delayMs, answer);
+    else answer();
+  }
+
+  // Sends the headers and `bytes`, then drops the connection without the chunked terminator.
+  #cut(res: ServerResponse, headers: Readonly<Record<string, string>>, bytes: string): void {
+    this.#selfClosed.add(res);
+    res.writeHead(200, headers);
+    res.flushHeaders();
+    // Destroying in the socket's write callback lets the bytes reach the kernel first, so the
+    // client sees them and then the drop. The frame goes straight to the socket because
+    // res.write('') for a header-only cut writes nothing and so never calls back.
+    res.socket?.write(bytes === '' ? '' : chunkFrame(bytes), () => res.socket?.destroy());
+  }
+
+  // Timers are unref'd and cleared on close so a stalled test process can still exit.
+  #later(res: ServerResponse, ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      res.off('close', cancel);
+      if (!res.destroyed) fn();
+    }, ms);
+    t.unref();
+    const cancel = (): void => clearTimeout(t);
+    res.once('close', cancel);
+  }
+}
+
+// One chunked-encoding frame, as res.write would have framed it.
+function chunkFrame(s: string): string {
+  return `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
+}
+
+export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
+  const server = createServer({ keepAliveTimeout: 30_000, noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return new MockProviderServer(server, (server.address() as AddressInfo).port, opts.record ?? true);
+}
