@@ -5,11 +5,9 @@ import { modelLister } from './control/model-list.js';
 import { Breakers } from './dataplane/breakers.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
-import type { RequestGate } from './dataplane/request-gate.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
 import { UpstreamClient } from './dataplane/upstream-client.js';
-import type { UsageSink } from './dataplane/usage-record.js';
 import { buildRoutes } from './http/routes.js';
 import { startServer } from './http/server.js';
 import { uwsIsNative } from './http/uws-build.js';
@@ -18,6 +16,11 @@ import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
 import { openDatabase, type Db } from './store/database.js';
 import { keyByHashReader } from './store/keys.js';
+import { limitsReader } from './store/usage.js';
+import { UsageBatcher } from './ledger/usage-batcher.js';
+import { LimitsGate } from './limits/limits-gate.js';
+import { ipLimiter } from './limits/ip-limiter.js';
+import { SpendBook } from './limits/spend-book.js';
 
 export interface Gateway {
   port: number;
@@ -46,11 +49,13 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const breakers = new Breakers(config.breaker);
   const stats = new RouteStatsBook();
   const upstream = new UpstreamClient(config.upstream);
-  const gate: RequestGate = { enter: (key) => ({ key, reservedMicros: 0 }), reserve: () => {}, settle: () => {} };
-  const usage: UsageSink = { record: () => {} };
+  const usage = new UsageBatcher({ dbPath: config.dbPath, ...config.ledger, log, deadLetterPath: `${config.dbPath}.unwritten.jsonl` });
+  const reader = limitsReader(db);
+  const book = new SpendBook(reader);
+  const gate = new LimitsGate({ gatewayRpm: config.limits.gatewayRpm, clock, book, ledgerSaturated: () => usage.saturated });
   const inference = new InferenceService({
     auth, gate, planner: new RoutePlanner(catalog, breakers, stats), breakers, upstream, stats, usage, clock,
-    reserveOutputTokens: 4096,
+    reserveOutputTokens: config.billing.reserveOutputTokens,
   });
 
   const routes = buildRoutes({
@@ -58,17 +63,27 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels: modelLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
   });
-  const server = await startServer(routes, { host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log });
+  const server = await startServer(routes, {
+    host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
+    publicGate: ipLimiter(config.limits.publicRpmPerIp, clock),
+  });
 
-  // Other processes (the operator CLI) write to the same database: follow their change feed.
+  // Other processes (the operator CLI) write to the same database: follow their change feed and
+  // money events, so key, budget and credit changes reach the data plane within changePollMs.
   const feed = changeFeedReader(db);
   let seq = feed.latestSeq();
+  let moneyEventId = reader.latestMoneyEventId();
   const poll = setInterval(() => {
     for (const c of feed.since(seq)) {
       seq = c.seq;
       if (c.kind === 'key') auth.invalidate(c.ref);
+      else if (c.kind === 'workspace') book.reloadWorkspace(c.ref);
     }
-  }, 1000);
+    for (const m of reader.moneyEventsSince(moneyEventId)) {
+      moneyEventId = m.id;
+      book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
+    }
+  }, config.changePollMs);
   poll.unref();
 
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
@@ -86,6 +101,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       clearInterval(poll);
       breakers.shutdown();
+      await usage.close();
       await upstream.close();
       db.close();
     })()),

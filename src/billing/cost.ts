@@ -13,11 +13,11 @@ export function costMicros(route: Route, usage: TokenUsage): number {
  * The most a request can cost before it runs: the prompt estimated at 4 bytes a token plus
  * max_tokens of output (when absent, up to outputCap) at the dearest route's prices.
  */
-export function maxCostMicros(routes: readonly Route[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
+export function maxCostMicros(routes: readonly { route: Route }[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
   const promptTokens = Math.ceil(promptBytes / 4);
   const outTokens = maxTokens ?? outputCap;
   let worst = 0;
-  for (const r of routes) {
+  for (const { route: r } of routes) {
     const c = promptTokens * r.inputMicrosPerToken + outTokens * r.outputMicrosPerToken;
     if (c > worst) worst = c;
   }

@@ -4,6 +4,7 @@ import { createLogger } from '../lib/logger.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { tail } from './tail.js';
 import { inrToMicros, microsToInr, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
@@ -17,6 +18,8 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
         [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
   key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
   key limits KEY_ID [--rpm N|none] [--daily N|none] [--budget-inr INR|none]
+  tail [--org ID] [--key ID] [--model ID] [-n N] [--no-follow]
+                                          follow the usage ledger like tail -f (--json: JSON lines)
 
 Global: --config (or GW_CONFIG) and --db (or GW_DB) choose the database; --json prints JSON.`;
 
@@ -61,6 +64,14 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'serve') return await serve(config, sub === undefined ? [] : [sub, ...rest]);
+    if (cmd === 'tail') {
+      const ro = openDatabase(config.dbPath, { readonly: true });
+      try {
+        return await tail(ro, g.rest.slice(1), g.json);
+      } finally {
+        ro.close();
+      }
+    }
     const db = openDatabase(config.dbPath);
     try {
       if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);

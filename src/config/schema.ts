@@ -39,6 +39,17 @@ export const ConfigSchema = Type.Object({
     /** Unauthenticated public reads, per client IP. */
     publicRpmPerIp: Type.Integer({ minimum: 1, default: 120 }),
   }, { additionalProperties: false, default: {} }),
+  ledger: Type.Object({
+    batchSize: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
+    flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 5 }),
+    maxInFlight: Type.Integer({ minimum: 1, default: 64 }),
+  }, { additionalProperties: false, default: {} }),
+  billing: Type.Object({
+    /** Output tokens assumed for a request's cost hold when it gives no max_tokens. */
+    reserveOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
+  }, { additionalProperties: false, default: {} }),
+  /** How often the gateway reads changes made by other processes (the CLI) to keys, budgets and credits. */
+  changePollMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 1_000 }),
   providers: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderOverride, { default: {} }),
 }, { additionalProperties: false });
 

@@ -11,7 +11,7 @@ import { Breakers, isOpenBreakerError } from './breakers.js';
 import type { ClientReply } from './client-reply.js';
 import { parseInferenceBody } from './inference-body.js';
 import type { KeyAuthenticator } from './key-auth.js';
-import type { RequestGate, Ticket } from './request-gate.js';
+import type { RequestGate } from '../domain/request-gate.js';
 import { RouteFailure } from './route-failure.js';
 import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
@@ -65,10 +65,8 @@ export class InferenceService {
     try {
       const body = parseInferenceBody(endpoint, req.body);
       const plan = d.planner.plan(body.model, endpoint, body.ext);
-      const byok = plan[0].byok;
-      if (key.tier === 'standard' && !byok) {
-        d.gate.reserve(ticket, maxCostMicros(plan.map((a) => a.route), req.body.length, body.maxTokens, d.reserveOutputTokens));
-      }
+      const billed = key.tier === 'standard' && !plan[0].byok;
+      d.gate.admit(ticket, billed ? maxCostMicros(plan, req.body.length, body.maxTokens, d.reserveOutputTokens) : 0);
       const requestId = `${bootId}-${(counter++).toString(36)}`;
       const cost = await this.#serve(endpoint, key, body.model, body.payload, body.stream, plan, requestId, reply);
       d.gate.settle(ticket, cost);

@@ -1,18 +1,20 @@
-import type { KeyRecord } from '../domain/key-record.js';
+import type { KeyRecord } from './key-record.js';
 
-/** A request admitted by the gate; carries whatever it reserved until settled. */
+/** A request let in by the gate; carries what it holds until settled. */
 export interface Ticket {
   readonly key: KeyRecord;
+  admitted: boolean;
   reservedMicros: number;
 }
 
 /**
- * Limits and money on the hot path, all in memory: enter() checks the per-minute, daily and
- * credit rules and counts the request; reserve() holds the request's maximum cost against budgets
- * and balance; settle() replaces the hold with the true cost. Throws GatewayErrors (429, 402).
+ * Limits and money on the hot path, all in memory. enter() applies the per-minute, daily,
+ * credit and budget rules and counts the request in the rolling minute; admit() counts it for
+ * the day and holds its maximum cost against balance and budgets once it is known to be
+ * routable; settle() replaces the hold with the true cost. Throws GatewayErrors (429, 402, 503).
  */
 export interface RequestGate {
   enter(key: KeyRecord): Ticket;
-  reserve(ticket: Ticket, maxCostMicros: number): void;
+  admit(ticket: Ticket, maxCostMicros: number): void;
   settle(ticket: Ticket, costMicros: number): void;
 }

@@ -43,6 +43,9 @@ export const errors = {
   /** Sent as the last SSE event when an upstream stream breaks after bytes reached the client. */
   streamInterrupted: (why: string) =>
     new GatewayError(502, UPSTREAM, 'stream_interrupted', `The upstream stream was interrupted: ${why}`),
+  /** The ledger writer is behind: refuse new work rather than drop usage records. */
+  overloaded: () =>
+    new GatewayError(503, 'server_error', 'overloaded', 'The gateway is catching up on accounting; retry shortly', { 'retry-after': '1' }),
   serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
   internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
 } as const;

@@ -1,0 +1,55 @@
+import { IST_OFFSET_MS } from '../lib/ist.js';
+import type { Db } from '../store/database.js';
+import { usageTailReader, type UsageRow } from '../store/usage.js';
+import { microsToInr, parseFlags, positiveInt } from './args.js';
+
+const HEADER = 'time(IST)     request            key               model                     provider   att status code                 prompt  compl     cost₹   lat_ms  ttfb_ms flags';
+
+/**
+ * `gw tail`: follows the usage ledger like `tail -f`, in readable columns or JSON lines. Reads
+ * through its own read-only connection, so it never blocks the gateway's writer (WAL).
+ */
+export async function tail(db: Db, argv: string[], json: boolean): Promise<number> {
+  const { values } = parseFlags(argv, {
+    org: { type: 'string' }, key: { type: 'string' }, model: { type: 'string' }, lines: { type: 'string', short: 'n' },
+    'no-follow': { type: 'boolean' }, interval: { type: 'string' },
+  });
+  const reader = usageTailReader(db, { orgId: values.org, keyId: values.key, model: values.model });
+  const interval = positiveInt(values.interval, '--interval', 60_000) ?? 250;
+  const print = (rows: UsageRow[]) => {
+    for (const r of rows) console.log(json ? JSON.stringify(r) : formatRow(r));
+  };
+  if (!json) console.log(HEADER);
+  const first = reader.lastN(positiveInt(values.lines, '--lines') ?? 10);
+  print(first);
+  if (values['no-follow']) return 0;
+  let last = Math.max(first.at(-1)?.id ?? 0, reader.lastId());
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      for (;;) {
+        const rows = reader.after(last, 1000);
+        if (rows.length === 0) break;
+        print(rows);
+        last = rows[rows.length - 1].id;
+      }
+    }, interval);
+    const stop = () => {
+      clearInterval(timer);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
+
+function formatRow(r: UsageRow): string {
+  const t = new Date(r.at + IST_OFFSET_MS).toISOString().slice(11, 23);
+  const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}`;
+  return [
+    t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
+    String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),
+    String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6), microsToInr(r.cost_micros).padStart(9),
+    r.latency_ms.toFixed(1).padStart(8), (r.ttfb_ms === null ? '-' : r.ttfb_ms.toFixed(1)).padStart(8), flags,
+  ].join(' ');
+}

@@ -1,0 +1,10 @@
+/** The durable figures the in-memory limits start from when they first see a key, org or workspace. */
+export interface LimitsReader {
+  keyDailyCount(keyId: string, day: string): number;
+  monthlySpend(scopeId: string, month: string): number;
+  /** Balance and the money-event high-water mark it includes, read in one snapshot. */
+  orgBalance(orgId: string): { balanceMicros: number; moneyEventId: number } | null;
+  workspaceBudget(workspaceId: string): number | null;
+  moneyEventsSince(id: number): { id: number; org_id: string; amount_micros: number }[];
+  latestMoneyEventId(): number;
+}

@@ -1,0 +1,11 @@
+import { workerData } from 'node:worker_threads';
+import { openDatabase } from '../store/database.js';
+import { usageBatchWriter, type UsageTuple } from '../store/usage.js';
+
+// The ledger's single writer: one connection, one transaction per batch.
+const db = openDatabase((workerData as { dbPath: string }).dbPath);
+const write = usageBatchWriter(db);
+
+export default function writeBatch(rows: UsageTuple[]): number {
+  return write(rows);
+}

@@ -1,0 +1,101 @@
+import { appendFileSync } from 'node:fs';
+import { Piscina } from 'piscina';
+import type { UsageRecord, UsageSink } from '../dataplane/usage-record.js';
+import type { Logger } from '../lib/logger.js';
+import type { UsageTuple } from '../store/usage.js';
+
+export interface BatcherOptions {
+  dbPath: string;
+  /** Rows per batch: a full batch is flushed at once. */
+  batchSize: number;
+  /** A partial batch waits at most this long. */
+  flushMs: number;
+  /** Batches handed to the writer and not yet committed; at this many, the gate refuses new requests. */
+  maxInFlight: number;
+  log: Logger;
+  /** Where a batch goes if the writer keeps failing, so that no record is dropped. */
+  deadLetterPath: string;
+}
+
+const WORKER = new URL('./ledger-worker.js', import.meta.url).href;
+const RETRIES = 5;
+
+/**
+ * Collects usage records on the main thread and hands them to the ledger writer (a one-thread
+ * piscina pool) in batches, by size or after a few milliseconds. The data plane never waits on
+ * it: record() only appends. Bounded: while maxInFlight batches are uncommitted, saturated is
+ * true and the gate sheds new requests with 503, so nothing is ever silently dropped.
+ */
+export class UsageBatcher implements UsageSink {
+  readonly #o: BatcherOptions;
+  readonly #pool: Piscina;
+  #buf: UsageTuple[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #inFlight = 0;
+  #idle: (() => void)[] = [];
+  written = 0;
+
+  constructor(o: BatcherOptions) {
+    this.#o = o;
+    this.#pool = new Piscina({ filename: WORKER, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY, workerData: { dbPath: o.dbPath } });
+  }
+
+  get saturated(): boolean {
+    return this.#inFlight >= this.#o.maxInFlight;
+  }
+
+  /** Records appended but not yet committed by the writer. */
+  get pending(): number {
+    return this.#buf.length + this.#inFlight * this.#o.batchSize;
+  }
+
+  record(r: UsageRecord): void {
+    this.#buf.push([
+      r.at, r.requestId, r.orgId, r.workspaceId, r.keyId, r.endpoint, r.model, r.provider, r.route, r.attempt, r.status,
+      r.errorCode, r.promptTokens, r.completionTokens, r.costMicros, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0, r.byok ? 1 : 0,
+      r.billable ? 1 : 0,
+    ]);
+    if (this.#buf.length >= this.#o.batchSize) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs);
+  }
+
+  flush(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#buf.length === 0) return;
+    const batch = this.#buf;
+    this.#buf = [];
+    this.#inFlight++;
+    void this.#write(batch, 0);
+  }
+
+  async #write(batch: UsageTuple[], attempt: number): Promise<void> {
+    try {
+      this.written += (await this.#pool.run(batch)) as number;
+    } catch (e) {
+      if (attempt < RETRIES) {
+        this.#o.log.warn('ledger batch failed; retrying', { rows: batch.length, attempt, err: String(e) });
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        return this.#write(batch, attempt + 1);
+      }
+      this.#o.log.error('ledger batch failed repeatedly; written to the dead-letter file', { rows: batch.length, file: this.#o.deadLetterPath, err: String(e) });
+      appendFileSync(this.#o.deadLetterPath, batch.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    }
+    this.#inFlight--;
+    if (this.#inFlight === 0 && this.#buf.length === 0) for (const f of this.#idle.splice(0)) f();
+  }
+
+  /** Flushes what is buffered and resolves once the writer has committed everything. */
+  async drain(): Promise<void> {
+    this.flush();
+    if (this.#inFlight === 0) return;
+    await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    await this.#pool.destroy();
+  }
+}

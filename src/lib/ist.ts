@@ -1,0 +1,38 @@
+/**
+ * Indian Standard Time calendar: UTC+05:30 with no daylight saving, so day and month windows
+ * are plain arithmetic on a fixed offset (DESIGN.md, Time).
+ */
+export const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM-DD` of the IST calendar day containing the instant. */
+export function istDay(ms: number): string {
+  return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM` of the IST calendar month containing the instant. */
+export function istMonth(ms: number): string {
+  return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 7);
+}
+
+/** The UTC instant of the next IST midnight after `ms`. */
+export function nextIstMidnight(ms: number): number {
+  const local = ms + IST_OFFSET_MS;
+  return local - (((local % DAY_MS) + DAY_MS) % DAY_MS) + DAY_MS - IST_OFFSET_MS;
+}
+
+/** The UTC instant at which the next IST calendar month begins. */
+export function nextIstMonthStart(ms: number): number {
+  const d = new Date(ms + IST_OFFSET_MS);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - IST_OFFSET_MS;
+}
+
+/** The UTC instant at which the IST day `YYYY-MM-DD` begins. */
+export function istDayStart(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`) - IST_OFFSET_MS;
+}
+
+/** Whole seconds from `now` until `at`, at least 1 (for retry-after). */
+export function secondsUntil(now: number, at: number): number {
+  return Math.max(1, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,103 @@
+import type { KeyRecord } from '../domain/key-record.js';
+import { errors } from '../errors/catalog.js';
+import type { RequestGate, Ticket } from '../domain/request-gate.js';
+import type { Clock } from '../lib/clock.js';
+import { nextIstMidnight, nextIstMonthStart, secondsUntil } from '../lib/ist.js';
+import type { SpendBook } from './spend-book.js';
+
+/** Trial keys: hard caps (spec 5.4). */
+export const TRIAL_RPM = 60;
+export const TRIAL_DAILY = 200;
+
+export interface LimitsGateOptions {
+  /** The gateway cap per key per rolling minute (spec 8: 120). */
+  gatewayRpm: number;
+  clock: Clock;
+  book: SpendBook;
+  /** True while the ledger writer is behind: new requests are refused rather than records dropped. */
+  ledgerSaturated: () => boolean;
+}
+
+/**
+ * The limits of spec 7 and 8 applied in memory on the hot path. Budgets and balance are checked
+ * against what is spent plus what in-flight requests hold, so concurrent requests can overshoot
+ * a cap by at most the holds of requests already admitted when it was reached.
+ */
+export class LimitsGate implements RequestGate {
+  readonly #o: LimitsGateOptions;
+
+  constructor(o: LimitsGateOptions) {
+    this.#o = o;
+  }
+
+  enter(key: KeyRecord): Ticket {
+    const { clock, book } = this.#o;
+    if (this.#o.ledgerSaturated()) throw errors.overloaded();
+    const now = clock.now();
+    const k = book.key(key.id);
+    const trial = key.tier === 'trial';
+
+    let rpm = this.#o.gatewayRpm;
+    let which = `gateway cap of ${rpm} requests per minute per key`;
+    const keyRpm = trial ? Math.min(key.rpmLimit ?? TRIAL_RPM, TRIAL_RPM) : key.rpmLimit;
+    if (keyRpm !== null && keyRpm < rpm) {
+      rpm = keyRpm;
+      which = `key limit of ${rpm} requests per minute`;
+    }
+    if (k.window.count(now) >= rpm) throw errors.rateLimitExceeded(k.window.retryAfterSeconds(now, rpm), which);
+
+    const daily = trial ? Math.min(key.dailyLimit ?? TRIAL_DAILY, TRIAL_DAILY) : key.dailyLimit;
+    if (daily !== null && book.keyDay(k, key.id, now).dayCount >= daily) {
+      throw errors.dailyLimitReached(secondsUntil(now, nextIstMidnight(now)), daily);
+    }
+
+    if (!trial) {
+      const org = book.org(key.orgId);
+      if (org.balance - org.reserved <= 0) throw errors.insufficientCredits();
+      if (key.monthlyBudgetMicros !== null) {
+        book.keyMonth(k, key.id, now);
+        if (k.monthSpent + k.reserved >= key.monthlyBudgetMicros) {
+          throw errors.budgetExceeded(secondsUntil(now, nextIstMonthStart(now)), 'the key\'s monthly budget');
+        }
+      }
+      const ws = book.workspace(key.workspaceId, now);
+      if (ws.budget !== null && ws.spent + ws.reserved >= ws.budget) {
+        throw errors.budgetExceeded(secondsUntil(now, nextIstMonthStart(now)), 'the workspace\'s monthly budget');
+      }
+    }
+    k.window.add(now);
+    return { key, admitted: false, reservedMicros: 0 };
+  }
+
+  admit(ticket: Ticket, maxCostMicros: number): void {
+    const { clock, book } = this.#o;
+    const key = ticket.key;
+    const now = clock.now();
+    const k = book.keyDay(book.key(key.id), key.id, now);
+    k.dayCount++;
+    ticket.admitted = true;
+    if (maxCostMicros <= 0 || key.tier === 'trial') return;
+    ticket.reservedMicros = maxCostMicros;
+    k.reserved += maxCostMicros;
+    book.org(key.orgId).reserved += maxCostMicros;
+    book.workspace(key.workspaceId, now).reserved += maxCostMicros;
+  }
+
+  settle(ticket: Ticket, costMicros: number): void {
+    const { clock, book } = this.#o;
+    const key = ticket.key;
+    const held = ticket.reservedMicros;
+    ticket.reservedMicros = 0;
+    if (held === 0 && costMicros === 0) return;
+    const now = clock.now();
+    const k = book.keyMonth(book.key(key.id), key.id, now);
+    const org = book.org(key.orgId);
+    const ws = book.workspace(key.workspaceId, now);
+    k.reserved -= held;
+    org.reserved -= held;
+    ws.reserved -= held;
+    k.monthSpent += costMicros;
+    org.balance -= costMicros;
+    ws.spent += costMicros;
+  }
+}

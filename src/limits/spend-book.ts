@@ -1,0 +1,104 @@
+import type { LimitsReader } from '../domain/limits-reader.js';
+import { istDay, istMonth } from '../lib/ist.js';
+import { SlidingWindow } from '../lib/sliding-window.js';
+
+export class KeyState {
+  readonly window = new SlidingWindow();
+  day = '';
+  dayCount = 0;
+  month = '';
+  monthSpent = 0;
+  reserved = 0;
+}
+
+export class OrgState {
+  constructor(public balance: number, public moneyEventId: number) {}
+  reserved = 0;
+}
+
+export class WorkspaceState {
+  constructor(public budget: number | null) {}
+  month = '';
+  spent = 0;
+  reserved = 0;
+}
+
+/**
+ * The in-memory counterpart of the ledger: per key, org and workspace, what the durable tables
+ * say (read once, on first sight or at a new IST day/month) plus what this process has spent
+ * since. Only this gateway debits usage, so nothing needs re-reading; credits made elsewhere
+ * arrive as money events through applyMoneyEvent().
+ */
+export class SpendBook {
+  readonly #reader: LimitsReader;
+  readonly #keys = new Map<string, KeyState>();
+  readonly #orgs = new Map<string, OrgState>();
+  readonly #workspaces = new Map<string, WorkspaceState>();
+
+  constructor(reader: LimitsReader) {
+    this.#reader = reader;
+  }
+
+  key(id: string): KeyState {
+    let k = this.#keys.get(id);
+    if (!k) this.#keys.set(id, (k = new KeyState()));
+    return k;
+  }
+
+  /** The key's request count for the IST day of `now`, loaded from the ledger at a new day. */
+  keyDay(k: KeyState, keyId: string, now: number): KeyState {
+    const day = istDay(now);
+    if (k.day !== day) {
+      k.day = day;
+      k.dayCount = this.#reader.keyDailyCount(keyId, day);
+    }
+    return k;
+  }
+
+  keyMonth(k: KeyState, keyId: string, now: number): KeyState {
+    const month = istMonth(now);
+    if (k.month !== month) {
+      k.month = month;
+      k.monthSpent = this.#reader.monthlySpend(keyId, month);
+    }
+    return k;
+  }
+
+  org(id: string): OrgState {
+    let o = this.#orgs.get(id);
+    if (!o) {
+      const snap = this.#reader.orgBalance(id);
+      o = new OrgState(snap?.balanceMicros ?? 0, snap?.moneyEventId ?? 0);
+      this.#orgs.set(id, o);
+    }
+    return o;
+  }
+
+  workspace(id: string, now: number): WorkspaceState {
+    let w = this.#workspaces.get(id);
+    if (!w) this.#workspaces.set(id, (w = new WorkspaceState(this.#reader.workspaceBudget(id))));
+    const month = istMonth(now);
+    if (w.budget !== null && w.month !== month) {
+      w.month = month;
+      w.spent = this.#reader.monthlySpend(id, month);
+    }
+    return w;
+  }
+
+  /** A credit or payment recorded by another process (CLI, webhook) moves a loaded balance. */
+  applyMoneyEvent(orgId: string, eventId: number, amountMicros: number): void {
+    const o = this.#orgs.get(orgId);
+    if (!o || eventId <= o.moneyEventId) return;
+    o.balance += amountMicros;
+    o.moneyEventId = eventId;
+  }
+
+  /** A workspace's budget changed: read it again (its spend so far stays). */
+  reloadWorkspace(id: string): void {
+    const w = this.#workspaces.get(id);
+    if (w) {
+      w.budget = this.#reader.workspaceBudget(id);
+      w.month = '';
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import type { Db } from './database.js';
+import type { LimitsReader } from '../domain/limits-reader.js';
+import { istDay, istMonth } from '../lib/ist.js';
+
+/** A usage row as it crosses to the ledger worker: a flat tuple is cheap to structured-clone. */
+export type UsageTuple = [
+  at: number, requestId: string, orgId: string, workspaceId: string, keyId: string, endpoint: string, model: string,
+  provider: string | null, route: string | null, attempt: number, status: number, errorCode: string | null,
+  promptTokens: number, completionTokens: number, costMicros: number, latencyMs: number, ttfbMs: number | null,
+  streamed: 0 | 1, byok: 0 | 1, billable: 0 | 1,
+];
+
+const F = { at: 0, orgId: 2, workspaceId: 3, keyId: 4, attempt: 9, cost: 14, billable: 19 } as const;
+
+/**
+ * Writes one batch in one transaction: the usage rows, and with them the org balances, the key
+ * and workspace monthly spend, the key daily request counts and last-used times. Everything a
+ * limit reads after a restart is therefore exactly as durable as the rows themselves.
+ */
+export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
+  const insert = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route,
+    attempt, status, error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const debit = db.prepare('UPDATE orgs SET balance_micros = balance_micros - ? WHERE id = ?');
+  const spend = db.prepare(`INSERT INTO monthly_spend (scope_id, ist_month, spent_micros) VALUES (?, ?, ?)
+    ON CONFLICT(scope_id, ist_month) DO UPDATE SET spent_micros = spent_micros + excluded.spent_micros`);
+  const daily = db.prepare(`INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, ?)
+    ON CONFLICT(key_id, ist_day) DO UPDATE SET requests = requests + excluded.requests`);
+  const lastUsed = db.prepare('UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?');
+
+  return db.transaction((rows: UsageTuple[]) => {
+    const orgDebits = new Map<string, number>();
+    const monthSpend = new Map<string, number>();
+    const dayCounts = new Map<string, number>();
+    const keyLastUsed = new Map<string, number>();
+    for (const r of rows) {
+      insert.run(r);
+      const at = r[F.at];
+      const cost = r[F.cost];
+      if (r[F.billable] === 1 && cost !== 0) {
+        orgDebits.set(r[F.orgId], (orgDebits.get(r[F.orgId]) ?? 0) + cost);
+        const month = istMonth(at);
+        for (const scope of [r[F.keyId], r[F.workspaceId]]) {
+          const k = `${scope}\u0000${month}`;
+          monthSpend.set(k, (monthSpend.get(k) ?? 0) + cost);
+        }
+      }
+      // A request's first attempt stands for the request in the daily count.
+      if (r[F.attempt] === 0) {
+        const k = `${r[F.keyId]}\u0000${istDay(at)}`;
+        dayCounts.set(k, (dayCounts.get(k) ?? 0) + 1);
+      }
+      if (at > (keyLastUsed.get(r[F.keyId]) ?? 0)) keyLastUsed.set(r[F.keyId], at);
+    }
+    for (const [org, amount] of orgDebits) debit.run(amount, org);
+    for (const [k, amount] of monthSpend) spend.run(...k.split('\u0000'), amount);
+    for (const [k, n] of dayCounts) daily.run(...k.split('\u0000'), n);
+    for (const [key, at] of keyLastUsed) lastUsed.run(at, key);
+    return rows.length;
+  });
+}
+
+export function limitsReader(db: Db): LimitsReader {
+  const daily = db.prepare('SELECT requests FROM key_daily_counts WHERE key_id = ? AND ist_day = ?').pluck();
+  const spend = db.prepare('SELECT spent_micros FROM monthly_spend WHERE scope_id = ? AND ist_month = ?').pluck();
+  const balance = db.prepare('SELECT balance_micros FROM orgs WHERE id = ?').pluck();
+  const latestEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM money_events').pluck();
+  const budget = db.prepare('SELECT monthly_budget_micros FROM workspaces WHERE id = ? AND archived_at IS NULL').pluck();
+  const since = db.prepare('SELECT id, org_id, amount_micros FROM money_events WHERE id > ? ORDER BY id LIMIT 1000');
+  const orgSnapshot = db.transaction((orgId: string) => {
+    const b = balance.get(orgId) as number | undefined;
+    return b === undefined ? null : { balanceMicros: b, moneyEventId: latestEvent.get() as number };
+  });
+  return {
+    keyDailyCount: (keyId, day) => (daily.get(keyId, day) as number | undefined) ?? 0,
+    monthlySpend: (scopeId, month) => (spend.get(scopeId, month) as number | undefined) ?? 0,
+    orgBalance: (orgId) => orgSnapshot(orgId),
+    workspaceBudget: (id) => (budget.get(id) as number | null | undefined) ?? null,
+    moneyEventsSince: (id) => since.all(id) as { id: number; org_id: string; amount_micros: number }[],
+    latestMoneyEventId: () => latestEvent.get() as number,
+  };
+}
+
+export interface UsageRow {
+  id: number;
+  at: number;
+  request_id: string;
+  org_id: string;
+  workspace_id: string;
+  key_id: string;
+  endpoint: string;
+  model: string;
+  provider: string | null;
+  route: string | null;
+  attempt: number;
+  status: number;
+  error_code: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_micros: number;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  streamed: number;
+  byok: number;
+  billable: number;
+}
+
+export interface TailFilter {
+  orgId?: string;
+  keyId?: string;
+  model?: string;
+}
+
+/** Reads usage rows after an id, oldest first, with optional filters (for `gw tail`). */
+export function usageTailReader(db: Db, f: TailFilter): { after(id: number, limit: number): UsageRow[]; lastId(): number; lastN(n: number): UsageRow[] } {
+  const where: string[] = [];
+  const args: string[] = [];
+  if (f.orgId) { where.push('org_id = ?'); args.push(f.orgId); }
+  if (f.keyId) { where.push('key_id = ?'); args.push(f.keyId); }
+  if (f.model) { where.push('model = ?'); args.push(f.model); }
+  const extra = where.length ? ` AND ${where.join(' AND ')}` : '';
+  const after = db.prepare(`SELECT * FROM usage WHERE id > ?${extra} ORDER BY id LIMIT ?`);
+  const last = db.prepare(`SELECT * FROM (SELECT * FROM usage WHERE 1${extra} ORDER BY id DESC LIMIT ?) ORDER BY id`);
+  const maxId = db.prepare('SELECT COALESCE(MAX(id), 0) FROM usage').pluck();
+  return {
+    after: (id, limit) => after.all(id, ...args, limit) as UsageRow[],
+    lastN: (n) => last.all(...args, n) as UsageRow[],
+    lastId: () => maxId.get() as number,
+  };
+}
