@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from '../config/load.js';
 import { startGateway } from '../gateway.js';
 import { createLogger } from '../lib/logger.js';
+import { offsetClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
@@ -97,7 +98,11 @@ type Out = (human: string, json: unknown) => void;
 async function serve(config: ReturnType<typeof loadConfig>, argv: string[]): Promise<number> {
   parseFlags(argv, {});
   const log = createLogger(config.logLevel);
-  const gw = await startGateway(config, { log });
+  // GW_CLOCK_START (ISO time or epoch ms) shifts the gateway's clock: for testing day and month boundaries.
+  const start = process.env.GW_CLOCK_START;
+  const at = start ? (/^\d+$/.test(start) ? Number(start) : Date.parse(start)) : NaN;
+  if (start && Number.isNaN(at)) throw new UsageError(`GW_CLOCK_START '${start}' is not a time`);
+  const gw = await startGateway(config, { log, clock: start ? offsetClock(at) : undefined });
   await new Promise<void>((resolve) => {
     const onSignal = (sig: string) => {
       log.info('stopping', { signal: sig });

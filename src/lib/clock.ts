@@ -14,3 +14,9 @@ export function manualClock(startMs: number): Clock & { advance(ms: number): voi
     set: (ms) => { t = ms; },
   };
 }
+
+/** Real time shifted so that it reads `startMs` at creation (GW_CLOCK_START: tests at IST midnight). */
+export function offsetClock(startMs: number): Clock {
+  const delta = startMs - Date.now();
+  return { now: () => Date.now() + delta };
+}
