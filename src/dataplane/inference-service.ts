@@ -17,7 +17,7 @@ import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { relayStream } from './stream-relay.js';
 import { classifyUpstreamError } from './upstream-error.js';
-import { transportFailure, type UpstreamClient } from './upstream-client.js';
+import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
 import type { UsageRecord, UsageSink } from './usage-record.js';
 
 export interface InferenceDeps {
@@ -41,7 +41,7 @@ export interface InferenceRequest {
 /** What a successful attempt hands back: a whole body, or a stream with its first chunk read. */
 type Served =
   | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
-  | { kind: 'stream'; res: UpstreamResponse; it: AsyncIterator<Buffer>; first: Buffer; ttfbMs: number };
+  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
 
 const bootId = Date.now().toString(36);
 let counter = 0;
@@ -80,8 +80,6 @@ export class InferenceService {
   async #serve(endpoint: Endpoint, key: KeyRecord, model: string, payload: Record<string, unknown>, stream: boolean,
     plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
     const d = this.#d;
-    const ac = new AbortController();
-    reply.onAbort(() => ac.abort());
     const streamOptions = payload.stream_options;
     let last: { attempt: Attempt; failure: RouteFailure } | null = null;
 
@@ -93,7 +91,7 @@ export class InferenceService {
       const started = performance.now();
       let served: Served;
       try {
-        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, stream, ac.signal, started));
+        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, stream, reply, started));
       } catch (e) {
         const latencyMs = performance.now() - started;
         if (isGatewayError(e)) {
@@ -118,7 +116,7 @@ export class InferenceService {
         if (!reply.aborted) reply.send(200, served.res.contentType, served.body, headers);
         return this.#finish(key, requestId, endpoint, model, a, i, usage, latencyMs, served.ttfbMs, false, reply.aborted);
       }
-      const outcome = await relayStream(reply, served.res, served.it, served.first, headers);
+      const outcome = await relayStream(reply, served.res, served.first, headers);
       const latencyMs = performance.now() - started;
       return this.#finish(key, requestId, endpoint, model, a, i, outcome.usage, latencyMs, served.ttfbMs, true,
         outcome.aborted, outcome.failure);
@@ -129,28 +127,22 @@ export class InferenceService {
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
   async #attempt(endpoint: Endpoint, a: Attempt, payload: Record<string, unknown>, stream: boolean,
-    signal: AbortSignal, started: number): Promise<Served> {
-    const adapter = adapterFor(a.route.provider.entry.kind);
-    const call = adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions });
-    const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.apiKey ? adapter.authHeaders(a.apiKey) : null, signal);
+    abort: AbortSource, started: number): Promise<Served> {
+    const call = adapterFor(a.route.provider.entry.kind)
+      .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions });
+    const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.headers, abort);
     const ttfbMs = performance.now() - started;
     if (res.status >= 400) {
-      const body = await readAll(res.body).catch(() => Buffer.alloc(0));
+      const body = await res.readAll().catch(() => Buffer.alloc(0));
       throw classifyUpstreamError(res.status, body, a.byok);
     }
-    if (stream && res.contentType.startsWith('text/event-stream')) {
-      const it = res.body[Symbol.asyncIterator]();
-      let first: IteratorResult<Buffer>;
-      try {
-        first = await it.next();
-      } catch (e) {
-        throw transportFailure(e);
-      }
-      if (first.done) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
-      return { kind: 'stream', res, it, first: first.value, ttfbMs: performance.now() - started };
-    }
     try {
-      return { kind: 'whole', res, body: await readAll(res.body), ttfbMs };
+      if (stream && res.contentType.startsWith('text/event-stream')) {
+        const first = await res.next();
+        if (first === null) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
+        return { kind: 'stream', res, first, ttfbMs: performance.now() - started };
+      }
+      return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
     } catch (e) {
       throw transportFailure(e);
     }
@@ -180,14 +172,3 @@ export class InferenceService {
     this.#d.usage.record(r);
   }
 }
-
-async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of body) {
-    chunks.push(c);
-    n += c.length;
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, n);
-}
-

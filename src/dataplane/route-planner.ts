@@ -1,5 +1,6 @@
 import type { Catalog, Model, Route } from '../catalog/catalog.js';
 import { errors } from '../errors/catalog.js';
+import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { Breakers } from './breakers.js';
 import type { Extensions } from './inference-body.js';
@@ -8,9 +9,17 @@ import type { RouteStatsBook } from './route-stats.js';
 /** One planned upstream attempt. */
 export interface Attempt {
   route: Route;
-  apiKey: string | null;
+  /** Request headers for the upstream, credential included, built once per plan. */
+  headers: Record<string, string>;
   /** Served on the caller's own provider key: not debited for tokens. */
   byok: boolean;
+}
+
+const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
+  const auth = apiKey ? adapterFor(route.provider.entry.kind).authHeaders(apiKey) : null;
+  return { route, headers: auth ? { ...BASE_HEADERS, ...auth } : BASE_HEADERS, byok };
 }
 
 const POLICY: Record<NonNullable<Extensions['dataPolicy']>, (r: Route) => boolean> = {
@@ -35,7 +44,7 @@ export class RoutePlanner {
     this.#breakers = breakers;
     this.#stats = stats;
     for (const m of catalog.models.values()) {
-      this.#defaultPlans.set(m.id, m.usableRoutes.map((route) => ({ route, apiKey: route.provider.apiKey, byok: false })));
+      this.#defaultPlans.set(m.id, m.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false)));
     }
   }
 
@@ -61,9 +70,9 @@ export class RoutePlanner {
         throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
       }
       candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox')
-        .map((route) => ({ route, apiKey: ext.upstreamKey, byok: true }));
+        .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
-      candidates = model.usableRoutes.map((route) => ({ route, apiKey: route.provider.apiKey, byok: false }));
+      candidates = model.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false));
     }
     if (ext.dataPolicy !== null) {
       const keep = POLICY[ext.dataPolicy];

@@ -19,7 +19,7 @@ export interface RelayOutcome {
  * scanner notes usage and [DONE]. A stream that breaks, or ends without [DONE], is closed with a
  * final `data: {"error":…}` event and `[DONE]`, so the client never mistakes it for a clean end.
  */
-export async function relayStream(reply: ClientReply, res: UpstreamResponse, it: AsyncIterator<Buffer>, first: Buffer,
+export async function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer,
   headers: Record<string, string>): Promise<RelayOutcome> {
   const scanner = new SseScanner();
   scanner.push(first);
@@ -35,17 +35,17 @@ export async function relayStream(reply: ClientReply, res: UpstreamResponse, it:
       res.cancel();
       return { usage: scanner.usage, aborted: true, failure: null };
     }
-    let next: IteratorResult<Buffer>;
+    let chunk: Buffer | null;
     try {
-      next = await it.next();
+      chunk = await res.next();
     } catch (e) {
       failure = transportFailure(e);
       break;
     }
-    if (next.done) break;
-    scanner.push(next.value);
+    if (chunk === null) break;
+    scanner.push(chunk);
     if (reply.aborted) continue;
-    writable = reply.streamWrite(next.value);
+    writable = reply.streamWrite(chunk);
   }
   if (reply.aborted) return { usage: scanner.usage, aborted: true, failure: null };
   if (failure === null && !scanner.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');

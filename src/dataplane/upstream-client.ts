@@ -4,8 +4,13 @@ import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import { RouteFailure } from './route-failure.js';
+import { UpstreamExchange } from './upstream-exchange.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** Whatever can tell the upstream call that its client went away (the ClientReply). */
+export interface AbortSource {
+  readonly aborted: boolean;
+  onAbort(cb: () => void): void;
+}
 
 /**
  * Sends adapter-built calls upstream: one keep-alive undici Pool per origin, shared by every
@@ -43,32 +48,27 @@ export class UpstreamClient {
     return s;
   }
 
+  /** Resolves once the upstream's status and headers are in; the body is then pulled from the response. */
   async send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
-    authHeaders: Record<string, string> | null, signal: AbortSignal): Promise<UpstreamResponse> {
+    headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
     if (route.provider.entry.kind === 'sandbox') return sandboxRespond(endpoint, route.upstreamModel, payload);
     const { origin, path } = this.#split(route.provider.baseUrl);
-    let res;
+    const exchange = new UpstreamExchange();
+    abort.onAbort(() => exchange.cancel());
+    this.#pool(origin).dispatch({
+      origin,
+      method: 'POST',
+      path: path + call.path,
+      headers,
+      body: call.body,
+      headersTimeout: this.#cfg.headersTimeoutMs,
+      bodyTimeout: this.#cfg.bodyTimeoutMs,
+    }, exchange);
     try {
-      res = await this.#pool(origin).request({
-        method: 'POST',
-        path: path + call.path,
-        headers: authHeaders ? { ...JSON_HEADERS, ...authHeaders } : JSON_HEADERS,
-        body: call.body,
-        signal,
-        headersTimeout: this.#cfg.headersTimeoutMs,
-        bodyTimeout: this.#cfg.bodyTimeoutMs,
-      });
+      return await exchange.started;
     } catch (e) {
       throw transportFailure(e);
     }
-    const body = res.body;
-    const ct = res.headers['content-type'];
-    return {
-      status: res.statusCode,
-      contentType: (Array.isArray(ct) ? ct[0] : ct) ?? 'application/json',
-      body,
-      cancel: () => body.destroy(),
-    };
   }
 
   async close(): Promise<void> {

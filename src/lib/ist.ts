@@ -36,3 +36,32 @@ export function istDayStart(day: string): number {
 export function secondsUntil(now: number, at: number): number {
   return Math.max(1, Math.ceil((at - now) / 1000));
 }
+
+/**
+ * The current IST day and month labels, recomputed only when the clock passes the next IST
+ * midnight: formatting a Date on every request showed up in profiles of the hot path.
+ */
+export class IstCalendar {
+  #day = '';
+  #month = '';
+  #from = Number.POSITIVE_INFINITY;
+  #until = Number.NEGATIVE_INFINITY;
+
+  #roll(now: number): void {
+    if (now >= this.#from && now < this.#until) return;
+    this.#day = istDay(now);
+    this.#month = this.#day.slice(0, 7);
+    this.#until = nextIstMidnight(now);
+    this.#from = this.#until - 86_400_000;
+  }
+
+  day(now: number): string {
+    this.#roll(now);
+    return this.#day;
+  }
+
+  month(now: number): string {
+    this.#roll(now);
+    return this.#month;
+  }
+}

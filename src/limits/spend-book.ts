@@ -1,5 +1,5 @@
 import type { LimitsReader } from '../domain/limits-reader.js';
-import { istDay, istMonth } from '../lib/ist.js';
+import { IstCalendar } from '../lib/ist.js';
 import { SlidingWindow } from '../lib/sliding-window.js';
 
 export class KeyState {
@@ -34,6 +34,7 @@ export class SpendBook {
   readonly #keys = new Map<string, KeyState>();
   readonly #orgs = new Map<string, OrgState>();
   readonly #workspaces = new Map<string, WorkspaceState>();
+  readonly #calendar = new IstCalendar();
 
   constructor(reader: LimitsReader) {
     this.#reader = reader;
@@ -47,7 +48,7 @@ export class SpendBook {
 
   /** The key's request count for the IST day of `now`, loaded from the ledger at a new day. */
   keyDay(k: KeyState, keyId: string, now: number): KeyState {
-    const day = istDay(now);
+    const day = this.#calendar.day(now);
     if (k.day !== day) {
       k.day = day;
       k.dayCount = this.#reader.keyDailyCount(keyId, day);
@@ -56,7 +57,7 @@ export class SpendBook {
   }
 
   keyMonth(k: KeyState, keyId: string, now: number): KeyState {
-    const month = istMonth(now);
+    const month = this.#calendar.month(now);
     if (k.month !== month) {
       k.month = month;
       k.monthSpent = this.#reader.monthlySpend(keyId, month);
@@ -77,7 +78,7 @@ export class SpendBook {
   workspace(id: string, now: number): WorkspaceState {
     let w = this.#workspaces.get(id);
     if (!w) this.#workspaces.set(id, (w = new WorkspaceState(this.#reader.workspaceBudget(id))));
-    const month = istMonth(now);
+    const month = this.#calendar.month(now);
     if (w.budget !== null && w.month !== month) {
       w.month = month;
       w.spent = this.#reader.monthlySpend(id, month);

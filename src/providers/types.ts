@@ -22,11 +22,43 @@ export interface ProviderAdapter {
   authHeaders(apiKey: string): Record<string, string>;
 }
 
-/** An upstream's answer as the data plane consumes it, whatever the transport. */
+/**
+ * An upstream's answer as the data plane consumes it, whatever the transport: pull-based, with
+ * no stream objects in between (they cost more than the rest of a request's handling).
+ */
 export interface UpstreamResponse {
-  status: number;
-  contentType: string;
-  body: AsyncIterable<Buffer>;
+  readonly status: number;
+  readonly contentType: string;
+  /** The whole body, once it has arrived. */
+  readAll(): Promise<Buffer>;
+  /** The next body chunk, or null at the end; rejects when the transport fails. */
+  next(): Promise<Buffer | null>;
   /** Stops reading and releases the connection. */
   cancel(): void;
+}
+
+/** An upstream answer already in memory (the in-process sandbox). */
+export class BufferedResponse implements UpstreamResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly #chunks: Buffer[];
+  #i = 0;
+
+  constructor(status: number, contentType: string, chunks: Buffer[]) {
+    this.status = status;
+    this.contentType = contentType;
+    this.#chunks = chunks;
+  }
+
+  readAll(): Promise<Buffer> {
+    return Promise.resolve(this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks));
+  }
+
+  next(): Promise<Buffer | null> {
+    return Promise.resolve(this.#i < this.#chunks.length ? this.#chunks[this.#i++] : null);
+  }
+
+  cancel(): void {
+    this.#i = this.#chunks.length;
+  }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Endpoint, UpstreamResponse } from '../types.js';
+import { BufferedResponse, type Endpoint, type UpstreamResponse } from '../types.js';
 
 /**
  * The built-in `sandbox` provider answers inside the gateway, so a fresh install can be tried
@@ -32,7 +32,7 @@ export function sandboxRespond(endpoint: Endpoint, upstreamModel: string, payloa
   const opts = payload.stream_options as { include_usage?: boolean } | undefined;
   if (opts?.include_usage) events.push(sse({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }));
   events.push(Buffer.from('data: [DONE]\n\n'));
-  return { status: 200, contentType: 'text/event-stream', body: iterate(events), cancel: () => {} };
+  return new BufferedResponse(200, 'text/event-stream', events);
 }
 
 function embed(payload: Record<string, unknown>, upstreamModel: string): unknown {
@@ -85,9 +85,5 @@ function sse(obj: unknown): Buffer {
 }
 
 function jsonResponse(obj: unknown): UpstreamResponse {
-  return { status: 200, contentType: 'application/json', body: iterate([Buffer.from(JSON.stringify(obj))]), cancel: () => {} };
-}
-
-async function* iterate(chunks: Buffer[]): AsyncIterable<Buffer> {
-  for (const c of chunks) yield c;
+  return new BufferedResponse(200, 'application/json', [Buffer.from(JSON.stringify(obj))]);
 }
