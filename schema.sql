@@ -126,3 +126,62 @@ CREATE TABLE change_log (
   kind  TEXT NOT NULL CHECK (kind IN ('key', 'org', 'workspace')),
   ref   TEXT NOT NULL
 );
+
+-- migration: 2
+-- Accounts: browser sessions, one-time login links, OAuth sign-in state, invitations, the signup survey.
+CREATE TABLE sessions (
+  hash           TEXT PRIMARY KEY,           -- SHA-256 of the gw_session cookie value (256 random bits)
+  user_id        TEXT NOT NULL REFERENCES users(id),
+  active_org_id  TEXT NOT NULL REFERENCES orgs(id),
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_user ON sessions(user_id);
+
+CREATE TABLE login_links (
+  hash        TEXT PRIMARY KEY,              -- SHA-256 of the one-time token
+  email       TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  used_at     INTEGER
+);
+
+CREATE TABLE oauth_states (
+  state          TEXT PRIMARY KEY,
+  provider       TEXT NOT NULL,
+  code_verifier  TEXT NOT NULL,
+  nonce          TEXT,
+  return_to      TEXT,
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER NOT NULL
+);
+
+CREATE TABLE user_identities (
+  provider    TEXT NOT NULL,                 -- google, github, or any configured OIDC provider id
+  subject     TEXT NOT NULL,
+  user_id     TEXT NOT NULL REFERENCES users(id),
+  created_at  INTEGER NOT NULL,
+  PRIMARY KEY (provider, subject)
+);
+
+CREATE TABLE invitations (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL REFERENCES orgs(id),
+  email       TEXT NOT NULL COLLATE NOCASE,
+  role        TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  invited_by  TEXT NOT NULL REFERENCES users(id),
+  status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'declined', 'revoked')),
+  created_at  INTEGER NOT NULL,
+  decided_at  INTEGER
+);
+CREATE INDEX invitations_by_email ON invitations(email, status);
+CREATE INDEX invitations_by_org ON invitations(org_id, status);
+
+CREATE TABLE attributions (
+  user_id     TEXT PRIMARY KEY REFERENCES users(id),
+  answers     TEXT NOT NULL,                 -- JSON object as submitted
+  created_at  INTEGER NOT NULL
+);
+
+-- Keyset pagination of /me/activity/events walks (org_id, id) newest first.
+CREATE INDEX usage_by_org_id ON usage(org_id, id);

@@ -9,6 +9,13 @@ import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
 import { UpstreamClient } from './dataplane/upstream-client.js';
 import { buildRoutes } from './http/routes.js';
+import { accountRoutes } from './control/account-routes.js';
+import type { ControlDeps } from './control/control-deps.js';
+import { keyRoutes } from './control/key-routes.js';
+import { oauthRoutes } from './control/oauth-routes.js';
+import { teamRoutes } from './control/team-routes.js';
+import { usageRoutes } from './control/usage-routes.js';
+import { sessionReader } from './store/sessions.js';
 import { startServer } from './http/server.js';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -58,15 +65,35 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     reserveOutputTokens: config.billing.reserveOutputTokens,
   });
 
+  const control: ControlDeps = {
+    db, clock, config, log, baseUrl: config.baseUrl ?? '',
+    notify: {
+      keyChanged: (id) => auth.invalidate(id),
+      workspaceChanged: (id) => book.reloadWorkspace(id),
+      orgFunded: () => {},
+    },
+  };
   const routes = buildRoutes({
     inference,
     listModels: modelLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control)],
   });
+  const readSession = sessionReader(db);
+  const allowedOrigins = new Set<string>();
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
     publicGate: ipLimiter(config.limits.publicRpmPerIp, clock),
+    sessions: (token) => readSession(token, clock.now()),
+    allowedOrigins,
   });
+  // The public origin is known only once the port is (port 0 picks one).
+  if (!config.baseUrl) {
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    control.baseUrl = `http://${host}:${server.port}`;
+    allowedOrigins.add(`http://localhost:${server.port}`);
+  }
+  allowedOrigins.add(control.baseUrl);
 
   // Other processes (the operator CLI) write to the same database: follow their change feed and
   // money events, so key, budget and credit changes reach the data plane within changePollMs.

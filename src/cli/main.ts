@@ -6,6 +6,7 @@ import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { tail } from './tail.js';
+import { createLoginLink, isEmail } from '../control/login-links.js';
 import { inrToMicros, microsToInr, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
@@ -19,6 +20,8 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
         [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
   key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
   key limits KEY_ID [--rpm N|none] [--daily N|none] [--budget-inr INR|none]
+  login-link --email EMAIL [--base-url URL]
+                                          one-time sign-in URL for the dashboard (valid for minutes)
   tail [--org ID] [--key ID] [--model ID] [-n N] [--no-follow]
                                           follow the usage ledger like tail -f (--json: JSON lines)
 
@@ -80,6 +83,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'key' && sub === 'create') return keyCreate(db, rest, out);
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
+      if (cmd === 'login-link') return loginLink(db, config, g.rest.slice(1), out);
     } finally {
       db.close();
     }
@@ -165,6 +169,15 @@ function keyCreate(db: Db, argv: string[], out: Out): number {
   });
   out(`${created.key}\n(id ${created.id}, tier ${tier}; the key is shown only now: store it safely)`,
     { id: created.id, key: created.key, prefix: created.prefix, tier, name, org_id: org.id });
+  return 0;
+}
+
+function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): number {
+  const { values } = parseFlags(argv, { email: { type: 'string' }, 'base-url': { type: 'string' } });
+  if (!isEmail(values.email)) throw new UsageError('login-link needs --email with an email address');
+  const base = (values['base-url'] ?? config.baseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
+  const { url, expiresAt } = createLoginLink(db, base, values.email, config.auth.loginLinkTtlMinutes);
+  out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
   return 0;
 }
 

@@ -6,9 +6,29 @@ const ProviderOverride = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
+const OidcProvider = Type.Object({
+  clientId: Type.Optional(Type.String({ minLength: 1 })),
+  clientSecret: Type.Optional(Type.String({ minLength: 1 })),
+  /** OpenID issuer; endpoints come from its /.well-known/openid-configuration. */
+  issuer: Type.String({ pattern: '^https?://' }),
+  scope: Type.String({ default: 'openid email profile' }),
+}, { additionalProperties: false });
+
+const OAuth2Provider = Type.Object({
+  clientId: Type.Optional(Type.String({ minLength: 1 })),
+  clientSecret: Type.Optional(Type.String({ minLength: 1 })),
+  authorizeUrl: Type.String({ pattern: '^https?://', default: 'https://github.com/login/oauth/authorize' }),
+  tokenUrl: Type.String({ pattern: '^https?://', default: 'https://github.com/login/oauth/access_token' }),
+  /** API base for /user and /user/emails. */
+  apiUrl: Type.String({ pattern: '^https?://', default: 'https://api.github.com' }),
+  scope: Type.String({ default: 'read:user user:email' }),
+}, { additionalProperties: false, default: {} });
+
 /** The whole configuration. Every field has a default, so no file is needed to start. */
 export const ConfigSchema = Type.Object({
   host: Type.String({ default: '127.0.0.1' }),
+  /** Public URL of this gateway: OAuth callbacks, login links, the Origin check and cookie Secure flag derive from it. */
+  baseUrl: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   dbPath: Type.String({ minLength: 1, default: './data/gateway.db' }),
   /** Replaces the shipped catalog.json (self-hosters describing their own models). */
@@ -50,6 +70,26 @@ export const ConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {} }),
   /** How often the gateway reads changes made by other processes (the CLI) to keys, budgets and credits. */
   changePollMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 1_000 }),
+  auth: Type.Object({
+    sessionTtlHours: Type.Integer({ minimum: 1, maximum: 24 * 365, default: 24 * 30 }),
+    loginLinkTtlMinutes: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 15 }),
+    google: Type.Object({
+      clientId: Type.Optional(Type.String({ minLength: 1 })),
+      clientSecret: Type.Optional(Type.String({ minLength: 1 })),
+      issuer: Type.String({ pattern: '^https?://', default: 'https://accounts.google.com' }),
+      scope: Type.String({ default: 'openid email profile' }),
+    }, { additionalProperties: false, default: {} }),
+    github: OAuth2Provider,
+    /** Further OpenID providers by id (any issuer: Keycloak, Auth0, Okta, Dex…), signed in at /auth/<id>. */
+    oidc: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), OidcProvider, { default: {} }),
+  }, { additionalProperties: false, default: {} }),
+  orgs: Type.Object({
+    /** Credit given to a new personal org (₹); positive makes its keys standard from the start. */
+    signupCreditInr: Type.Number({ minimum: 0, default: 0 }),
+    maxTeamOrgsPerUser: Type.Integer({ minimum: 0, default: 5 }),
+    maxMembersPerOrg: Type.Integer({ minimum: 1, default: 25 }),
+    maxActiveKeysPerOrg: Type.Integer({ minimum: 1, default: 5 }),
+  }, { additionalProperties: false, default: {} }),
   providers: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderOverride, { default: {} }),
 }, { additionalProperties: false });
 

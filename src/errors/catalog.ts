@@ -9,6 +9,11 @@ const AUTH = 'authentication_error';
 const RATE = 'rate_limit_error';
 const UPSTREAM = 'upstream_error';
 
+export type ManagementCode =
+  | 'duplicate_key_name' | 'trial_ceiling' | 'cap' | 'bad_email' | 'bad_role' | 'already_member' | 'already_invited'
+  | 'last_owner' | 'personal_org' | 'member_cap' | 'team_cap' | 'duplicate_workspace' | 'bad_name' | 'already_answered'
+  | 'bad_request';
+
 export const errors = {
   badRequest: (message: string) => new GatewayError(400, INVALID_REQUEST, 'bad_request', message),
   notFound: (message = 'Not found') => new GatewayError(404, INVALID_REQUEST, 'not_found', message),
@@ -46,6 +51,12 @@ export const errors = {
   /** The ledger writer is behind: refuse new work rather than drop usage records. */
   overloaded: () =>
     new GatewayError(503, 'server_error', 'overloaded', 'The gateway is catching up on accounting; retry shortly', { 'retry-after': '1' }),
+  noSession: () => new GatewayError(401, AUTH, 'no_session', 'Sign in first: this needs a dashboard session'),
+  forbidden: (message: string) => new GatewayError(403, 'permission_error', 'forbidden', message),
+  providerNotConfigured: (provider: string) =>
+    new GatewayError(503, 'server_error', 'provider_not_configured', `Sign-in with '${provider}' is not configured on this gateway`),
+  /** The rule-breaking 400s of the management endpoints (spec 7), each with its own code. */
+  rule: (code: ManagementCode, message: string) => new GatewayError(400, INVALID_REQUEST, code, message),
   serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
   internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
 } as const;

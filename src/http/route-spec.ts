@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ClientReply } from '../dataplane/client-reply.js';
+import type { Role, Session } from '../domain/session.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 
@@ -11,11 +12,14 @@ export interface RequestContext {
   /** Parsed JSON for json routes, raw bytes for raw routes, null without a body. */
   body: unknown;
   ip: string;
+  /** The signed-in session on session routes, else null. */
+  session: Session | null;
 }
 
 export interface JsonResult {
   status?: number;
-  body: unknown;
+  /** Serialised with the route's response schema; undefined sends an empty body (redirects). */
+  body?: unknown;
   headers?: Record<string, string>;
 }
 
@@ -24,8 +28,13 @@ interface RouteBase {
   /** uWS pattern; `:name` segments become params. */
   path: string;
   summary: string;
-  /** api_key: Bearer gw- key (checked by the handler); public: limited per client IP. */
-  auth: 'api_key' | 'public';
+  /**
+   * api_key: Bearer gw- key (checked by the handler); public: limited per client IP;
+   * session: the gw_session cookie (401 no_session), at least `role` in the active org
+   * (403 forbidden), and for writes a same-origin request (403 forbidden).
+   */
+  auth: 'api_key' | 'public' | 'session';
+  role?: Role;
   /** Request headers the handler reads (uWS headers vanish after the first await). */
   headers?: readonly string[];
   /** Request body schema: validated by the router for json routes; documentation for raw ones. */

@@ -8,6 +8,8 @@ export interface RouteDeps {
   inference: InferenceService;
   listModels: () => ModelListBody;
   health: () => unknown;
+  /** Control-plane routes (/auth/*, /me/*), declared by their modules. */
+  control: RouteSpec[];
 }
 
 const AUTH_HEADERS = ['authorization'] as const;
@@ -35,5 +37,6 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       summary: 'Provider configuration and per-route circuit breaker state',
       handle: () => ({ body: d.health() }),
     },
+    ...d.control,
   ];
 }

@@ -5,6 +5,8 @@ import { errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/envelope.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestContext, RouteSpec } from './route-spec.js';
+import { ROLE_RANK, type Session } from '../domain/session.js';
+import { sessionToken } from '../lib/session-cookie.js';
 import { UwsReply } from './uws-reply.js';
 
 export interface ServerOptions {
@@ -14,6 +16,10 @@ export interface ServerOptions {
   log: Logger;
   /** Seam for the per-IP limit of unauthenticated reads; throws a GatewayError (429). */
   publicGate?: (ip: string) => void;
+  /** Resolves the gw_session cookie value to a session (session routes). */
+  sessions?: (token: string) => Session | null;
+  /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
+  allowedOrigins?: ReadonlySet<string>;
 }
 
 export interface RunningServer {
@@ -68,7 +74,10 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number }): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
-  const headerNames = route.headers ?? [];
+  const isSession = route.auth === 'session';
+  const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site'] : route.headers ?? [];
+  const minRank = route.role ? ROLE_RANK[route.role] : 0;
+  const checksOrigin = isSession && route.method !== 'get';
   const readsBody = !NO_BODY.has(route.method);
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
@@ -83,7 +92,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
 
   app[route.method](route.path, (res, req) => {
     const reply = new UwsReply(res, inflight);
-    const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '' };
+    const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '', session: null };
     for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
     for (const h of headerNames) ctx.headers[h] = req.getHeader(h);
     if (isPublic) {
@@ -93,6 +102,14 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       } catch (e) {
         if (readsBody) res.onData(() => {});
         fail(reply, e);
+        return;
+      }
+    }
+    if (isSession) {
+      const refusal = authorize(ctx, opts, minRank, checksOrigin);
+      if (refusal) {
+        if (readsBody) res.onData(() => {});
+        fail(reply, refusal);
         return;
       }
     }
@@ -112,10 +129,28 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       if (ctx.body !== null) ctx.body = parseJsonBody(ctx.body as Buffer, check);
       const out = await route.handle(ctx);
       if (reply.aborted) return;
-      reply.sendJson(out.status ?? 200, serialize(out.body), out.headers);
+      if (out.body === undefined) reply.send(out.status ?? 204, 'text/plain', '', out.headers);
+      else reply.sendJson(out.status ?? 200, serialize(out.body), out.headers);
     };
     run().catch((e) => fail(reply, e));
   });
+}
+
+/** Session, role and same-origin checks of a session route; returns the refusal, if any. */
+function authorize(ctx: RequestContext, opts: ServerOptions, minRank: number, checksOrigin: boolean): Error | null {
+  const token = sessionToken(ctx.headers.cookie);
+  const session = token && opts.sessions ? opts.sessions(token) : null;
+  if (!session) return errors.noSession();
+  if (checksOrigin) {
+    const origin = ctx.headers.origin;
+    // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
+    if (origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site') {
+      return errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
+    }
+  }
+  if (ROLE_RANK[session.role] < minRank) return errors.forbidden(`This needs the ${minRank === 3 ? 'owner' : 'admin'} role in the organisation`);
+  ctx.session = session;
+  return null;
 }
 
 function parseJsonBody(raw: Buffer, check: ReturnType<typeof TypeCompiler.Compile> | null): unknown {

@@ -1,0 +1,112 @@
+import { Type } from '@sinclair/typebox';
+import { errors } from '../errors/catalog.js';
+import type { RouteSpec } from '../http/route-spec.js';
+import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
+import { deleteSession, hashToken } from '../store/sessions.js';
+import { findUser, updateUser } from '../store/users.js';
+import { findOrg } from '../store/orgs.js';
+import type { ControlDeps } from './control-deps.js';
+import { consumeLoginLink } from './login-links.js';
+import { startSession } from './session-start.js';
+
+const MeBody = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  avatar_url: Type.Union([Type.String(), Type.Null()]),
+  role: Type.String(),
+  org: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    personal: Type.Boolean(),
+    domain: Type.Union([Type.String(), Type.Null()]),
+    balance_inr: Type.Number(),
+    tier: Type.String({ description: 'tier new keys get: trial or standard' }),
+  }),
+});
+
+const NAME_RE = /^[^\u0000-\u001f<>]{1,80}$/;
+
+/** Sign-in by login link, logout, and the /me account endpoints (spec 4.3). */
+export function accountRoutes(d: ControlDeps): RouteSpec[] {
+  const secure = d.baseUrl.startsWith('https://');
+  const me = (userId: string, orgId: string, role: string) => {
+    const u = findUser(d.db, userId)!;
+    const o = findOrg(d.db, orgId)!;
+    return {
+      id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, role,
+      org: {
+        id: o.id, name: o.name, personal: o.personal === 1, domain: o.personal ? null : u.email.split('@')[1] ?? null,
+        balance_inr: o.balance_micros / 1_000_000, tier: o.funded_at !== null || o.balance_micros > 0 ? 'standard' : 'trial',
+      },
+    };
+  };
+  return [
+    {
+      kind: 'json', method: 'get', path: '/auth/link', auth: 'public',
+      summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to /me',
+      handle: (ctx) => {
+        const token = new URLSearchParams(ctx.query).get('token') ?? '';
+        const email = token ? consumeLoginLink(d.db, token, d.clock.now()) : null;
+        if (!email) throw errors.forbidden('This login link is unknown, expired or already used');
+        const { setCookie } = startSession(d, { email });
+        return { status: 302, headers: { location: '/me', 'set-cookie': setCookie } };
+      },
+    },
+    {
+      kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'],
+      summary: 'Sign out: ends the session server-side and clears the cookie',
+      response: Type.Object({ signed_out: Type.Boolean() }),
+      handle: (ctx) => {
+        const token = sessionToken(ctx.headers.cookie);
+        if (token) deleteSession(d.db, hashToken(token));
+        return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(secure) } };
+      },
+    },
+    {
+      kind: 'json', method: 'get', path: '/me', auth: 'session', response: MeBody,
+      summary: 'The signed-in user and the active org',
+      handle: (ctx) => ({ body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) }),
+    },
+    {
+      kind: 'json', method: 'patch', path: '/me', auth: 'session', response: MeBody,
+      body: Type.Object({
+        name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 80 }), Type.Null()])),
+        remove_avatar: Type.Optional(Type.Literal(true)),
+      }, { additionalProperties: false }),
+      summary: 'Update the display name or remove the avatar',
+      handle: (ctx) => {
+        const b = ctx.body as { name?: string | null; remove_avatar?: true };
+        if (typeof b.name === 'string' && !NAME_RE.test(b.name)) throw errors.rule('bad_name', 'name has characters that are not allowed');
+        updateUser(d.db, ctx.session!.userId, { name: b.name, avatarUrl: b.remove_avatar ? null : undefined });
+        return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
+      },
+    },
+    {
+      kind: 'json', method: 'patch', path: '/me/org', auth: 'session', role: 'owner', response: MeBody,
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
+      summary: 'Rename the active org (owner)',
+      handle: (ctx) => {
+        const { name } = ctx.body as { name: string };
+        if (!NAME_RE.test(name)) throw errors.rule('bad_name', 'name has characters that are not allowed');
+        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(name.trim(), ctx.session!.orgId);
+        return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
+      },
+    },
+    {
+      kind: 'json', method: 'post', path: '/me/attribution', auth: 'session',
+      body: Type.Object({
+        source: Type.String({ minLength: 1, maxLength: 200 }),
+        details: Type.Optional(Type.String({ maxLength: 2000 })),
+      }, { additionalProperties: false }),
+      response: Type.Object({ saved: Type.Boolean() }),
+      summary: 'The one-time signup survey; a second answer is refused',
+      handle: (ctx) => {
+        const res = d.db.prepare('INSERT OR IGNORE INTO attributions (user_id, answers, created_at) VALUES (?, ?, ?)')
+          .run(ctx.session!.userId, JSON.stringify(ctx.body), d.clock.now());
+        if (res.changes === 0) throw errors.rule('already_answered', 'The signup survey has already been answered');
+        return { status: 201, body: { saved: true } };
+      },
+    },
+  ];
+}

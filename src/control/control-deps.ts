@@ -1,0 +1,21 @@
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from '../store/database.js';
+
+/** How the control plane tells the data plane that something it caches has changed. */
+export interface DataplaneNotifier {
+  keyChanged(keyId: string): void;
+  workspaceChanged(workspaceId: string): void;
+  orgFunded(orgId: string): void;
+}
+
+export interface ControlDeps {
+  db: Db;
+  clock: Clock;
+  config: Readonly<Config>;
+  log: Logger;
+  notify: DataplaneNotifier;
+  /** Public origin of the gateway (config baseUrl, else http://host:port). */
+  baseUrl: string;
+}

@@ -1,0 +1,157 @@
+import { Type } from '@sinclair/typebox';
+import { errors } from '../errors/catalog.js';
+import type { RouteSpec } from '../http/route-spec.js';
+import { istMonth } from '../lib/ist.js';
+import { activeKeyNameTaken, countActiveKeys, findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { findDefaultWorkspaceId, findOrg, orgIsFunded } from '../store/orgs.js';
+import type { ControlDeps } from './control-deps.js';
+
+const TRIAL_RPM = 60;
+const TRIAL_DAILY = 200;
+const Inr = Type.Number({ minimum: 0, maximum: 10_000_000 });
+const NullableInt = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]);
+
+const KeyListItem = Type.Object({
+  id: Type.String(),
+  prefix: Type.String(),
+  name: Type.String(),
+  tier: Type.String(),
+  status: Type.String({ description: 'active, revoked or expired' }),
+  workspace_id: Type.String(),
+  rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
+  daily_limit: Type.Union([Type.Integer(), Type.Null()]),
+  monthly_budget: Type.Union([Type.Number(), Type.Null()], { description: '₹ per IST month' }),
+  spent_month: Type.Number({ description: '₹ spent this IST month' }),
+  last_used_at: Type.Union([Type.String(), Type.Null()]),
+  expires_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+});
+
+const toInr = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
+const toMicros = (inr: number) => Math.round(inr * 1_000_000);
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** GET/POST/PATCH/DELETE /me/keys (spec 4.4) with the rules of spec 3 and 7. */
+export function keyRoutes(d: ControlDeps): RouteSpec[] {
+  const { db } = d;
+  const listStmt = db.prepare(`SELECT k.*, COALESCE(s.spent_micros, 0) AS spent FROM api_keys k
+    LEFT JOIN monthly_spend s ON s.scope_id = k.id AND s.ist_month = ? WHERE k.org_id = ? ORDER BY k.created_at, k.id`);
+  const keyInOrg = (id: string, orgId: string) => {
+    const k = findKeyById(db, id);
+    if (!k || k.orgId !== orgId) throw errors.notFound('No such key in this organisation');
+    return k;
+  };
+  return [
+    {
+      kind: 'json', method: 'get', path: '/me/keys', auth: 'session', response: Type.Object({ data: Type.Array(KeyListItem) }),
+      summary: 'The org\'s keys: prefix, name, tier, limits, monthly budget, spend this month, last used',
+      handle: (ctx) => {
+        const now = d.clock.now();
+        const rows = listStmt.all(istMonth(now), ctx.session!.orgId) as Record<string, any>[];
+        return {
+          body: {
+            data: rows.map((k) => ({
+              id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, workspace_id: k.workspace_id,
+              status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
+              rpm_limit: k.tier === 'trial' ? k.rpm_limit ?? TRIAL_RPM : k.rpm_limit,
+              daily_limit: k.tier === 'trial' ? k.daily_limit ?? TRIAL_DAILY : k.daily_limit,
+              monthly_budget: toInr(k.monthly_budget_micros), spent_month: k.spent / 1_000_000,
+              last_used_at: iso(k.last_used_at), expires_at: iso(k.expires_at), created_at: iso(k.created_at)!,
+            })),
+          },
+        };
+      },
+    },
+    {
+      kind: 'json', method: 'post', path: '/me/keys', auth: 'session',
+      body: Type.Object({
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        budget_inr: Type.Optional(Inr),
+        expires_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+        workspace_id: Type.Optional(Type.String()),
+      }, { additionalProperties: false }),
+      response: Type.Object({
+        id: Type.String(), key: Type.String(), prefix: Type.String(), name: Type.String(), tier: Type.String(),
+        workspace_id: Type.String(), budget_inr: Type.Union([Type.Number(), Type.Null()]),
+        expires_days: Type.Union([Type.Integer(), Type.Null()]), expires_at: Type.Union([Type.String(), Type.Null()]),
+      }),
+      summary: 'Mint a key; the full key is in this response only',
+      handle: (ctx) => {
+        const b = ctx.body as { name?: string; budget_inr?: number; expires_days?: number; workspace_id?: string };
+        const orgId = ctx.session!.orgId;
+        const now = d.clock.now();
+        const org = findOrg(db, orgId)!;
+        const tier = orgIsFunded(org) ? 'standard' : 'trial';
+        const name = (b.name ?? `key-${new Date(now).toISOString().slice(0, 10)}-${countActiveKeys(db, orgId, now) + 1}`).trim();
+        if (b.budget_inr !== undefined && tier === 'trial') throw errors.badRequest('Monthly budgets apply to standard keys; trial keys are free');
+        let workspaceId = findDefaultWorkspaceId(db, orgId)!;
+        if (b.workspace_id !== undefined) {
+          const ws = db.prepare('SELECT id FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL').pluck().get(b.workspace_id, orgId);
+          if (!ws) throw errors.notFound('No such workspace in this organisation');
+          workspaceId = b.workspace_id;
+        }
+        const created = db.transaction(() => {
+          if (countActiveKeys(db, orgId, now) >= d.config.orgs.maxActiveKeysPerOrg) {
+            throw errors.rule('cap', `An organisation can have at most ${d.config.orgs.maxActiveKeysPerOrg} active keys (beta); revoke one first`);
+          }
+          if (activeKeyNameTaken(db, orgId, name, now)) throw errors.rule('duplicate_key_name', `An active key named '${name}' already exists`);
+          return insertKey(db, {
+            orgId, workspaceId, name, tier,
+            monthlyBudgetMicros: b.budget_inr === undefined ? null : toMicros(b.budget_inr),
+            expiresAt: b.expires_days === undefined ? null : now + b.expires_days * 86_400_000,
+          }, now);
+        }).immediate();
+        const expiresAt = b.expires_days === undefined ? null : now + b.expires_days * 86_400_000;
+        return {
+          status: 201,
+          body: {
+            id: created.id, key: created.key, prefix: created.prefix, name, tier, workspace_id: workspaceId,
+            budget_inr: b.budget_inr ?? null, expires_days: b.expires_days ?? null, expires_at: iso(expiresAt),
+          },
+        };
+      },
+    },
+    {
+      kind: 'json', method: 'patch', path: '/me/keys/:id', auth: 'session', role: 'admin',
+      body: Type.Object({
+        rpm_limit: Type.Optional(NullableInt),
+        daily_limit: Type.Optional(NullableInt),
+        budget_inr: Type.Optional(Type.Union([Inr, Type.Null()])),
+      }, { additionalProperties: false }),
+      response: Type.Object({
+        id: Type.String(), tier: Type.String(), rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
+        daily_limit: Type.Union([Type.Integer(), Type.Null()]), monthly_budget: Type.Union([Type.Number(), Type.Null()]),
+      }),
+      summary: 'Change a key\'s limits (owner/admin); the data plane applies them at once',
+      handle: (ctx) => {
+        const b = ctx.body as { rpm_limit?: number | null; daily_limit?: number | null; budget_inr?: number | null };
+        const k = keyInOrg(ctx.params.id, ctx.session!.orgId);
+        if (k.revokedAt !== null) throw errors.notFound('No such active key in this organisation');
+        if (k.tier === 'trial') {
+          if ((b.rpm_limit ?? 0) > TRIAL_RPM || (b.daily_limit ?? 0) > TRIAL_DAILY) {
+            throw errors.rule('trial_ceiling', `Trial keys are capped at ${TRIAL_RPM} per minute and ${TRIAL_DAILY} per day; add credit for a standard key`);
+          }
+          if (b.budget_inr !== undefined && b.budget_inr !== null) throw errors.badRequest('Monthly budgets apply to standard keys; trial keys are free');
+        }
+        updateKeyLimits(db, k.id, {
+          rpmLimit: b.rpm_limit, dailyLimit: b.daily_limit,
+          monthlyBudgetMicros: b.budget_inr === undefined ? undefined : b.budget_inr === null ? null : toMicros(b.budget_inr),
+        }, d.clock.now());
+        d.notify.keyChanged(k.id);
+        const after = findKeyById(db, k.id)!;
+        return { body: { id: k.id, tier: after.tier, rpm_limit: after.rpmLimit, daily_limit: after.dailyLimit, monthly_budget: toInr(after.monthlyBudgetMicros) } };
+      },
+    },
+    {
+      kind: 'json', method: 'del', path: '/me/keys/:id', auth: 'session', role: 'admin',
+      response: Type.Object({ id: Type.String(), revoked: Type.Boolean() }),
+      summary: 'Revoke a key (owner/admin); permanent, effective at once',
+      handle: (ctx) => {
+        const k = keyInOrg(ctx.params.id, ctx.session!.orgId);
+        revokeKey(db, k.id, d.clock.now());
+        d.notify.keyChanged(k.id);
+        return { body: { id: k.id, revoked: true } };
+      },
+    },
+  ];
+}

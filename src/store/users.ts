@@ -1,0 +1,74 @@
+import type { Db } from './database.js';
+import { newId } from '../lib/ids.js';
+import { insertMoneyEvent, insertOrg } from './orgs.js';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  avatar_url: string | null;
+  created_at: number;
+}
+
+export function findUserByEmail(db: Db, email: string): UserRow | undefined {
+  return db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
+}
+
+export function findUser(db: Db, id: string): UserRow | undefined {
+  return db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+}
+
+export function findUserByIdentity(db: Db, provider: string, subject: string): UserRow | undefined {
+  return db.prepare(`SELECT u.* FROM user_identities i JOIN users u ON u.id = i.user_id WHERE i.provider = ? AND i.subject = ?`)
+    .get(provider, subject) as UserRow | undefined;
+}
+
+export interface SignIn {
+  email: string;
+  name?: string | null;
+  avatarUrl?: string | null;
+  /** The identity provider and its subject id, when signing in through one. */
+  identity?: { provider: string; subject: string };
+  signupCreditMicros: number;
+}
+
+/**
+ * Finds the user for a sign-in, creating it on first sign-in together with its personal org
+ * (the user as owner, a default workspace, and the signup credit if any). One transaction.
+ */
+export function upsertUserForSignIn(db: Db, s: SignIn, now = Date.now()): { user: UserRow; personalOrgId: string; created: boolean } {
+  return db.transaction(() => {
+    let user = s.identity ? findUserByIdentity(db, s.identity.provider, s.identity.subject) : undefined;
+    user ??= findUserByEmail(db, s.email);
+    let created = false;
+    if (!user) {
+      const id = newId('usr');
+      db.prepare('INSERT INTO users (id, email, name, avatar_url, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(id, s.email, s.name ?? null, s.avatarUrl ?? null, now);
+      user = findUser(db, id)!;
+      created = true;
+    }
+    if (s.identity) {
+      db.prepare('INSERT OR IGNORE INTO user_identities (provider, subject, user_id, created_at) VALUES (?, ?, ?, ?)')
+        .run(s.identity.provider, s.identity.subject, user.id, now);
+    }
+    let personalOrgId = db.prepare(`SELECT o.id FROM orgs o JOIN memberships m ON m.org_id = o.id
+      WHERE m.user_id = ? AND o.personal = 1`).pluck().get(user.id) as string | undefined;
+    if (!personalOrgId) {
+      const name = user.name ? `${user.name}'s org` : user.email.split('@')[0];
+      personalOrgId = insertOrg(db, name, { personal: true, now }).orgId;
+      db.prepare("INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)").run(personalOrgId, user.id, now);
+      if (s.signupCreditMicros > 0) insertMoneyEvent(db, personalOrgId, 'signup_credit', s.signupCreditMicros, { note: 'signup credit', now });
+    }
+    return { user, personalOrgId, created };
+  })();
+}
+
+export function updateUser(db: Db, id: string, patch: { name?: string | null; avatarUrl?: null }): void {
+  if (patch.name !== undefined) db.prepare('UPDATE users SET name = ? WHERE id = ?').run(patch.name, id);
+  if (patch.avatarUrl !== undefined) db.prepare('UPDATE users SET avatar_url = NULL WHERE id = ?').run(id);
+}
+
+export function roleIn(db: Db, orgId: string, userId: string): string | undefined {
+  return db.prepare('SELECT role FROM memberships WHERE org_id = ? AND user_id = ?').pluck().get(orgId, userId) as string | undefined;
+}
