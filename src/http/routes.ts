@@ -2,7 +2,10 @@ import { HealthBody } from '../control/health.js';
 import { ModelList, type ModelListBody } from '../control/model-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
+import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from './route-spec.js';
+
+const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
@@ -16,7 +19,7 @@ const AUTH_HEADERS = ['authorization'] as const;
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
-  return [
+  const routes: RouteSpec[] = [
     {
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
@@ -39,4 +42,11 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     },
     ...d.control,
   ];
+  const openapi = openApiDocument(routes, GATEWAY_VERSION);
+  routes.push({
+    kind: 'json', method: 'get', path: '/openapi.json', auth: 'public',
+    summary: 'This document: OpenAPI 3.1, generated from the route table',
+    handle: () => ({ body: openapi }),
+  });
+  return routes;
 }

@@ -1,0 +1,64 @@
+import type { RouteSpec } from './route-spec.js';
+
+const ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type', 'code'],
+      properties: { message: { type: 'string' }, type: { type: 'string' }, code: { type: 'string', description: 'stable machine code; branch on this' } },
+    },
+  },
+};
+
+const AUTH_ERRORS: Record<RouteSpec['auth'], Record<string, string>> = {
+  api_key: { 401: 'invalid_api_key', 402: 'insufficient_credits', 429: 'rate_limit_exceeded, daily_limit_reached or budget_exceeded (retry-after)' },
+  session: { 401: 'no_session', 403: 'forbidden (role or cross-site)' },
+  public: { 429: 'rate_limit_exceeded (per IP, retry-after)' },
+};
+
+/** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */
+const plain = (s: unknown) => JSON.parse(JSON.stringify(s));
+
+/** The OpenAPI 3.1 document, derived from the same route table that serves requests. */
+export function openApiDocument(routes: readonly RouteSpec[], version: string): unknown {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const method = r.method === 'del' ? 'delete' : r.method;
+    const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const responses: Record<string, unknown> = {
+      [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: r.response
+        ? { description: 'OK', content: { 'application/json': { schema: plain(r.response) } } }
+        : { description: r.path.startsWith('/v1/chat') ? 'chat.completion JSON, or text/event-stream when stream is true' : 'OK' },
+      400: { description: 'bad_request and the rule codes of this endpoint', content: { 'application/json': { schema: ERROR } } },
+    };
+    for (const [status, what] of Object.entries(AUTH_ERRORS[r.auth])) responses[status] = { description: what, content: { 'application/json': { schema: ERROR } } };
+    if (r.path.startsWith('/v1/chat') || r.path.startsWith('/v1/embeddings')) {
+      responses[404] = { description: 'model_not_found', content: { 'application/json': { schema: ERROR } } };
+      responses[502] = { description: 'all_routes_failed', content: { 'application/json': { schema: ERROR } } };
+    }
+    (paths[path] ??= {})[method] = {
+      summary: r.summary,
+      ...(params.length ? { parameters: params } : {}),
+      ...(r.auth === 'api_key' ? { security: [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
+      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(r.body) } } } } : {}),
+      ...(r.role ? { 'x-gw-role': r.role } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'gw inference gateway', version, description: 'OpenAI-compatible inference with INR billing; dashboard endpoints under /me.' },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'gw- or gw-trial- API key' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
+      },
+      schemas: { Error: ERROR },
+    },
+    paths,
+  };
+}
