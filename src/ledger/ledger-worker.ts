@@ -6,6 +6,7 @@ import { usageBatchWriter, type UsageTuple } from '../store/usage.js';
 const db = openDatabase((workerData as { dbPath: string }).dbPath);
 const write = usageBatchWriter(db);
 
-export default function writeBatch(rows: UsageTuple[]): number {
-  return write(rows);
+/** Takes a batch as the JSON text of its tuples (see UsageBatcher) and commits it. */
+export default function writeBatch(json: string): number {
+  return write(JSON.parse(json) as UsageTuple[]);
 }
