@@ -1,0 +1,60 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+function throwsConfig(fn: () => unknown, pattern: RegExp): void {
+  try {
+    fn();
+  } catch (e) {
+    assert.instance(e, ConfigError);
+    assert.match((e as Error).message, pattern);
+    return;
+  }
+  assert.unreachable('expected a ConfigError');
+}
+
+test('defaults work with no file and no environment', () => {
+  const c = loadConfig({ env: {} });
+  assert.is(c.port, 8080);
+  assert.is(c.host, '127.0.0.1');
+  assert.is(c.dbPath, './data/gateway.db');
+  assert.is(c.limits.gatewayRpm, 120);
+  assert.is(c.keyCache.ttlMs, 60_000);
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.limits), 'frozen after validation');
+});
+
+test('the file, then the environment, then overrides apply in that order', () => {
+  const p = file('a.json', JSON.stringify({ port: 9000, dbPath: '/tmp/a.db', limits: { gatewayRpm: 500 } }));
+  const c = loadConfig({ file: p, env: { GW_PORT: '9100' }, overrides: { dbPath: '/tmp/b.db' } });
+  assert.is(c.port, 9100);
+  assert.is(c.dbPath, '/tmp/b.db');
+  assert.is(c.limits.gatewayRpm, 500);
+  assert.is(c.limits.publicRpmPerIp, 120, 'defaults fill what the file leaves out');
+  assert.is(loadConfig({ env: { GW_CONFIG: p } }).port, 9000, 'GW_CONFIG names the file');
+});
+
+test('an invalid value stops start-up with a message naming its path', () => {
+  throwsConfig(() => loadConfig({ file: file('b.json', '{"upstream":{"connectTimeoutMs":"soon"}}'), env: {} }), /\/upstream\/connectTimeoutMs/);
+  throwsConfig(() => loadConfig({ file: file('c.json', '{"port":70000}'), env: {} }), /invalid config at \/port/);
+  throwsConfig(() => loadConfig({ file: file('d.json', '{"prot":1}'), env: {} }), /invalid config/);
+  throwsConfig(() => loadConfig({ file: file('e.json', '{"providers":{"openai":{"baseUrl":"ftp://x"}}}'), env: {} }), /\/providers\/openai\/baseUrl/);
+  throwsConfig(() => loadConfig({ env: { GW_PORT: 'eighty' } }), /GW_PORT/);
+});
+
+test('an unreadable or non-JSON file is named in the error', () => {
+  throwsConfig(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }), /cannot read config file .*missing\.json/);
+  throwsConfig(() => loadConfig({ file: file('f.json', '{nope'), env: {} }), /not valid JSON/);
+  throwsConfig(() => loadConfig({ file: file('g.json', '[1]'), env: {} }), /must hold a JSON object/);
+});
+
+test.run();

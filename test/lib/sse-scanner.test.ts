@@ -1,0 +1,46 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SseScanner } from '../../src/lib/sse-scanner.js';
+import { scanUsage } from '../../src/lib/usage-scan.js';
+
+const chunk = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
+const USAGE = { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46 };
+const STREAM = chunk({ choices: [{ delta: { content: 'a' } }], usage: null })
+  + chunk({ choices: [{ delta: { content: 'b' } }], usage: null })
+  + chunk({ choices: [], usage: USAGE }) + 'data: [DONE]\n\n';
+
+test('finds usage in the final chunk and the [DONE] marker, ignoring usage: null chunks', () => {
+  const s = new SseScanner();
+  s.push(Buffer.from(STREAM));
+  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+  assert.is(s.done, true);
+  assert.is(s.atEventBoundary, true);
+});
+
+test('finds them whatever the chunk boundaries, even split inside the usage key and [DONE]', () => {
+  const bytes = Buffer.from(STREAM);
+  for (let size = 1; size <= 40; size++) {
+    const s = new SseScanner();
+    for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
+    assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 }, `chunk size ${size}`);
+    assert.is(s.done, true, `chunk size ${size}`);
+  }
+});
+
+test('a stream cut mid-event is not at an event boundary and has no [DONE]', () => {
+  const s = new SseScanner();
+  s.push(Buffer.from(chunk({ choices: [] }) + 'data: {"choi'));
+  assert.is(s.done, false);
+  assert.is(s.atEventBoundary, false);
+  assert.is(s.usage, null);
+});
+
+test('scanUsage reads the last usage block of a JSON response without parsing it all', () => {
+  const body = Buffer.from(JSON.stringify({ id: 'x', choices: [{ message: { content: '"usage": fake' } }], usage: { prompt_tokens: 5, completion_tokens: 9 } }));
+  assert.equal(scanUsage(body), { promptTokens: 5, completionTokens: 9 });
+  assert.equal(scanUsage(Buffer.from('{"data":[],"usage":{"prompt_tokens":7,"total_tokens":7}}')), { promptTokens: 7, completionTokens: 0 });
+  assert.is(scanUsage(Buffer.from('{"usage":null}')), null);
+  assert.is(scanUsage(Buffer.from('{}')), null);
+});
+
+test.run();
