@@ -20,10 +20,13 @@ export async function tail(db: Db, argv: string[], json: boolean): Promise<numbe
     for (const r of rows) console.log(json ? JSON.stringify(r) : formatRow(r));
   };
   if (!json) console.log(HEADER);
+  // The high-water mark is read before the last rows: a row committed between the two reads is
+  // then printed by the follow loop rather than skipped.
+  const mark = reader.lastId();
   const first = reader.lastN(positiveInt(values.lines, '--lines') ?? 10);
   print(first);
   if (values['no-follow']) return 0;
-  let last = Math.max(first.at(-1)?.id ?? 0, reader.lastId());
+  let last = Math.max(first.at(-1)?.id ?? 0, mark);
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       for (;;) {

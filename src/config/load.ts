@@ -44,6 +44,9 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   if (env.GW_HOST !== undefined) raw.host = env.GW_HOST;
   if (env.GW_DB !== undefined) raw.dbPath = env.GW_DB;
   if (env.GW_LOG_LEVEL !== undefined) raw.logLevel = env.GW_LOG_LEVEL;
+  // Sign-in settings, so secrets can stay out of the file (an empty variable counts as unset).
+  if (env.GW_BASE_URL) raw.baseUrl = env.GW_BASE_URL.replace(/\/+$/, '');
+  for (const [name, path] of SIGN_IN_ENV) if (env[name]) setIn(raw, path, env[name], name);
   Object.assign(raw, opts.overrides ?? {});
 
   const withDefaults = Value.Default(ConfigSchema, structuredClone(raw));
@@ -53,6 +56,26 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     throw new ConfigError(`invalid config at ${where}: ${firstError.message}${file ? ` (file ${file})` : ''}`);
   }
   return deepFreeze(withDefaults as Config);
+}
+
+const SIGN_IN_ENV: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['GW_GOOGLE_CLIENT_ID', ['auth', 'google', 'clientId']],
+  ['GW_GOOGLE_CLIENT_SECRET', ['auth', 'google', 'clientSecret']],
+  ['GW_GITHUB_CLIENT_ID', ['auth', 'github', 'clientId']],
+  ['GW_GITHUB_CLIENT_SECRET', ['auth', 'github', 'clientSecret']],
+];
+
+/** Sets raw[a][b][c] = value, creating the objects on the way; a non-object in the way is a config error. */
+function setIn(raw: Record<string, unknown>, path: readonly string[], value: string, envName: string): void {
+  let o = raw;
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = o[path[i]] ?? (o[path[i]] = {});
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+      throw new ConfigError(`invalid config at /${path.slice(0, i + 1).join('/')}: must be an object (${envName} sets a field in it)`);
+    }
+    o = next as Record<string, unknown>;
+  }
+  o[path[path.length - 1]] = value;
 }
 
 function numberFromEnv(name: string, value: string): number {

@@ -12,7 +12,9 @@ const OidcProvider = Type.Object({
   /** OpenID issuer; endpoints come from its /.well-known/openid-configuration. */
   issuer: Type.String({ pattern: '^https?://' }),
   scope: Type.String({ default: 'openid email profile' }),
-}, { additionalProperties: false });
+  // The object default is never used (record entries exist or not): TypeBox's Value.Default only
+  // fills the defaults inside a Record's values when the value schema itself has one.
+}, { additionalProperties: false, default: {} });
 
 const OAuth2Provider = Type.Object({
   clientId: Type.Optional(Type.String({ minLength: 1 })),

@@ -1,7 +1,291 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../http/route-spec.js';
+import {
+  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, UsageRollup, type EventFilter, type OrgKey, type UsageCell,
+} from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
 
-/** /me/usage, /me/usage/daily, /me/activity, /me/activity/events (owned by the reporting work; filled in there). */
-export function usageRoutes(_d: ControlDeps): RouteSpec[] {
-  return [];
+const WINDOW_DAYS = 30;
+const MAX_SPAN_DAYS = 366;
+const TOP = 10;
+const EVENTS_DEFAULT = 50;
+const EVENTS_MAX = 200;
+const DAY_MS = 86_400_000;
+
+// ---- response schemas ----------------------------------------------------------------------
+
+const Int = Type.Integer();
+const Inr = Type.Number({ description: '₹' });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const volume = { requests: Int, prompt_tokens: Int, completion_tokens: Int, cost: Inr };
+const Volume = Type.Object(volume);
+const Day = Type.String({ description: 'IST calendar day, YYYY-MM-DD' });
+const DayModel = Type.Object({ day: Day, model: Type.String(), ...volume });
+
+const UsageBody = Type.Object({
+  today: Day,
+  from: Day,
+  data: Type.Array(Type.Object({
+    id: Type.String(), prefix: Type.String(), name: Type.String(), status: Type.String({ description: 'active, revoked or expired' }),
+    today: Volume, last_30_days: Volume,
+  })),
+});
+const DailyBody = Type.Object({ from: Day, to: Day, data: Type.Array(DayModel) });
+const ActivityBody = Type.Object({
+  from: Day,
+  to: Day,
+  totals: Volume,
+  daily: Type.Array(DayModel),
+  top_models: Type.Array(Type.Object({ model: Type.String(), ...volume })),
+  top_keys: Type.Array(Type.Object({ id: Type.String(), prefix: Nullable(Type.String()), name: Nullable(Type.String()), ...volume })),
+  providers: Type.Array(Type.Object({
+    provider: Type.String(), requests: Type.Integer({ description: 'requests this provider served' }), cost: Inr,
+    share: Type.Number({ description: 'fraction of the period\'s cost, 0..1' }),
+  })),
+});
+const EventsBody = Type.Object({
+  data: Type.Array(Type.Object({
+    at: Type.String(), request_id: Type.String(), key_id: Type.String(), key_prefix: Nullable(Type.String()), endpoint: Type.String(),
+    model: Type.String(), provider: Nullable(Type.String()), attempt: Int, status: Int, error_code: Nullable(Type.String()),
+    prompt_tokens: Int, completion_tokens: Int, cost: Inr, latency_ms: Type.Number(), ttfb_ms: Nullable(Type.Number()),
+    streamed: Type.Boolean(), billable: Type.Boolean(), byok: Type.Boolean(),
+  })),
+  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null at the end' })),
+});
+
+// ---- aggregation ----------------------------------------------------------------------------
+
+interface Tally {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+}
+
+const tally = (): Tally => ({ requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 });
+
+function add(t: Tally, c: UsageCell): void {
+  t.requests += c.requests;
+  t.promptTokens += c.promptTokens;
+  t.completionTokens += c.completionTokens;
+  t.costMicros += c.costMicros;
+}
+
+function tallyIn<K>(m: Map<K, Tally>, k: K, c: UsageCell): void {
+  let t = m.get(k);
+  if (t === undefined) m.set(k, (t = tally()));
+  add(t, c);
+}
+
+const volumeOf = (t: Tally) => ({ requests: t.requests, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, cost: t.costMicros / 1e6 });
+
+/** Most spend first, then most requests, then by name, so equal rows keep a stable order. */
+const bySpend = <K extends string>([ak, a]: [K, Tally], [bk, b]: [K, Tally]) =>
+  b.costMicros - a.costMicros || b.requests - a.requests || (ak < bk ? -1 : ak > bk ? 1 : 0);
+
+function dailyRows(cells: Iterable<UsageCell>) {
+  const m = new Map<string, Tally & { day: number; model: string }>();
+  for (const c of cells) {
+    const k = `${c.day}\u0000${c.model}`;
+    let t = m.get(k);
+    if (t === undefined) m.set(k, (t = { ...tally(), day: c.day, model: c.model }));
+    add(t, c);
+  }
+  return [...m.values()]
+    .sort((a, b) => a.day - b.day || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0))
+    .map((t) => ({ day: istDayLabel(t.day), model: t.model, ...volumeOf(t) }));
+}
+
+const keyStatus = (k: OrgKey, now: number) => (k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
+
+// ---- query strings --------------------------------------------------------------------------
+
+const shown = (s: string) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
+/** The query string as a map; unknown or repeated parameters are a 400, so a typo is not silently ignored. */
+function queryParams(raw: string, allowed: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of new URLSearchParams(raw)) {
+    if (!allowed.includes(k)) {
+      throw errors.badRequest(`Unknown query parameter ${shown(k)}${allowed.length ? `; this endpoint takes ${allowed.join(', ')}` : ''}`);
+    }
+    if (out.has(k)) throw errors.badRequest(`Query parameter '${k}' is given more than once`);
+    out.set(k, v);
+  }
+  return out;
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** An IST calendar date `YYYY-MM-DD` as an IST day number; a 400 unless it is a real date. */
+function parseDay(name: string, v: string): number {
+  const ms = DATE_RE.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
+  // Date.parse rolls 2025-02-30 over to March; the round trip refuses it.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v) {
+    throw errors.badRequest(`'${name}' must be a calendar date YYYY-MM-DD (IST), got ${shown(v)}`);
+  }
+  return ms / DAY_MS;
+}
+
+function parseLimit(v: string | undefined): number {
+  if (v === undefined) return EVENTS_DEFAULT;
+  const n = /^\d{1,4}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= EVENTS_MAX)) throw errors.badRequest(`'limit' must be an integer from 1 to ${EVENTS_MAX}, got ${shown(v)}`);
+  return n;
+}
+
+/** Cursors are opaque to clients: base64url of the last row id, checked to be one this endpoint could have issued. */
+const encodeCursor = (id: number) => Buffer.from(String(id)).toString('base64url');
+
+function decodeCursor(v: string): number {
+  const text = /^[A-Za-z0-9_-]{1,24}$/.test(v) ? Buffer.from(v, 'base64url').toString('latin1') : '';
+  if (!/^[1-9]\d{0,14}$/.test(text) || encodeCursor(Number(text)) !== v) {
+    throw errors.badRequest('\'cursor\' is not a cursor this endpoint issued; pass next_cursor from the previous page');
+  }
+  return Number(text);
+}
+
+function parseStatus(v: string): EventFilter['status'] {
+  if (v === 'ok' || v === 'error') return v;
+  if (/^[1-5]\d\d$/.test(v)) return Number(v);
+  throw errors.badRequest(`'status' must be ok, error or an HTTP status such as 429, got ${shown(v)}`);
+}
+
+function filterText(name: string, v: string | undefined): string | undefined {
+  if (v !== undefined && (v.length === 0 || v.length > 200)) throw errors.badRequest(`'${name}' must be 1 to 200 characters`);
+  return v;
+}
+
+// ---- routes ---------------------------------------------------------------------------------
+
+/** /me/usage, /me/usage/daily, /me/activity, /me/activity/events (spec 4.12), scoped to the session's active org. */
+export function usageRoutes(d: ControlDeps): RouteSpec[] {
+  const rollup = new UsageRollup(d.db);
+  const orgKeys = orgKeysReader(d.db);
+  const events = usageEventsReader(d.db);
+
+  return [
+    {
+      kind: 'json', method: 'get', path: '/me/usage', auth: 'session', response: UsageBody,
+      summary: 'Per key: requests, tokens and ₹ cost today (IST) and over the last 30 IST days, keys without usage included',
+      handle: async (ctx) => {
+        queryParams(ctx.query, []);
+        const orgId = ctx.session!.orgId;
+        const now = d.clock.now();
+        const today = istDayNumber(now);
+        const from = today - WINDOW_DAYS + 1;
+        const usage = await rollup.read(orgId);
+        const perKey = new Map<string, { today: Tally; window: Tally }>();
+        for (const c of usage.cells(from, today)) {
+          let k = perKey.get(c.keyId);
+          if (k === undefined) perKey.set(c.keyId, (k = { today: tally(), window: tally() }));
+          add(k.window, c);
+          if (c.day === today) add(k.today, c);
+        }
+        return {
+          body: {
+            today: istDayLabel(today),
+            from: istDayLabel(from),
+            data: orgKeys(orgId).map((k) => {
+              const u = perKey.get(k.id);
+              return {
+                id: k.id, prefix: k.prefix, name: k.name, status: keyStatus(k, now),
+                today: volumeOf(u?.today ?? tally()), last_30_days: volumeOf(u?.window ?? tally()),
+              };
+            }),
+          },
+        };
+      },
+    },
+    {
+      kind: 'json', method: 'get', path: '/me/usage/daily', auth: 'session', response: DailyBody,
+      summary: 'The last 30 IST days by day and model: requests, tokens, ₹ cost (days with no usage are left out)',
+      handle: async (ctx) => {
+        queryParams(ctx.query, []);
+        const to = istDayNumber(d.clock.now());
+        const from = to - WINDOW_DAYS + 1;
+        const usage = await rollup.read(ctx.session!.orgId);
+        return { body: { from: istDayLabel(from), to: istDayLabel(to), data: dailyRows(usage.cells(from, to)) } };
+      },
+    },
+    {
+      kind: 'json', method: 'get', path: '/me/activity', auth: 'session', response: ActivityBody,
+      summary: 'Spend and volume from..to (IST dates, inclusive; default the last 30 days; at most 366): by day and model, '
+        + 'top models and keys, per-provider cost split, totals',
+      handle: async (ctx) => {
+        const q = queryParams(ctx.query, ['from', 'to']);
+        const orgId = ctx.session!.orgId;
+        const to = q.has('to') ? parseDay('to', q.get('to')!) : istDayNumber(d.clock.now());
+        const from = q.has('from') ? parseDay('from', q.get('from')!) : to - WINDOW_DAYS + 1;
+        if (from > to) throw errors.badRequest(`'from' (${istDayLabel(from)}) is after 'to' (${istDayLabel(to)})`);
+        if (to - from + 1 > MAX_SPAN_DAYS) throw errors.badRequest(`The range spans ${to - from + 1} days; at most ${MAX_SPAN_DAYS} are allowed`);
+
+        const usage = await rollup.read(orgId);
+        const totals = tally();
+        const models = new Map<string, Tally>();
+        const keys = new Map<string, Tally>();
+        const providers = new Map<string, { served: number; costMicros: number }>();
+        const cells = [...usage.cells(from, to)];
+        for (const c of cells) {
+          add(totals, c);
+          tallyIn(models, c.model, c);
+          tallyIn(keys, c.keyId, c);
+          if (c.served > 0 && c.provider !== null) {
+            let p = providers.get(c.provider);
+            if (p === undefined) providers.set(c.provider, (p = { served: 0, costMicros: 0 }));
+            p.served += c.served;
+            p.costMicros += c.costMicros;
+          }
+        }
+        const keyInfo = new Map(orgKeys(orgId).map((k) => [k.id, k]));
+        return {
+          body: {
+            from: istDayLabel(from),
+            to: istDayLabel(to),
+            totals: volumeOf(totals),
+            daily: dailyRows(cells),
+            top_models: [...models].sort(bySpend).slice(0, TOP).map(([model, t]) => ({ model, ...volumeOf(t) })),
+            top_keys: [...keys].sort(bySpend).slice(0, TOP).map(([id, t]) => {
+              const k = keyInfo.get(id);
+              return { id, prefix: k?.prefix ?? null, name: k?.name ?? null, ...volumeOf(t) };
+            }),
+            providers: [...providers]
+              .sort(([an, a], [bn, b]) => b.costMicros - a.costMicros || b.served - a.served || (an < bn ? -1 : 1))
+              .map(([provider, p]) => ({
+                provider, requests: p.served, cost: p.costMicros / 1e6,
+                share: totals.costMicros === 0 ? 0 : Math.round((p.costMicros / totals.costMicros) * 10_000) / 10_000,
+              })),
+          },
+        };
+      },
+    },
+    {
+      kind: 'json', method: 'get', path: '/me/activity/events', auth: 'session', response: EventsBody,
+      summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, status=ok|error|NNN); '
+        + 'pass next_cursor as cursor for the next page',
+      handle: (ctx) => {
+        const q = queryParams(ctx.query, ['limit', 'cursor', 'model', 'key_id', 'status']);
+        const limit = parseLimit(q.get('limit'));
+        const before = q.has('cursor') ? decodeCursor(q.get('cursor')!) : Number.MAX_SAFE_INTEGER;
+        const filter: EventFilter = {
+          model: filterText('model', q.get('model')),
+          keyId: filterText('key_id', q.get('key_id')),
+          status: q.has('status') ? parseStatus(q.get('status')!) : undefined,
+        };
+        const page = events(ctx.session!.orgId, before, limit, filter);
+        return {
+          body: {
+            data: page.rows.map((r) => ({
+              at: new Date(r.at).toISOString(), request_id: r.request_id, key_id: r.key_id, key_prefix: r.key_prefix,
+              endpoint: r.endpoint, model: r.model, provider: r.provider, attempt: r.attempt, status: r.status, error_code: r.error_code,
+              prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost_micros / 1e6,
+              latency_ms: r.latency_ms, ttfb_ms: r.ttfb_ms, streamed: r.streamed === 1, billable: r.billable === 1, byok: r.byok === 1,
+            })),
+            next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore),
+          },
+        };
+      },
+    },
+  ];
 }

@@ -25,11 +25,15 @@ export interface ServerOptions {
 export interface RunningServer {
   port: number;
   /** Requests whose response has not ended yet. */
-  readonly inflight: { count: number };
-  /** Stops accepting connections; open ones finish their requests. */
+  readonly inflight: { count: number; draining: boolean };
+  /**
+   * Stops accepting connections and, on connections already open (keep-alive), answers new
+   * requests 503 with Connection: close, so in-flight work can drain to zero.
+   */
   stopListening(): void;
 }
 
+const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 
 /**
@@ -39,7 +43,7 @@ const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
  */
 export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): Promise<RunningServer> {
   const app = uWS.App();
-  const inflight = { count: 0 };
+  const inflight = { count: 0, draining: false };
   const paths = new Set<string>();
 
   for (const route of routes) {
@@ -66,13 +70,16 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
       resolve({
         port: uWS.us_socket_local_port(token),
         inflight,
-        stopListening: () => uWS.us_listen_socket_close(token),
+        stopListening: () => {
+          inflight.draining = true;
+          uWS.us_listen_socket_close(token);
+        },
       });
     });
   });
 }
 
-function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number }): void {
+function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
   const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site'] : route.headers ?? [];
@@ -91,9 +98,22 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   };
 
   app[route.method](route.path, (res, req) => {
+    if (inflight.draining) {
+      const refused = new UwsReply(res);
+      if (readsBody) res.onData(() => {});
+      refused.sendError(SHUTTING_DOWN, true);
+      return;
+    }
     const reply = new UwsReply(res, inflight);
     const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '', session: null };
-    for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
+    try {
+      for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
+    } catch {
+      // A malformed %-escape (GET /auth/%E0%A4%A): a throw out of a uWS handler would end the process.
+      if (readsBody) res.onData(() => {});
+      fail(reply, errors.badRequest('The request path has a malformed %-escape'));
+      return;
+    }
     for (const h of headerNames) ctx.headers[h] = req.getHeader(h);
     if (isPublic) {
       ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();

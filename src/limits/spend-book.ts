@@ -97,9 +97,11 @@ export class SpendBook {
   /** A workspace's budget changed: read it again (its spend so far stays). */
   reloadWorkspace(id: string): void {
     const w = this.#workspaces.get(id);
-    if (w) {
-      w.budget = this.#reader.workspaceBudget(id);
-      w.month = '';
-    }
+    if (!w) return;
+    const hadBudget = w.budget !== null;
+    w.budget = this.#reader.workspaceBudget(id);
+    // Spend is tracked only while a budget exists: load it when one appears; otherwise keep the
+    // in-memory figure, which includes spend the ledger has not committed yet.
+    if (!hadBudget) w.month = '';
   }
 }

@@ -1,0 +1,90 @@
+import { fetch } from 'undici';
+import { errors } from '../../errors/catalog.js';
+import type { GatewayError } from '../../errors/gateway-error.js';
+import type { Logger } from '../../lib/logger.js';
+
+/** Identity providers answer in well under a second; past this a sign-in fails with 503 rather than hang. */
+export const IDP_TIMEOUT_MS = 10_000;
+
+const USER_AGENT = 'gw-gateway (sign-in)';
+
+export interface IdpAnswer {
+  status: number;
+  /** The parsed body, or null when it is not JSON. */
+  json: unknown;
+}
+
+/**
+ * Outbound calls to identity providers (discovery, JWKS, token, userinfo, GitHub API), each bounded
+ * by a timeout. A provider that cannot be reached becomes 503 `unavailable` (logged with the
+ * cause); what it answers is returned for the caller to judge.
+ */
+export class IdpHttp {
+  readonly #log: Logger;
+  readonly #timeoutMs: number;
+
+  constructor(log: Logger, timeoutMs = IDP_TIMEOUT_MS) {
+    this.#log = log;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get(url: string, what: string, headers: Record<string, string> = {}): Promise<IdpAnswer> {
+    return this.#call(url, 'GET', undefined, what, headers);
+  }
+
+  postForm(url: string, form: Record<string, string>, what: string, headers: Record<string, string> = {}): Promise<IdpAnswer> {
+    return this.#call(url, 'POST', new URLSearchParams(form).toString(), what, {
+      'content-type': 'application/x-www-form-urlencoded', ...headers,
+    });
+  }
+
+  /** A provider's refusal (4xx/5xx or a body without what was asked for): logged in full, 400 bad_request to the client. */
+  refused(providerId: string, step: string, ans: IdpAnswer): GatewayError {
+    const body = asRecord(ans.json);
+    this.#log.warn('identity provider refused', {
+      provider: providerId, step, status: ans.status, error: body?.error, description: body?.error_description,
+    });
+    const why = body?.error !== undefined ? idpErrorCode(body.error) : `HTTP ${ans.status}`;
+    return errors.badRequest(`Sign-in with '${providerId}' failed: ${step} was refused (${why})`);
+  }
+
+  /** A provider endpoint answering something unusable where the gateway needs it to start (discovery, keys). */
+  broken(providerId: string, what: string, detail: Record<string, unknown>): GatewayError {
+    this.#log.warn('identity provider misbehaves', { provider: providerId, what, ...detail });
+    return errors.serviceUnavailable(`Sign-in with '${providerId}' is unavailable: its ${what} could not be read`);
+  }
+
+  async #call(url: string, method: 'GET' | 'POST', body: string | undefined, what: string, headers: Record<string, string>): Promise<IdpAnswer> {
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(url, {
+        method, body, headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...headers },
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (e) {
+      const err = e as Error & { cause?: Error };
+      this.#log.warn('identity provider unreachable', { what, url, err: String(err.cause?.message ?? err.message) });
+      throw errors.serviceUnavailable(`The sign-in provider did not answer (${what}); try again shortly`);
+    }
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not JSON: the caller reports what it expected.
+    }
+    return { status, json };
+  }
+}
+
+/** A plain object from a JSON answer, else null. */
+export function asRecord(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** A provider's `error` code, kept only when it looks like one (it ends up in our own message). */
+export function idpErrorCode(v: unknown): string {
+  return typeof v === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(v) ? v : 'an error';
+}
