@@ -12,7 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Config } from '../src/config/schema.js';
 import { usageRoutes } from '../src/control/usage-routes.js';
 import type { Session } from '../src/domain/session.js';
-import type { JsonRoute, RequestContext } from '../src/http/route-spec.js';
+import type { JsonRoute, RequestContext } from '../src/domain/route-spec.js';
 import { createLogger } from '../src/lib/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { insertKey } from '../src/store/keys.js';

@@ -37,8 +37,8 @@ test('lib imports nothing of ours outside lib', () => {
   assert.equal(violations((e) => e.fromLayer === 'lib' && e.toLayer !== null && e.toLayer !== 'lib'), []);
 });
 
-test('domain types import only lib', () => {
-  assert.equal(violations((e) => e.fromLayer === 'domain' && e.toLayer !== null && !['lib', 'domain'].includes(e.toLayer)), []);
+test('domain types import only lib and errors', () => {
+  assert.equal(violations((e) => e.fromLayer === 'domain' && e.toLayer !== null && !['lib', 'domain', 'errors'].includes(e.toLayer)), []);
 });
 
 test('providers import only errors, lib and themselves', () => {
@@ -49,8 +49,12 @@ test('the data plane never imports the control plane or the store', () => {
   assert.equal(violations((e) => e.fromLayer === 'dataplane' && (e.toLayer === 'control' || e.toLayer === 'store')), []);
 });
 
-test('the control plane never imports the data plane', () => {
-  assert.equal(violations((e) => e.fromLayer === 'control' && e.toLayer === 'dataplane'), []);
+test('the control plane never imports the data plane or the HTTP layer', () => {
+  assert.equal(violations((e) => e.fromLayer === 'control' && (e.toLayer === 'dataplane' || e.toLayer === 'http')), []);
+});
+
+test('the data plane never imports the HTTP layer', () => {
+  assert.equal(violations((e) => e.fromLayer === 'dataplane' && e.toLayer === 'http'), []);
 });
 
 test('only store/ imports better-sqlite3', () => {

@@ -6,6 +6,7 @@ import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { tail } from './tail.js';
+import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { createLoginLink, isEmail } from '../control/login-links.js';
 import { inrToMicros, microsToInr, parseFlags, positiveInt, UsageError } from './args.js';
 
@@ -159,11 +160,14 @@ function keyCreate(db: Db, argv: string[], out: Out): number {
   const workspaceId = findDefaultWorkspaceId(db, org.id)!;
   const tier = orgIsFunded(org) ? 'standard' : 'trial';
   const expiresDays = positiveInt(values['expires-days'], '--expires-days', 365);
+  const rpm = positiveInt(values.rpm, '--rpm');
+  const daily = positiveInt(values.daily, '--daily');
+  if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
   const name = values.name ?? `key-${Date.now().toString(36)}`;
   const created = insertKey(db, {
     orgId: org.id, workspaceId, name, tier,
-    rpmLimit: positiveInt(values.rpm, '--rpm') ?? null,
-    dailyLimit: positiveInt(values.daily, '--daily') ?? null,
+    rpmLimit: rpm ?? null,
+    dailyLimit: daily ?? null,
     monthlyBudgetMicros: values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null,
     expiresAt: expiresDays ? Date.now() + expiresDays * 86_400_000 : null,
   });
@@ -179,6 +183,14 @@ function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   const { url, expiresAt } = createLoginLink(db, base, values.email, config.auth.loginLinkTtlMinutes);
   out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
   return 0;
+}
+
+/** Trial keys stay within 60/min and 200/day and have no budget (the API's trial_ceiling rule). */
+function checkTrialCeiling(rpm: number | undefined, daily: number | undefined, budget: string | undefined): void {
+  if ((rpm ?? 0) > TRIAL_RPM || (daily ?? 0) > TRIAL_DAILY) {
+    throw new UsageError(`trial_ceiling: trial keys are capped at ${TRIAL_RPM} per minute and ${TRIAL_DAILY} per day; credit the org for standard keys`);
+  }
+  if (budget !== undefined) throw new UsageError('monthly budgets apply to standard keys; trial keys are free');
 }
 
 function keyRevoke(db: Db, argv: string[], out: Out): number {
@@ -197,11 +209,13 @@ function keyLimits(db: Db, argv: string[], out: Out): number {
   if (!id) throw new UsageError('key limits needs KEY_ID');
   if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
   const orNull = <T>(v: string | undefined, f: (s: string) => T): T | null | undefined => (v === undefined ? undefined : v === 'none' ? null : f(v));
-  updateKeyLimits(db, id, {
+  const patch = {
     rpmLimit: orNull(values.rpm, (v) => positiveInt(v, '--rpm')!),
     dailyLimit: orNull(values.daily, (v) => positiveInt(v, '--daily')!),
     monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrToMicros(v, '--budget-inr')),
-  });
+  };
+  if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
+  updateKeyLimits(db, id, patch);
   const k = findKeyById(db, id)!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + microsToInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: k.monthlyBudgetMicros === null ? null : Number(microsToInr(k.monthlyBudgetMicros)) });

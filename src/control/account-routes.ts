@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
 import { deleteSession, hashToken } from '../store/sessions.js';
 import { findUser, updateUser } from '../store/users.js';

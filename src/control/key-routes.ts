@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
 import { activeKeyNameTaken, countActiveKeys, findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { findDefaultWorkspaceId, findOrg, orgIsFunded } from '../store/orgs.js';
 import type { ControlDeps } from './control-deps.js';
+import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 
-const TRIAL_RPM = 60;
-const TRIAL_DAILY = 200;
 const Inr = Type.Number({ minimum: 0, maximum: 10_000_000 });
 const NullableInt = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]);
 

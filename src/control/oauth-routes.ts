@@ -1,5 +1,5 @@
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
 import { IdpHttp } from './oauth/idp-http.js';
 import { oauthStates } from './oauth/oauth-states.js';

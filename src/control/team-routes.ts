@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import {
   countPendingInvitations, decideInvitation, findInvitation, findInvitationForList, findPendingInvitationByEmail,
   insertInvitation, listPendingInvitationsForEmail, listPendingInvitationsOfOrg, type InvitationListRow,

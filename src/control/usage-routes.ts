@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import {
   istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, UsageRollup, type EventFilter, type OrgKey, type UsageCell,
 } from '../store/usage-reports.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../http/route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
 import {
   archiveWorkspace, findWorkspace, findWorkspaceSpend, insertWorkspace, listWorkspaces, updateWorkspace, workspaceNameTaken,

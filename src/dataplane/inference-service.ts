@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { costMicros, maxCostMicros } from '../billing/cost.js';
 import { errors } from '../errors/catalog.js';
-import { isGatewayError } from '../errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../lib/clock.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { Breakers, isOpenBreakerError } from './breakers.js';
-import type { ClientReply } from './client-reply.js';
+import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody } from './inference-body.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import type { RequestGate } from '../domain/request-gate.js';
@@ -68,7 +68,13 @@ export class InferenceService {
       const billed = key.tier === 'standard' && !plan[0].byok;
       d.gate.admit(ticket, billed ? maxCostMicros(plan, req.body.length, body.maxTokens, d.reserveOutputTokens) : 0);
       const requestId = `${bootId}-${(counter++).toString(36)}`;
-      const cost = await this.#serve(endpoint, key, body.model, body.payload, body.stream, plan, requestId, reply);
+      let cost: number;
+      try {
+        cost = await this.#serve(endpoint, key, body.model, body.payload, body.stream, plan, requestId, reply);
+      } catch (e) {
+        // Failures that reached the ledger carry the request id too, so they can be found there.
+        throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
+      }
       d.gate.settle(ticket, cost);
       settled = true;
     } finally {

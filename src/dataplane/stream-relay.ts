@@ -3,7 +3,7 @@ import { sseErrorEvent } from '../errors/envelope.js';
 import { SseScanner } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { UpstreamResponse } from '../providers/types.js';
-import type { ClientReply } from './client-reply.js';
+import type { ClientReply } from '../domain/client-reply.js';
 import { RouteFailure } from './route-failure.js';
 import { transportFailure } from './upstream-client.js';
 

@@ -1,4 +1,4 @@
-import type { RouteSpec } from './route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 
 const ERROR = {
   type: 'object',

@@ -3,7 +3,7 @@ import { ModelList, type ModelListBody } from '../control/model-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
 import { openApiDocument } from './openapi.js';
-import type { RouteSpec } from './route-spec.js';
+import type { RouteSpec } from '../domain/route-spec.js';
 
 const GATEWAY_VERSION = '0.1.0';
 

@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/envelope.js';
 import type { Logger } from '../lib/logger.js';
-import type { RequestContext, RouteSpec } from './route-spec.js';
+import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { sessionToken } from '../lib/session-cookie.js';
 import { UwsReply } from './uws-reply.js';

@@ -1,5 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js';
-import type { ClientReply } from '../dataplane/client-reply.js';
+import type { ClientReply } from '../domain/client-reply.js';
 import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
 import { errors } from '../errors/catalog.js';
 import type { GatewayError } from '../errors/gateway-error.js';

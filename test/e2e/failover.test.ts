@@ -72,6 +72,7 @@ test('every route failing gives 502 all_routes_failed naming the last upstream e
   assert.is(r.status, 502);
   const e = (await r.json() as any).error;
   assert.is(e.code, 'all_routes_failed');
+  assert.ok(r.headers.get('x-gw-request-id'), 'a failed request can be found in the ledger by its id');
   assert.ok(e.message.includes('deepinfra is melting'), e.message);
   assert.ok(e.message.includes('deepinfra'), e.message);
 });

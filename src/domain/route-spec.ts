@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { ClientReply } from '../dataplane/client-reply.js';
-import type { Role, Session } from '../domain/session.js';
+import type { ClientReply } from './client-reply.js';
+import type { Role, Session } from './session.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 
