@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
+import type { UsageRow } from './usage.js';
 import { IST_OFFSET_MS } from '../lib/ist.js';
 
 const DAY_MS = 86_400_000;
@@ -189,27 +190,8 @@ export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
   return (orgId) => stmt.all(orgId) as OrgKey[];
 }
 
-export interface UsageEventRow {
-  id: number;
-  at: number;
-  request_id: string;
-  key_id: string;
-  key_prefix: string | null;
-  endpoint: string;
-  model: string;
-  provider: string | null;
-  attempt: number;
-  status: number;
-  error_code: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_micros: number;
-  latency_ms: number;
-  ttfb_ms: number | null;
-  streamed: number;
-  byok: number;
-  billable: number;
-}
+/** A usage row as the events feed shows it: without org, workspace and route, with the key's prefix. */
+export type UsageEventRow = Omit<UsageRow, 'org_id' | 'workspace_id' | 'route'> & { key_prefix: string | null };
 
 export interface EventFilter {
   model?: string;

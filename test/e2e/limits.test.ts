@@ -112,7 +112,10 @@ test('a trial key pays ₹0 for a priced model and needs no balance, though its 
 });
 
 test('a trial key is capped at 200 requests per IST day even when its own daily_limit is higher', async () => {
-  const { key, keyId } = await newKey(unfunded, '--daily', '500');
+  const { key, keyId } = await newKey(unfunded);
+  // The CLI and the API refuse to raise a trial key (trial_ceiling); a record that says so anyway
+  // (edited by hand, or older) must still be capped by the gateway.
+  write(gw.dbPath, (db) => db.prepare('UPDATE api_keys SET daily_limit = 500 WHERE id = ?').run(keyId));
   // 199 requests already made today, as the ledger would hold them; the gateway reads this when it first meets the key.
   write(gw.dbPath, (db) => db.prepare('INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, 199)').run(keyId, istDay(Date.now())));
   await ok(sandbox(key));
@@ -120,6 +123,14 @@ test('a trial key is capped at 200 requests per IST day even when its own daily_
   const e = await refused(await sandbox(key), 429, 'daily_limit_reached');
   assert.match(e.message, /200/);
   assert.ok(Math.abs(e.retryAfter - expected) <= 2, `retry-after ${e.retryAfter}, midnight IST is ${expected} s away`);
+});
+
+test('the operator CLI refuses to raise a trial key past 60/min or 200/day (trial_ceiling)', async () => {
+  for (const flags of [['--rpm', '61'], ['--daily', '201']]) {
+    const err = await gw.cli('key', 'create', '--org', unfunded, '--name', `x${flags[1]}`, ...flags).then(() => null, (e: Error) => e);
+    assert.ok(err, `key create ${flags.join(' ')} must fail`);
+    assert.match(String((err as any).stderr ?? err.message), /trial_ceiling/);
+  }
 });
 
 test('a standard key daily_limit refuses the next request until midnight IST', async () => {
