@@ -43,7 +43,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
   };
   return [
     {
-      kind: 'json', method: 'get', path: '/auth/link', auth: 'public',
+      kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true,
       summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to /me',
       handle: (ctx) => {
         const token = new URLSearchParams(ctx.query).get('token') ?? '';

@@ -32,7 +32,7 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
 
   return [
     {
-      kind: 'json', method: 'get', path: '/auth/:provider', auth: 'public',
+      kind: 'json', method: 'get', path: '/auth/:provider', auth: 'public', redirects: true,
       summary: 'Start signing in with google, github or a configured OpenID provider: redirects to the provider. '
         + 'Optional return_to=/path is where the browser lands afterwards (default /me)',
       handle: async (ctx) => {
@@ -50,7 +50,7 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
       },
     },
     {
-      kind: 'json', method: 'get', path: '/auth/:provider/callback', auth: 'public', headers: ['cookie'],
+      kind: 'json', method: 'get', path: '/auth/:provider/callback', auth: 'public', headers: ['cookie'], redirects: true,
       summary: 'Where the provider sends the browser back: checks state, exchanges the code, sets the session cookie and redirects',
       handle: async (ctx) => {
         const p = provider(ctx.params.provider);
@@ -73,7 +73,9 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
         const { setCookie } = startSession(d, {
           email: profile.email, name: profile.name, avatarUrl: profile.avatarUrl, identity: { provider: p.id, subject: profile.subject },
         });
-        return { status: 302, headers: { location: row.return_to ?? DEFAULT_RETURN, 'set-cookie': setCookie } };
+        // The binding cookie has done its work: clear it along with setting the session.
+        const cleared = `${BINDING_COOKIE}=; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=0${d.baseUrl.startsWith('https://') ? '; Secure' : ''}`;
+        return { status: 302, headers: { location: row.return_to ?? DEFAULT_RETURN, 'set-cookie': [setCookie, cleared] } };
       },
     },
   ];

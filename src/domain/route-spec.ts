@@ -20,7 +20,8 @@ export interface JsonResult {
   status?: number;
   /** Serialised with the route's response schema; undefined sends an empty body (redirects). */
   body?: unknown;
-  headers?: Record<string, string>;
+  /** A list value sends the header once per item (several Set-Cookie). */
+  headers?: Record<string, string | readonly string[]>;
 }
 
 interface RouteBase {
@@ -39,6 +40,8 @@ interface RouteBase {
   headers?: readonly string[];
   /** Request body schema: validated by the router for json routes; documentation for raw ones. */
   body?: TSchema;
+  /** Answers with a 302 redirect (sign-in flows), documented as such in /openapi.json. */
+  redirects?: boolean;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */
   response?: TSchema;
 }

@@ -28,12 +28,14 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const method = r.method === 'del' ? 'delete' : r.method;
     const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    const responses: Record<string, unknown> = {
-      [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: r.response
-        ? { description: 'OK', content: { 'application/json': { schema: plain(r.response) } } }
-        : { description: r.path.startsWith('/v1/chat') ? 'chat.completion JSON, or text/event-stream when stream is true' : 'OK' },
-      400: { description: 'bad_request and the rule codes of this endpoint', content: { 'application/json': { schema: ERROR } } },
-    };
+    const responses: Record<string, unknown> = r.redirects
+      ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts' } }
+      : {
+        [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: r.response
+          ? { description: 'OK', content: { 'application/json': { schema: plain(r.response) } } }
+          : { description: r.path.startsWith('/v1/chat') ? 'chat.completion JSON, or text/event-stream when stream is true' : 'OK' },
+      };
+    responses[400] = { description: 'bad_request and the rule codes of this endpoint', content: { 'application/json': { schema: ERROR } } };
     for (const [status, what] of Object.entries(AUTH_ERRORS[r.auth])) responses[status] = { description: what, content: { 'application/json': { schema: ERROR } } };
     if (r.path.startsWith('/v1/chat') || r.path.startsWith('/v1/embeddings')) {
       responses[404] = { description: 'model_not_found', content: { 'application/json': { schema: ERROR } } };

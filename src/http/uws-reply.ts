@@ -92,19 +92,25 @@ export class UwsReply implements ClientReply {
     });
   }
 
-  send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>, close = false): void {
+  send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string | readonly string[]>, close = false): void {
     if (this.aborted || this.#ended) return;
     const res = this.#res;
     res.cork(() => {
       res.writeStatus(statusLine(status));
       res.writeHeader('content-type', contentType);
-      if (headers) for (const k in headers) res.writeHeader(k, headers[k]);
+      if (headers) {
+        for (const k in headers) {
+          const v = headers[k];
+          if (typeof v === 'string') res.writeHeader(k, v);
+          else for (const item of v) res.writeHeader(k, item);
+        }
+      }
       res.end(body, close);
     });
     this.#finish();
   }
 
-  sendJson(status: number, json: string, headers?: Record<string, string>): void {
+  sendJson(status: number, json: string, headers?: Record<string, string | readonly string[]>): void {
     this.send(status, JSON_TYPE, json, headers);
   }
 

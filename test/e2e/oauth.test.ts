@@ -195,6 +195,7 @@ test('a Google sign-in through a real OpenID provider ends in a session; the fir
   assert.is(res.status, 302, await res.clone().text());
   assert.is(res.headers.get('location'), '/me');
   assert.match(res.headers.get('set-cookie')!, /^gw_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
+  assert.ok(res.headers.getSetCookie().some((c) => /^gw_oauth=; Path=\/auth;.*Max-Age=0/.test(c)), 'the state-binding cookie is cleared');
   const me = (await (await b.me()).json()) as any;
   assert.is(me.email, 'asha@example.com');
   assert.is(me.name, 'Asha Rao');
