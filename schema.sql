@@ -185,3 +185,9 @@ CREATE TABLE attributions (
 
 -- Keyset pagination of /me/activity/events walks (org_id, id) newest first.
 CREATE INDEX usage_by_org_id ON usage(org_id, id);
+
+-- migration: 3
+-- No query reads these (reports walk usage_by_org_id, gw tail follows the primary key); each cost
+-- the ledger writer an index insert per row.
+DROP INDEX IF EXISTS usage_by_org_time;
+DROP INDEX IF EXISTS usage_by_key_time;
