@@ -23,7 +23,7 @@ export function positiveInt(value: string | undefined, flag: string, max = Numbe
   return Number(value);
 }
 
-export function microsToInr(micros: number): string {
+export function formatInr(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   return `${sign}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, '0').slice(0, 2)}`;

@@ -6,9 +6,10 @@ import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { tail } from './tail.js';
+import { microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { createLoginLink, isEmail } from '../control/login-links.js';
-import { inrToMicros, microsToInr, parseFlags, positiveInt, UsageError } from './args.js';
+import { inrToMicros, formatInr, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
 
@@ -133,7 +134,7 @@ function orgCreate(db: Db, argv: string[], out: Out): number {
     const micros = inrToMicros(values.credit, '--credit');
     if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)' }).balanceMicros;
   }
-  out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: Number(microsToInr(balance)) });
+  out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: microsToInr(balance) });
   return 0;
 }
 
@@ -145,7 +146,7 @@ function orgCredit(db: Db, argv: string[], out: Out): number {
   const micros = inrToMicros(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
   const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
-  out(`credited ₹${microsToInr(micros)}; balance ₹${microsToInr(balanceMicros)}`, { org_id: orgId, credited_inr: Number(microsToInr(micros)), balance_inr: Number(microsToInr(balanceMicros)) });
+  out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
   return 0;
 }
 
@@ -217,7 +218,7 @@ function keyLimits(db: Db, argv: string[], out: Out): number {
   if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
   updateKeyLimits(db, id, patch);
   const k = findKeyById(db, id)!;
-  out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + microsToInr(k.monthlyBudgetMicros)}`,
-    { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: k.monthlyBudgetMicros === null ? null : Number(microsToInr(k.monthlyBudgetMicros)) });
+  out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
+    { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });
   return 0;
 }

@@ -1,7 +1,7 @@
 import { IST_OFFSET_MS } from '../lib/ist.js';
 import type { Db } from '../store/database.js';
 import { usageTailReader, type UsageRow } from '../store/usage.js';
-import { microsToInr, parseFlags, positiveInt } from './args.js';
+import { formatInr, parseFlags, positiveInt } from './args.js';
 
 const HEADER = 'time(IST)     request            key               model                     provider   att status code                 prompt  compl     cost₹   lat_ms  ttfb_ms flags';
 
@@ -52,7 +52,7 @@ function formatRow(r: UsageRow): string {
   return [
     t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
     String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),
-    String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6), microsToInr(r.cost_micros).padStart(9),
+    String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6), formatInr(r.cost_micros).padStart(9),
     r.latency_ms.toFixed(1).padStart(8), (r.ttfb_ms === null ? '-' : r.ttfb_ms.toFixed(1)).padStart(8), flags,
   ].join(' ');
 }

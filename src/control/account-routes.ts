@@ -4,7 +4,9 @@ import type { RouteSpec } from '../domain/route-spec.js';
 import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
 import { deleteSession, hashToken } from '../store/sessions.js';
 import { findUser, updateUser } from '../store/users.js';
-import { findOrg } from '../store/orgs.js';
+import { findOrg, orgIsFunded } from '../store/orgs.js';
+import { microsToInr } from '../lib/money.js';
+import { cleanName } from './team-rules.js';
 import type { ControlDeps } from './control-deps.js';
 import { consumeLoginLink } from './login-links.js';
 import { startSession } from './session-start.js';
@@ -25,7 +27,6 @@ const MeBody = Type.Object({
   }),
 });
 
-const NAME_RE = /^[^\u0000-\u001f<>]{1,80}$/;
 
 /** Sign-in by login link, logout, and the /me account endpoints (spec 4.3). */
 export function accountRoutes(d: ControlDeps): RouteSpec[] {
@@ -37,7 +38,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, role,
       org: {
         id: o.id, name: o.name, personal: o.personal === 1, domain: o.personal ? null : u.email.split('@')[1] ?? null,
-        balance_inr: o.balance_micros / 1_000_000, tier: o.funded_at !== null || o.balance_micros > 0 ? 'standard' : 'trial',
+        balance_inr: microsToInr(o.balance_micros), tier: orgIsFunded(o) ? 'standard' : 'trial',
       },
     };
   };
@@ -77,8 +78,8 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       summary: 'Update the display name or remove the avatar',
       handle: (ctx) => {
         const b = ctx.body as { name?: string | null; remove_avatar?: true };
-        if (typeof b.name === 'string' && !NAME_RE.test(b.name)) throw errors.rule('bad_name', 'name has characters that are not allowed');
-        updateUser(d.db, ctx.session!.userId, { name: b.name, avatarUrl: b.remove_avatar ? null : undefined });
+        const name = typeof b.name === 'string' ? cleanName(b.name, 80, 'Display') : b.name;
+        updateUser(d.db, ctx.session!.userId, { name, avatarUrl: b.remove_avatar ? null : undefined });
         return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
       },
     },
@@ -88,8 +89,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       summary: 'Rename the active org (owner)',
       handle: (ctx) => {
         const { name } = ctx.body as { name: string };
-        if (!NAME_RE.test(name)) throw errors.rule('bad_name', 'name has characters that are not allowed');
-        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(name.trim(), ctx.session!.orgId);
+        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(cleanName(name, 80, 'Org'), ctx.session!.orgId);
         return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
       },
     },

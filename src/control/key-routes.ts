@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inrToMicros, iso, microsToInr } from './team-rules.js';
 import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
@@ -26,9 +27,6 @@ const KeyListItem = Type.Object({
   created_at: Type.String(),
 });
 
-const toInr = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
-const toMicros = (inr: number) => Math.round(inr * 1_000_000);
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** GET/POST/PATCH/DELETE /me/keys (spec 4.4) with the rules of spec 3 and 7. */
 export function keyRoutes(d: ControlDeps): RouteSpec[] {
@@ -54,7 +52,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
               status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
               rpm_limit: k.tier === 'trial' ? k.rpm_limit ?? TRIAL_RPM : k.rpm_limit,
               daily_limit: k.tier === 'trial' ? k.daily_limit ?? TRIAL_DAILY : k.daily_limit,
-              monthly_budget: toInr(k.monthly_budget_micros), spent_month: k.spent / 1_000_000,
+              monthly_budget: microsToInr(k.monthly_budget_micros), spent_month: microsToInr(k.spent as number),
               last_used_at: iso(k.last_used_at), expires_at: iso(k.expires_at), created_at: iso(k.created_at)!,
             })),
           },
@@ -96,7 +94,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
           if (activeKeyNameTaken(db, orgId, name, now)) throw errors.rule('duplicate_key_name', `An active key named '${name}' already exists`);
           return insertKey(db, {
             orgId, workspaceId, name, tier,
-            monthlyBudgetMicros: b.budget_inr === undefined ? null : toMicros(b.budget_inr),
+            monthlyBudgetMicros: b.budget_inr === undefined ? null : inrToMicros(b.budget_inr),
             expiresAt: b.expires_days === undefined ? null : now + b.expires_days * 86_400_000,
           }, now);
         }).immediate();
@@ -134,11 +132,11 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
         }
         updateKeyLimits(db, k.id, {
           rpmLimit: b.rpm_limit, dailyLimit: b.daily_limit,
-          monthlyBudgetMicros: b.budget_inr === undefined ? undefined : b.budget_inr === null ? null : toMicros(b.budget_inr),
+          monthlyBudgetMicros: b.budget_inr === undefined ? undefined : b.budget_inr === null ? null : inrToMicros(b.budget_inr),
         }, d.clock.now());
         d.notify.keyChanged(k.id);
         const after = findKeyById(db, k.id)!;
-        return { body: { id: k.id, tier: after.tier, rpm_limit: after.rpmLimit, daily_limit: after.dailyLimit, monthly_budget: toInr(after.monthlyBudgetMicros) } };
+        return { body: { id: k.id, tier: after.tier, rpm_limit: after.rpmLimit, daily_limit: after.dailyLimit, monthly_budget: microsToInr(after.monthlyBudgetMicros) } };
       },
     },
     {

@@ -32,5 +32,4 @@ export function parseEmail(raw: string): string {
 }
 
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-export const microsToInr = (micros: number | null): number | null => (micros === null ? null : micros / 1_000_000);
-export const inrToMicros = (inr: number): number => Math.round(inr * 1_000_000);
+export { inrToMicros, microsToInr } from '../lib/money.js';

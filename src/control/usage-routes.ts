@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { microsToInr } from '../lib/money.js';
 import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import {
@@ -78,7 +79,7 @@ function tallyIn<K>(m: Map<K, Tally>, k: K, c: UsageCell): void {
   add(t, c);
 }
 
-const volumeOf = (t: Tally) => ({ requests: t.requests, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, cost: t.costMicros / 1e6 });
+const volumeOf = (t: Tally) => ({ requests: t.requests, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, cost: microsToInr(t.costMicros) });
 
 /** Most spend first, then most requests, then by name, so equal rows keep a stable order. */
 const bySpend = <K extends string>([ak, a]: [K, Tally], [bk, b]: [K, Tally]) =>
@@ -253,7 +254,7 @@ export function usageRoutes(d: ControlDeps): RouteSpec[] {
             providers: [...providers]
               .sort(([an, a], [bn, b]) => b.costMicros - a.costMicros || b.served - a.served || (an < bn ? -1 : 1))
               .map(([provider, p]) => ({
-                provider, requests: p.served, cost: p.costMicros / 1e6,
+                provider, requests: p.served, cost: microsToInr(p.costMicros),
                 share: totals.costMicros === 0 ? 0 : Math.round((p.costMicros / totals.costMicros) * 10_000) / 10_000,
               })),
           },
@@ -279,7 +280,7 @@ export function usageRoutes(d: ControlDeps): RouteSpec[] {
             data: page.rows.map((r) => ({
               at: new Date(r.at).toISOString(), request_id: r.request_id, key_id: r.key_id, key_prefix: r.key_prefix,
               endpoint: r.endpoint, model: r.model, provider: r.provider, attempt: r.attempt, status: r.status, error_code: r.error_code,
-              prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost_micros / 1e6,
+              prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: microsToInr(r.cost_micros),
               latency_ms: r.latency_ms, ttfb_ms: r.ttfb_ms, streamed: r.streamed === 1, billable: r.billable === 1, byok: r.byok === 1,
             })),
             next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore),

@@ -25,7 +25,7 @@ const WorkspaceItem = Type.Object({
 
 const workspaceItem = (w: WorkspaceListRow) => ({
   id: w.id, name: w.name, default: w.is_default === 1,
-  monthly_budget_inr: microsToInr(w.monthly_budget_micros), spent_month_inr: w.spent_micros / 1_000_000,
+  monthly_budget_inr: microsToInr(w.monthly_budget_micros), spent_month_inr: microsToInr(w.spent_micros),
   archived: w.archived_at !== null, archived_at: iso(w.archived_at), created_at: iso(w.created_at)!,
 });
 

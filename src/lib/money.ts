@@ -1,0 +1,12 @@
+/** Money is integer micro-rupees inside (DESIGN.md); ₹ numbers exist only at the API edge. */
+export const MICROS_PER_INR = 1_000_000;
+
+export function inrToMicros(inr: number): number {
+  return Math.round(inr * MICROS_PER_INR);
+}
+
+export function microsToInr(micros: number): number;
+export function microsToInr(micros: number | null): number | null;
+export function microsToInr(micros: number | null): number | null {
+  return micros === null ? null : micros / MICROS_PER_INR;
+}
