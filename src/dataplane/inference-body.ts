@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { checkBody, parseJsonBody } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import type { Endpoint } from '../providers/types.js';
 
@@ -46,19 +47,9 @@ const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key']
 
 /** Parses and checks an inference body; throws 400 bad_request with the offending field named. */
 export function parseInferenceBody(endpoint: Endpoint, raw: Buffer): InferenceBody {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw errors.badRequest('Request body is not valid JSON');
-  }
+  const payload = parseJsonBody(raw, null);
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
-  const check = CHECKS[endpoint];
-  if (!check.Check(payload)) {
-    const e = check.Errors(payload).First();
-    const field = e?.path ? e.path.slice(1).replace(/\//g, '.') : 'body';
-    throw errors.badRequest(`Invalid '${field}': ${e?.message ?? 'invalid value'}`);
-  }
+  checkBody(CHECKS[endpoint], payload);
   const p = payload as Record<string, unknown>;
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;

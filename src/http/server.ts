@@ -1,6 +1,8 @@
 import uWS from 'uWebSockets.js';
 import fastJson from 'fast-json-stringify';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { parseJsonBody } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/envelope.js';
 import type { Logger } from '../lib/logger.js';
@@ -99,19 +101,22 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
 
   app[route.method](route.path, (res, req) => {
     if (inflight.draining) {
-      const refused = new UwsReply(res);
       if (readsBody) res.onData(() => {});
-      refused.sendError(SHUTTING_DOWN, true);
+      new UwsReply(res).sendError(SHUTTING_DOWN, true);
       return;
     }
     const reply = new UwsReply(res, inflight);
+    // Refused before the body is read: uWS still needs a data handler for the bytes in flight.
+    const refuse = (e: unknown): void => {
+      if (readsBody) res.onData(() => {});
+      fail(reply, e);
+    };
     const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '', session: null };
     try {
       for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
     } catch {
       // A malformed %-escape (GET /auth/%E0%A4%A): a throw out of a uWS handler would end the process.
-      if (readsBody) res.onData(() => {});
-      fail(reply, errors.badRequest('The request path has a malformed %-escape'));
+      refuse(errors.badRequest('The request path has a malformed %-escape'));
       return;
     }
     for (const h of headerNames) ctx.headers[h] = req.getHeader(h);
@@ -120,16 +125,14 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       try {
         opts.publicGate!(ctx.ip);
       } catch (e) {
-        if (readsBody) res.onData(() => {});
-        fail(reply, e);
+        refuse(e);
         return;
       }
     }
     if (isSession) {
       const refusal = authorize(ctx, opts, minRank, checksOrigin);
       if (refusal) {
-        if (readsBody) res.onData(() => {});
-        fail(reply, refusal);
+        refuse(refusal);
         return;
       }
     }
@@ -146,7 +149,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
         await route.handle(ctx, reply);
         return;
       }
-      if (ctx.body !== null) ctx.body = parseJsonBody(ctx.body as Buffer, check);
+      if (ctx.body !== null) ctx.body = jsonBody(ctx.body as Buffer, check);
       const out = await route.handle(ctx);
       if (reply.aborted) return;
       if (out.body === undefined) reply.send(out.status ?? 204, 'text/plain', '', out.headers);
@@ -173,21 +176,11 @@ function authorize(ctx: RequestContext, opts: ServerOptions, minRank: number, ch
   return null;
 }
 
-function parseJsonBody(raw: Buffer, check: ReturnType<typeof TypeCompiler.Compile> | null): unknown {
+/** The router's JSON body: required when the route declares a schema. */
+function jsonBody(raw: Buffer, check: TypeCheck<TSchema> | null): unknown {
   if (raw.length === 0) {
     if (check) throw errors.badRequest('Request body is required');
     return null;
   }
-  let v: unknown;
-  try {
-    v = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw errors.badRequest('Request body is not valid JSON');
-  }
-  if (check && !check.Check(v)) {
-    const e = check.Errors(v).First();
-    const field = e?.path ? e.path.slice(1).replace(/\//g, '.') : 'body';
-    throw errors.badRequest(`Invalid '${field}': ${e?.message ?? 'invalid value'}`);
-  }
-  return v;
+  return parseJsonBody(raw, check);
 }

@@ -57,7 +57,7 @@ export class UwsReply implements ClientReply {
 
   /**
    * Reads the whole request body, copying uWS's transient chunks, and refuses past `limit` bytes
-   * with 413 (closing the connection so the rest is not read). Must be called synchronously in
+   * with 413 (closing the connection at once when Content-Length already says so). Must be called synchronously in
    * the handler. Resolves null when the body was refused or the client went away.
    */
   readBody(limit: number, declaredLength: number): Promise<Buffer | null> {
