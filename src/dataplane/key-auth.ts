@@ -27,7 +27,13 @@ export class KeyAuthenticator {
   constructor(lookup: KeyLookup, clock: Clock, opts: { ttlMs: number; max: number }) {
     this.#lookup = lookup;
     this.#clock = clock;
-    this.#cache = new LRUCache({ max: opts.max, ttl: Math.max(1, opts.ttlMs), ttlAutopurge: false, updateAgeOnGet: false });
+    this.#cache = new LRUCache({
+      max: opts.max, ttl: Math.max(1, opts.ttlMs), ttlAutopurge: false, updateAgeOnGet: false,
+      // Keep the id -> hash index no larger than the cache itself.
+      dispose: (rec) => {
+        if (rec !== NOT_FOUND) this.#hashById.delete(rec.id);
+      },
+    });
   }
 
   /** Throws 401 invalid_api_key; never touches the database for a cached key. */
@@ -55,11 +61,5 @@ export class KeyAuthenticator {
     const hash = this.#hashById.get(keyId);
     if (hash === undefined) return;
     this.#cache.delete(hash);
-    this.#hashById.delete(keyId);
-  }
-
-  invalidateAll(): void {
-    this.#cache.clear();
-    this.#hashById.clear();
   }
 }
