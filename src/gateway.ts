@@ -70,7 +70,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
-      orgFunded: () => {},
     },
   };
   const routes = buildRoutes({

@@ -7,7 +7,6 @@ import type { Db } from '../store/database.js';
 export interface DataplaneNotifier {
   keyChanged(keyId: string): void;
   workspaceChanged(workspaceId: string): void;
-  orgFunded(orgId: string): void;
 }
 
 export interface ControlDeps {

@@ -21,8 +21,6 @@ export const errors = {
     new GatewayError(405, INVALID_REQUEST, 'method_not_allowed', `${method} is not allowed on ${path}`),
   payloadTooLarge: (limit: number) =>
     new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `Request body exceeds the limit of ${limit} bytes`),
-  unsupportedMediaType: () =>
-    new GatewayError(415, INVALID_REQUEST, 'unsupported_media_type', 'Request body must be application/json'),
   invalidApiKey: (message = 'Missing, malformed, revoked or expired API key') =>
     new GatewayError(401, AUTH, 'invalid_api_key', message),
   modelNotFound: (model: string) =>

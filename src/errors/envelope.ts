@@ -1,3 +1,4 @@
+import { errors } from './catalog.js';
 import { GatewayError, isGatewayError } from './gateway-error.js';
 
 /** The one JSON error envelope: {"error":{"message","type","code"}}. */
@@ -8,7 +9,7 @@ export function envelopeJson(e: GatewayError): string {
 /** Turns anything thrown into a GatewayError; unknown errors become 500 internal_error and are logged by the caller. */
 export function toGatewayError(e: unknown): { error: GatewayError; unexpected: boolean } {
   if (isGatewayError(e)) return { error: e, unexpected: false };
-  return { error: new GatewayError(500, 'server_error', 'internal_error', 'Internal error'), unexpected: true };
+  return { error: errors.internal(), unexpected: true };
 }
 
 /** An SSE event carrying an error, for failures after the stream's headers were sent. */

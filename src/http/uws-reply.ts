@@ -37,10 +37,6 @@ export class UwsReply implements ClientReply {
     });
   }
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   #finish(): void {
     if (this.#ended) return;
     this.#ended = true;

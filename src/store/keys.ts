@@ -81,21 +81,3 @@ export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now =
   })();
 }
 
-export interface KeyListRow {
-  id: string;
-  name: string;
-  prefix: string;
-  tier: KeyTier;
-  rpm_limit: number | null;
-  daily_limit: number | null;
-  monthly_budget_micros: number | null;
-  expires_at: number | null;
-  revoked_at: number | null;
-  last_used_at: number | null;
-  created_at: number;
-}
-
-export function listKeys(db: Db, orgId: string): KeyListRow[] {
-  return db.prepare(`SELECT id, name, prefix, tier, rpm_limit, daily_limit, monthly_budget_micros, expires_at, revoked_at,
-    last_used_at, created_at FROM api_keys WHERE org_id = ? ORDER BY created_at`).all(orgId) as KeyListRow[];
-}

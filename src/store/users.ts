@@ -69,6 +69,3 @@ export function updateUser(db: Db, id: string, patch: { name?: string | null; av
   if (patch.avatarUrl !== undefined) db.prepare('UPDATE users SET avatar_url = NULL WHERE id = ?').run(id);
 }
 
-export function roleIn(db: Db, orgId: string, userId: string): string | undefined {
-  return db.prepare('SELECT role FROM memberships WHERE org_id = ? AND user_id = ?').pluck().get(orgId, userId) as string | undefined;
-}
