@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { checkBody, parseJsonBody } from '../domain/json-body.js';
+import { checkBody, parseJsonText } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import type { Endpoint } from '../providers/types.js';
 
@@ -19,6 +19,12 @@ export interface InferenceBody {
   stream: boolean;
   maxTokens: number | null;
   ext: Extensions;
+  /**
+   * The body exactly as the client sent it, kept only when it can be forwarded as is: no
+   * extension field to strip, and `"model"` written once with no \u escapes anywhere, so no
+   * parser upstream can read a different model from it than the one routed and billed here.
+   */
+  raw: string | null;
 }
 
 // Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.
@@ -47,13 +53,30 @@ const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key']
 
 /** Parses and checks an inference body; throws 400 bad_request with the offending field named. */
 export function parseInferenceBody(endpoint: Endpoint, raw: Buffer): InferenceBody {
-  const payload = parseJsonBody(raw, null);
+  const text = raw.toString('utf8');
+  const payload = parseJsonText(text);
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
   checkBody(CHECKS[endpoint], payload);
   const p = payload as Record<string, unknown>;
+  const hadExtensions = EXTENSION_FIELDS.some((f) => p[f] !== undefined);
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;
-  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext };
+  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext, raw: !hadExtensions && forwardable(text) ? text : null };
+}
+
+// The fields routing and billing read. Written twice, JSON.parse keeps the last one while
+// some parsers keep the first, so such a body is re-serialised rather than forwarded.
+const DECISIVE_KEYS = ['"stream"', '"max_tokens"', '"max_completion_tokens"'];
+
+function forwardable(text: string): boolean {
+  if (text.indexOf('\\u') >= 0) return false;
+  const at = text.indexOf('"model"');
+  if (at < 0 || text.indexOf('"model"', at + 7) >= 0) return false;
+  for (const k of DECISIVE_KEYS) {
+    const i = text.indexOf(k);
+    if (i >= 0 && text.indexOf(k, i + k.length) >= 0) return false;
+  }
+  return true;
 }
 
 function readExtensions(p: Record<string, unknown>): Extensions {
@@ -76,7 +99,10 @@ function readExtensions(p: Record<string, unknown>): Extensions {
     ext.dataPolicy = p.data_policy as Extensions['dataPolicy'];
   }
   if (p.upstream_key !== undefined && p.upstream_key !== null) {
-    if (typeof p.upstream_key !== 'string' || p.upstream_key.length < 8) throw errors.badRequest("Invalid 'upstream_key': expected a provider key string");
+    // Visible ASCII only: the key becomes an upstream header, where a line break would end it.
+    if (typeof p.upstream_key !== 'string' || !/^[\x21-\x7e]{8,}$/.test(p.upstream_key)) {
+      throw errors.badRequest("Invalid 'upstream_key': expected a provider key string");
+    }
     ext.upstreamKey = p.upstream_key;
   }
   for (const f of EXTENSION_FIELDS) delete p[f];

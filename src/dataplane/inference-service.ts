@@ -9,7 +9,7 @@ import type { Endpoint, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { Breakers, isOpenBreakerError } from './breakers.js';
 import type { ClientReply } from '../domain/client-reply.js';
-import { parseInferenceBody } from './inference-body.js';
+import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import type { RequestGate } from '../domain/request-gate.js';
 import { RouteFailure } from './route-failure.js';
@@ -70,7 +70,7 @@ export class InferenceService {
       const requestId = `${bootId}-${(counter++).toString(36)}`;
       let cost: number;
       try {
-        cost = await this.#serve(endpoint, key, body.model, body.payload, body.stream, plan, requestId, reply);
+        cost = await this.#serve(endpoint, key, body, plan, requestId, reply);
       } catch (e) {
         // Failures that reached the ledger carry the request id too, so they can be found there.
         throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
@@ -83,9 +83,10 @@ export class InferenceService {
   }
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
-  async #serve(endpoint: Endpoint, key: KeyRecord, model: string, payload: Record<string, unknown>, stream: boolean,
-    plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
+  async #serve(endpoint: Endpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
+    reply: ClientReply): Promise<number> {
     const d = this.#d;
+    const { model, payload, stream } = body;
     const streamOptions = payload.stream_options;
     let last: { attempt: Attempt; failure: RouteFailure } | null = null;
 
@@ -97,7 +98,8 @@ export class InferenceService {
       const started = performance.now();
       let served: Served;
       try {
-        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, stream, reply, started));
+        const raw = a.route.upstreamModel === model ? body.raw : null;
+        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, raw, stream, reply, started));
       } catch (e) {
         const latencyMs = performance.now() - started;
         if (isGatewayError(e)) {
@@ -132,10 +134,10 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: Endpoint, a: Attempt, payload: Record<string, unknown>, stream: boolean,
+  async #attempt(endpoint: Endpoint, a: Attempt, payload: Record<string, unknown>, raw: string | null, stream: boolean,
     abort: AbortSource, started: number): Promise<Served> {
     const call = adapterFor(a.route.provider.entry.kind)
-      .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions });
+      .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
     const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.headers, abort);
     const ttfbMs = performance.now() - started;
     if (res.status >= 400) {

@@ -1,8 +1,9 @@
-import { Pool } from 'undici';
 import type { Config } from '../config/schema.js';
 import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import { OriginPool } from '../upstream/origin-pool.js';
+import { TransportError } from '../upstream/transport-error.js';
 import { RouteFailure } from './route-failure.js';
 import { UpstreamExchange } from './upstream-exchange.js';
 
@@ -12,58 +13,42 @@ export interface AbortSource {
   onAbort(cb: () => void): void;
 }
 
+/** Used when an upstream gives no `Keep-Alive: timeout` hint. */
+const IDLE_TIMEOUT_MS = 30_000;
+// Anything outside visible ASCII and tab/space in a header would let a value end the header early.
+const UNSAFE_HEADER = /[^\t\x20-\x7e]/;
+
+interface BaseUrl {
+  origin: string;
+  host: string;
+  path: string;
+}
+
 /**
- * Sends adapter-built calls upstream: one keep-alive undici Pool per origin, shared by every
- * route on it; sandbox routes are answered in-process. Transport failures become RouteFailures.
+ * Sends adapter-built calls upstream over the gateway's own keep-alive HTTP/1.1 pools (one per
+ * origin, shared by every route on it); sandbox routes are answered in-process. The request
+ * head up to the length is built once per route, path and credential set.
  */
 export class UpstreamClient {
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, OriginPool>();
   readonly #cfg: Config['upstream'];
-  readonly #basePath = new Map<string, { origin: string; path: string }>();
+  readonly #bases = new Map<string, BaseUrl>();
+  readonly #heads = new WeakMap<Record<string, string>, Map<string, string>>();
 
   constructor(cfg: Config['upstream']) {
     this.#cfg = cfg;
-  }
-
-  #pool(origin: string): Pool {
-    let p = this.#pools.get(origin);
-    if (!p) {
-      p = new Pool(origin, {
-        connections: this.#cfg.connectionsPerOrigin,
-        connect: { timeout: this.#cfg.connectTimeoutMs },
-        keepAliveTimeout: 30_000,
-      });
-      this.#pools.set(origin, p);
-    }
-    return p;
-  }
-
-  #split(baseUrl: string): { origin: string; path: string } {
-    let s = this.#basePath.get(baseUrl);
-    if (!s) {
-      const u = new URL(baseUrl);
-      s = { origin: u.origin, path: u.pathname.replace(/\/+$/, '') };
-      this.#basePath.set(baseUrl, s);
-    }
-    return s;
   }
 
   /** Resolves once the upstream's status and headers are in; the body is then pulled from the response. */
   async send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
     headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
     if (route.provider.entry.kind === 'sandbox') return sandboxRespond(endpoint, route.upstreamModel, payload);
-    const { origin, path } = this.#split(route.provider.baseUrl);
+    if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
+    const base = this.#base(route.provider.baseUrl);
+    const head = this.#head(base, call.path, headers);
     const exchange = new UpstreamExchange();
+    exchange.control = this.#pool(base.origin).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
     abort.onAbort(() => exchange.cancel());
-    this.#pool(origin).dispatch({
-      origin,
-      method: 'POST',
-      path: path + call.path,
-      headers,
-      body: call.body,
-      headersTimeout: this.#cfg.headersTimeoutMs,
-      bodyTimeout: this.#cfg.bodyTimeoutMs,
-    }, exchange);
     try {
       return await exchange.started;
     } catch (e) {
@@ -72,20 +57,72 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.close().catch(() => p.destroy())));
+    await Promise.all([...this.#pools.values()].map((p) => p.close()));
+  }
+
+  #pool(origin: string): OriginPool {
+    let p = this.#pools.get(origin);
+    if (!p) {
+      p = new OriginPool(new URL(origin), {
+        connections: this.#cfg.connectionsPerOrigin,
+        connectTimeoutMs: this.#cfg.connectTimeoutMs,
+        headersTimeoutMs: this.#cfg.headersTimeoutMs,
+        bodyTimeoutMs: this.#cfg.bodyTimeoutMs,
+        idleTimeoutMs: IDLE_TIMEOUT_MS,
+      });
+      this.#pools.set(origin, p);
+    }
+    return p;
+  }
+
+  #base(baseUrl: string): BaseUrl {
+    let b = this.#bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, host: u.host, path: u.pathname.replace(/\/+$/, '') };
+      this.#bases.set(baseUrl, b);
+    }
+    return b;
+  }
+
+  /** `POST … HTTP/1.1`, host, the route's headers and `content-length: `, awaiting the number. */
+  #head(base: BaseUrl, path: string, headers: Record<string, string>): string {
+    let byPath = this.#heads.get(headers);
+    if (byPath === undefined) {
+      byPath = new Map();
+      this.#heads.set(headers, byPath);
+    }
+    const key = base.origin + base.path + path;
+    let head = byPath.get(key);
+    if (head === undefined) {
+      head = `POST ${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
+      for (const [name, value] of Object.entries(headers)) {
+        if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+          throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
+        }
+        head += `${name}: ${value}\r\n`;
+      }
+      head += 'content-length: ';
+      byPath.set(key, head);
+    }
+    return head;
   }
 }
 
-/** Maps undici's error codes to a failure the client can read in all_routes_failed. */
+/** Maps the transport's error codes to a failure the client can read in all_routes_failed. */
 export function transportFailure(e: unknown): RouteFailure {
   if (e instanceof RouteFailure) return e;
-  const code = (e as { code?: string })?.code ?? '';
-  const name = (e as { name?: string })?.name ?? '';
-  if (name === 'AbortError' || code === 'UND_ERR_ABORTED') return new RouteFailure('client_aborted', 'request aborted by the client', 499);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new RouteFailure('connect_timeout', 'upstream connect timeout');
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new RouteFailure('upstream_timeout', 'upstream did not answer in time (headers timeout)', 504);
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new RouteFailure('upstream_timeout', 'upstream went silent mid-body (body timeout)', 504);
-  if (code === 'ECONNREFUSED') return new RouteFailure('connect_error', 'upstream refused the connection');
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return new RouteFailure('connection_reset', 'upstream closed the connection');
+  if (e instanceof TransportError) {
+    switch (e.code) {
+      case 'aborted': return new RouteFailure('client_aborted', e.message, 499);
+      case 'connect_timeout': return new RouteFailure('connect_timeout', e.message);
+      case 'connect_error': return new RouteFailure('connect_error', e.message);
+      case 'headers_timeout':
+      case 'body_timeout': return new RouteFailure('upstream_timeout', e.message, 504);
+      case 'connection_reset': return new RouteFailure('connection_reset', e.message);
+      case 'protocol_error': return new RouteFailure('upstream_protocol_error', e.message);
+      case 'closed': return new RouteFailure('upstream_unreachable', e.message);
+    }
+  }
   return new RouteFailure('upstream_unreachable', `upstream request failed: ${(e as Error)?.message ?? String(e)}`);
 }

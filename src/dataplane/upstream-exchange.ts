@@ -1,25 +1,23 @@
-import type { Dispatcher } from 'undici';
 import type { UpstreamResponse } from '../providers/types.js';
+import type { RequestControl, ResponseSink } from '../upstream/response-sink.js';
+import { TransportError } from '../upstream/transport-error.js';
 
-type Controller = Dispatcher.DispatchController;
-
-/** Chunks buffered before undici is asked to pause reading (a slow client, a fast upstream). */
+/** Chunks buffered before the connection is asked to pause reading (a slow client, a fast upstream). */
 const HIGH_WATER = 32;
-const CANCELLED = Object.assign(new Error('request aborted by the client'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
+const CANCELLED = new TransportError('aborted', 'request aborted by the client');
 
 /**
- * One upstream HTTP exchange driven by undici's dispatch handler callbacks: the response is
- * delivered through `started` (status and headers) and then pulled with next() or readAll().
- * No Readable stream or async iterator is created per request; measured on this machine,
- * `Pool.request` + `for await` cost more CPU than all of the gateway's own request handling.
+ * One upstream exchange as the data plane consumes it: the connection pushes head, body and end
+ * into it, and the response is delivered through `started` (status and headers) and then pulled
+ * with next() or readAll(). No Readable stream or async iterator is created per request.
  */
-export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
+export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   status = 0;
   contentType = 'application/json';
   readonly started: Promise<UpstreamResponse>;
+  control: RequestControl | null = null;
   #resolveStart!: (r: UpstreamResponse) => void;
   #rejectStart!: (e: Error) => void;
-  #controller: Controller | null = null;
   #chunks: Buffer[] = [];
   #head = 0;
   #size = 0;
@@ -36,28 +34,25 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamRes
     });
   }
 
-  onRequestStart(controller: Controller): void {
-    this.#controller = controller;
-    if (this.#cancelled) controller.abort(CANCELLED);
-  }
-
-  onResponseStart(_c: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    this.status = statusCode;
-    const ct = headers['content-type'];
-    if (ct !== undefined) this.contentType = Array.isArray(ct) ? ct[0] : ct;
+  onResponseHead(status: number, contentType: string | null): void {
+    this.status = status;
+    if (contentType !== null) this.contentType = contentType;
     this.#resolveStart(this);
   }
 
-  onResponseData(controller: Controller, chunk: Buffer): void {
+  onResponseData(view: Buffer): boolean {
+    // The view points into the connection's read buffer, which the next read overwrites.
+    const chunk = Buffer.allocUnsafe(view.length);
+    view.copy(chunk, 0);
     this.#size += chunk.length;
     if (this.#waiter !== null && !this.#wantAll) {
       const w = this.#waiter;
       this.#waiter = null;
       w.resolve(chunk);
-      return;
+      return true;
     }
     this.#chunks.push(chunk);
-    if (!this.#wantAll && this.#chunks.length - this.#head >= HIGH_WATER && !controller.paused) controller.pause();
+    return this.#wantAll || this.#chunks.length - this.#head < HIGH_WATER;
   }
 
   onResponseEnd(): void {
@@ -68,7 +63,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamRes
     w.resolve(this.#wantAll ? this.#concat() : null);
   }
 
-  onResponseError(_c: Controller, err: Error): void {
+  onResponseError(err: TransportError): void {
     this.#error = this.#cancelled ? CANCELLED : err;
     this.#rejectStart(this.#error);
     const w = this.#waiter;
@@ -80,7 +75,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamRes
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(this.#concat());
     this.#wantAll = true;
-    if (this.#controller?.paused) this.#controller.resume();
+    this.control?.resume();
     return new Promise((resolve, reject) => {
       this.#waiter = { resolve: resolve as (v: Buffer | null) => void, reject };
     });
@@ -92,7 +87,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamRes
       if (this.#head === this.#chunks.length) {
         this.#chunks.length = 0;
         this.#head = 0;
-        if (this.#controller?.paused) this.#controller.resume();
+        this.control?.resume();
       }
       return Promise.resolve(c);
     }
@@ -106,7 +101,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamRes
   cancel(): void {
     if (this.#cancelled || this.#ended) return;
     this.#cancelled = true;
-    if (this.#controller && !this.#controller.aborted) this.#controller.abort(CANCELLED);
+    this.control?.abort();
   }
 
   #concat(): Buffer {

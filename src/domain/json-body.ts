@@ -7,14 +7,18 @@ import { errors } from '../errors/catalog.js';
  * 400 bad_request naming the offending field (`Invalid 'messages.0.role': …`).
  */
 export function parseJsonBody(raw: Buffer, check: TypeCheck<TSchema> | null): unknown {
-  let v: unknown;
+  const v = parseJsonText(raw.toString('utf8'));
+  if (check) checkBody(check, v);
+  return v;
+}
+
+/** JSON.parse with the bad_request envelope on failure. */
+export function parseJsonText(text: string): unknown {
   try {
-    v = JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw errors.badRequest('Request body is not valid JSON');
   }
-  if (check) checkBody(check, v);
-  return v;
 }
 
 /** Throws 400 bad_request naming the first field that breaks the schema. */

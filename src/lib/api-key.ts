@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export type KeyTier = 'trial' | 'standard';
 
@@ -15,7 +15,7 @@ export function isWellFormedApiKey(key: string): boolean {
 
 /** Keys are stored only as this hash. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function keyPrefix(key: string): string {

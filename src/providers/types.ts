@@ -18,7 +18,12 @@ export interface AdapterCaps {
  * billing or limits.
  */
 export interface ProviderAdapter {
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
+  /**
+   * `raw` is the client's JSON text when it says exactly what `payload` says with the model
+   * already the upstream's (null otherwise): an adapter that would send the payload unchanged
+   * sends these bytes instead of serialising it again.
+   */
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: string | null): UpstreamCall;
   authHeaders(apiKey: string): Record<string, string>;
 }
 

@@ -7,17 +7,23 @@ const PATHS: Record<Endpoint, string> = { chat: '/chat/completions', embeddings:
  * swapped for the provider's, and on streams usage is requested so the last chunk carries it.
  */
 export const openAiCompatibleAdapter: ProviderAdapter = {
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps,
+    raw: string | null): UpstreamCall {
     payload.model = upstreamModel;
-    if (endpoint === 'chat' && payload.stream === true && caps.streamOptions) {
-      const given = payload.stream_options;
+    const given = payload.stream_options;
+    if (endpoint === 'chat' && payload.stream === true && caps.streamOptions && !usageRequested(given)) {
+      raw = null;
       payload.stream_options = given && typeof given === 'object' && !Array.isArray(given)
         ? { ...(given as object), include_usage: true }
         : { include_usage: true };
     }
-    return { path: PATHS[endpoint], body: JSON.stringify(payload) };
+    return { path: PATHS[endpoint], body: raw ?? JSON.stringify(payload) };
   },
   authHeaders(apiKey: string): Record<string, string> {
     return { authorization: `Bearer ${apiKey}` };
   },
 };
+
+function usageRequested(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
+}

@@ -1,0 +1,259 @@
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
+import type { RequestControl, ResponseSink } from './response-sink.js';
+import { TransportError } from './transport-error.js';
+
+export const enum Phase {
+  Connecting,
+  Headers,
+  Body,
+  Idle,
+  Closed,
+}
+
+export interface Target {
+  host: string;
+  port: number;
+  tls: boolean;
+  ca?: string | Buffer;
+}
+
+/** What a connection tells its pool. */
+export interface ConnectionOwner {
+  released(c: Connection): void;
+  closed(c: Connection): void;
+}
+
+// Every plain-TCP read lands in this one buffer and is parsed before the callback returns:
+// the parser copies what it keeps, so one buffer serves all connections and no read allocates.
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/** One request in flight or waiting for a connection; its control is handed to the caller. */
+export class Exchange implements RequestControl {
+  readonly payload: string;
+  readonly sink: ResponseSink;
+  connection: Connection | null = null;
+  finished = false;
+  #queue: { abort(x: Exchange): void };
+
+  constructor(payload: string, sink: ResponseSink, queue: { abort(x: Exchange): void }) {
+    this.payload = payload;
+    this.sink = sink;
+    this.#queue = queue;
+  }
+
+  pause(): void {
+    this.connection?.pauseFor(this);
+  }
+
+  resume(): void {
+    this.connection?.resumeFor(this);
+  }
+
+  abort(): void {
+    if (this.finished) return;
+    if (this.connection !== null) this.connection.abortFor(this);
+    else this.#queue.abort(this);
+  }
+
+  fail(err: TransportError): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.sink.onResponseError(err);
+  }
+}
+
+/**
+ * One keep-alive HTTP/1.1 connection carrying one exchange at a time (no pipelining). Timeouts
+ * are enforced by the pool's sweep, which reads `phase`, `activity` and `since`.
+ */
+export class Connection implements ResponseEvents {
+  phase = Phase.Connecting;
+  /** Set on any progress; the sweep clears it and restarts the phase's clock. */
+  activity = true;
+  since = 0;
+  paused = false;
+  /** From the server's keep-alive hint, else null (the pool's default applies). */
+  keepAliveMs: number | null = null;
+  readonly #socket: Socket;
+  readonly #parser: ResponseParser;
+  readonly #owner: ConnectionOwner;
+  #exchange: Exchange | null = null;
+  #completed = false;
+  #error: Error | null = null;
+
+  constructor(target: Target, owner: ConnectionOwner) {
+    this.#owner = owner;
+    this.#parser = new ResponseParser(this);
+    if (target.tls) {
+      this.#socket = tlsConnect({
+        host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ['http/1.1'], ca: target.ca,
+      });
+      this.#socket.on('data', (b: Buffer) => this.#read(b, b.length));
+      this.#socket.once('secureConnect', () => this.#connected());
+    } else {
+      this.#socket = netConnect({
+        host: target.host,
+        port: target.port,
+        onread: { buffer: READ_BUFFER, callback: (n: number, b: Uint8Array) => { this.#read(b as Buffer, n); return true; } },
+      });
+      this.#socket.once('connect', () => this.#connected());
+    }
+    this.#socket.setNoDelay(true);
+    this.#socket.on('end', () => this.#ended());
+    this.#socket.on('error', (e) => {
+      this.#error = e;
+    });
+    this.#socket.once('close', () => this.#closed());
+  }
+
+  get busy(): boolean {
+    return this.#exchange !== null;
+  }
+
+  /** Sends the exchange's request; the socket buffers it while still connecting. */
+  start(x: Exchange): void {
+    this.#exchange = x;
+    x.connection = this;
+    this.#completed = false;
+    this.#parser.expect();
+    if (this.phase !== Phase.Connecting) this.phase = Phase.Headers;
+    this.activity = true;
+    this.paused = false;
+    this.#socket.write(x.payload);
+  }
+
+  pauseFor(x: Exchange): void {
+    if (this.#exchange !== x || this.paused) return;
+    this.paused = true;
+    this.#socket.pause();
+  }
+
+  resumeFor(x: Exchange): void {
+    if (this.#exchange !== x || !this.paused) return;
+    this.paused = false;
+    this.activity = true;
+    this.#socket.resume();
+  }
+
+  abortFor(x: Exchange): void {
+    if (this.#exchange !== x) return;
+    this.#exchange = null;
+    x.fail(new TransportError('aborted', 'request aborted by the client'));
+    this.destroy();
+  }
+
+  /** Fails the exchange in flight (if any) with `err` and closes the socket. */
+  fail(err: TransportError): void {
+    const x = this.#exchange;
+    this.#exchange = null;
+    x?.fail(err);
+    this.destroy();
+  }
+
+  destroy(): void {
+    if (this.phase === Phase.Closed) return;
+    this.phase = Phase.Closed;
+    this.#socket.destroy();
+  }
+
+  // --- ResponseEvents, called from inside parser.execute ---
+
+  onHead(head: ResponseHead): void {
+    this.keepAliveMs = head.keepAliveMs;
+    this.phase = Phase.Body;
+    this.#exchange?.sink.onResponseHead(head.status, head.contentType);
+  }
+
+  onBody(view: Buffer): void {
+    const x = this.#exchange;
+    if (x !== null && !x.sink.onResponseData(view) && !this.paused) {
+      this.paused = true;
+      this.#socket.pause();
+    }
+  }
+
+  onComplete(): void {
+    this.#completed = true;
+    const x = this.#exchange;
+    if (x === null || x.finished) return;
+    x.finished = true;
+    x.sink.onResponseEnd();
+  }
+
+  // --- socket events ---
+
+  #connected(): void {
+    if (this.phase === Phase.Closed) return;
+    this.phase = this.#exchange !== null ? Phase.Headers : Phase.Idle;
+    this.activity = true;
+  }
+
+  #read(buf: Buffer, n: number): void {
+    this.activity = true;
+    if (this.#exchange === null) {
+      // Bytes with no request outstanding: a server error page or a protocol violation.
+      this.destroy();
+      return;
+    }
+    try {
+      this.#parser.execute(buf, 0, n);
+    } catch (e) {
+      this.fail(e instanceof TransportError ? e : new TransportError('protocol_error', String(e)));
+      return;
+    }
+    if (this.#completed) this.#finishExchange();
+  }
+
+  #finishExchange(): void {
+    this.#exchange = null;
+    this.#completed = false;
+    if (this.paused) {
+      this.paused = false;
+      this.#socket.resume();
+    }
+    if (!this.#parser.keepAlive || this.phase === Phase.Closed) {
+      this.destroy();
+      return;
+    }
+    this.phase = Phase.Idle;
+    this.activity = true;
+    this.#owner.released(this);
+  }
+
+  #ended(): void {
+    if (this.#exchange !== null) {
+      try {
+        this.#parser.finish();
+      } catch (e) {
+        this.fail(e as TransportError);
+        return;
+      }
+      if (this.#completed) {
+        this.#exchange = null;
+        this.#completed = false;
+      }
+    }
+    this.destroy();
+  }
+
+  #closed(): void {
+    const wasConnecting = this.phase === Phase.Connecting;
+    this.phase = Phase.Closed;
+    const x = this.#exchange;
+    this.#exchange = null;
+    if (x !== null) x.fail(socketError(this.#error, wasConnecting));
+    this.#owner.closed(this);
+  }
+}
+
+function socketError(e: Error | null, connecting: boolean): TransportError {
+  const code = (e as { code?: string } | null)?.code ?? '';
+  if (connecting) {
+    if (code === 'ECONNREFUSED') return new TransportError('connect_error', 'upstream refused the connection');
+    return new TransportError('connect_error', `upstream connection failed${e ? `: ${e.message}` : ''}`);
+  }
+  return new TransportError('connection_reset', e && code !== 'ECONNRESET' && code !== 'EPIPE'
+    ? `upstream connection failed: ${e.message}` : 'upstream closed the connection');
+}

@@ -1,0 +1,141 @@
+import { Connection, Exchange, Phase, type ConnectionOwner, type Target } from './connection.js';
+import type { RequestControl, ResponseSink } from './response-sink.js';
+import { TransportError } from './transport-error.js';
+
+export interface PoolOptions {
+  /** Most sockets open at once; further requests wait in order. */
+  connections: number;
+  connectTimeoutMs: number;
+  /** From the request being sent until the response head. */
+  headersTimeoutMs: number;
+  /** Longest silence between two body reads (not counted while the reader has paused). */
+  bodyTimeoutMs: number;
+  /** How long an idle socket is kept when the server gives no `Keep-Alive: timeout`. */
+  idleTimeoutMs: number;
+  /** Certificate authorities for https origins, replacing the bundled ones (a private upstream). */
+  ca?: string | Buffer;
+}
+
+/** Idle sockets are retired this long before the server's advertised keep-alive timeout. */
+const HINT_MARGIN_MS = 1000;
+
+/**
+ * Keep-alive HTTP/1.1 connections to one origin. Idle sockets are reused most-recent first, so
+ * surplus ones age out; requests beyond `connections` queue. One coarse sweep timer enforces
+ * every timeout, so no timer is armed or cleared per request.
+ */
+export class OriginPool implements ConnectionOwner {
+  readonly #target: Target;
+  readonly #o: PoolOptions;
+  readonly #all = new Set<Connection>();
+  readonly #idle: Connection[] = [];
+  #queue: Exchange[] = [];
+  #sweep: NodeJS.Timeout | null = null;
+  readonly #sweepMs: number;
+  #closed = false;
+
+  constructor(origin: URL, options: PoolOptions) {
+    const tls = origin.protocol === 'https:';
+    if (!tls && origin.protocol !== 'http:') throw new Error(`unsupported upstream protocol ${origin.protocol}`);
+    this.#target = {
+      host: origin.hostname.replace(/^\[|\]$/g, ''),
+      port: origin.port ? Number(origin.port) : tls ? 443 : 80,
+      tls,
+      ca: options.ca,
+    };
+    this.#o = options;
+    const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs);
+    this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(shortest / 8)));
+  }
+
+  /** Sends `payload` (request head and body, already framed) and reports the answer to `sink`. */
+  request(payload: string, sink: ResponseSink): RequestControl {
+    const x = new Exchange(payload, sink, this);
+    if (this.#closed) {
+      x.fail(new TransportError('closed', 'gateway is shutting down'));
+      return x;
+    }
+    this.#ensureSweep();
+    const idle = this.#idle.pop();
+    if (idle !== undefined) idle.start(x);
+    else if (this.#all.size < this.#o.connections) this.#open().start(x);
+    else this.#queue.push(x);
+    return x;
+  }
+
+  /** Called by a queued exchange's abort(). */
+  abort(x: Exchange): void {
+    const i = this.#queue.indexOf(x);
+    if (i >= 0) this.#queue.splice(i, 1);
+    x.fail(new TransportError('aborted', 'request aborted by the client'));
+  }
+
+  released(c: Connection): void {
+    const next = this.#queue.shift();
+    if (next !== undefined) c.start(next);
+    else if (this.#closed) c.destroy();
+    else this.#idle.push(c);
+  }
+
+  closed(c: Connection): void {
+    this.#all.delete(c);
+    const i = this.#idle.indexOf(c);
+    if (i >= 0) this.#idle.splice(i, 1);
+    if (this.#queue.length > 0 && !this.#closed) this.#open().start(this.#queue.shift()!);
+    if (this.#all.size === 0 && this.#sweep !== null) {
+      clearInterval(this.#sweep);
+      this.#sweep = null;
+    }
+  }
+
+  /** Stops taking requests, lets those in flight finish, then closes every socket. */
+  async close(graceMs = 10_000): Promise<void> {
+    this.#closed = true;
+    for (const x of this.#queue.splice(0)) x.fail(new TransportError('closed', 'gateway is shutting down'));
+    for (const c of this.#idle.splice(0)) c.destroy();
+    const deadline = Date.now() + graceMs;
+    while (this.#all.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const c of this.#all) c.fail(new TransportError('closed', 'gateway is shutting down'));
+  }
+
+  #open(): Connection {
+    const c = new Connection(this.#target, this);
+    c.since = performance.now();
+    this.#all.add(c);
+    return c;
+  }
+
+  #ensureSweep(): void {
+    if (this.#sweep !== null) return;
+    this.#sweep = setInterval(() => this.#check(), this.#sweepMs);
+    this.#sweep.unref();
+  }
+
+  #check(): void {
+    const now = performance.now();
+    for (const c of this.#all) {
+      if (c.activity || c.paused) {
+        c.activity = false;
+        c.since = now;
+        continue;
+      }
+      const quiet = now - c.since;
+      switch (c.phase) {
+        case Phase.Connecting:
+          if (quiet >= this.#o.connectTimeoutMs) c.fail(new TransportError('connect_timeout', 'upstream connect timeout'));
+          break;
+        case Phase.Headers:
+          if (quiet >= this.#o.headersTimeoutMs) c.fail(new TransportError('headers_timeout', 'upstream did not answer in time (headers timeout)'));
+          break;
+        case Phase.Body:
+          if (quiet >= this.#o.bodyTimeoutMs) c.fail(new TransportError('body_timeout', 'upstream went silent mid-body (body timeout)'));
+          break;
+        case Phase.Idle: {
+          const keep = c.keepAliveMs === null ? this.#o.idleTimeoutMs : Math.max(0, c.keepAliveMs - HINT_MARGIN_MS);
+          if (quiet >= keep) c.destroy();
+          break;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import type { TransportError } from './transport-error.js';
+
+/**
+ * The receiving end of one exchange, called in order: head, zero or more data, then end or
+ * error (error may also come first). Exactly one of end and error is called.
+ */
+export interface ResponseSink {
+  onResponseHead(status: number, contentType: string | null): void;
+  /** A piece of the body, valid only during the call (copy it to keep it). False asks for a pause. */
+  onResponseData(view: Buffer): boolean;
+  onResponseEnd(): void;
+  onResponseError(err: TransportError): void;
+}
+
+/** What the sink's owner can do to its exchange once it is under way. */
+export interface RequestControl {
+  pause(): void;
+  resume(): void;
+  /** Ends the exchange now; the sink gets an `aborted` error unless it already ended. */
+  abort(): void;
+}

@@ -1,0 +1,21 @@
+/** Stable codes for every way an upstream exchange can fail below HTTP semantics. */
+export type TransportErrorCode =
+  | 'connect_error'
+  | 'connect_timeout'
+  | 'connection_reset'
+  | 'headers_timeout'
+  | 'body_timeout'
+  | 'protocol_error'
+  | 'aborted'
+  | 'closed';
+
+/** The one error the HTTP/1.1 client raises; the data plane maps its code to a route failure. */
+export class TransportError extends Error {
+  readonly code: TransportErrorCode;
+
+  constructor(code: TransportErrorCode, message: string) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+  }
+}
