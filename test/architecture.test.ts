@@ -65,6 +65,14 @@ test('only http/ imports uWebSockets.js', () => {
   assert.equal(violations((e) => e.target === 'uWebSockets.js' && e.fromLayer !== 'http'), []);
 });
 
+test('the upstream HTTP client imports only node and itself', () => {
+  assert.equal(violations((e) => e.fromLayer === 'upstream' && (e.toLayer !== null ? e.toLayer !== 'upstream' : !e.target.startsWith('node:'))), []);
+});
+
+test('only the data plane uses the upstream HTTP client', () => {
+  assert.equal(violations((e) => e.toLayer === 'upstream' && e.fromLayer !== 'upstream' && e.fromLayer !== 'dataplane'), []);
+});
+
 test('the store imports no layer above it', () => {
   assert.equal(violations((e) => e.fromLayer === 'store' && e.toLayer !== null && !['store', 'lib', 'domain'].includes(e.toLayer)), []);
 });

@@ -16,8 +16,10 @@ export interface RelayOutcome {
 
 /**
  * Forwards an upstream SSE stream byte for byte, honouring the client's backpressure, while a
- * scanner notes usage and [DONE]. A stream that breaks, or ends without [DONE], is closed with a
- * final `data: {"error":…}` event and `[DONE]`, so the client never mistakes it for a clean end.
+ * scanner notes usage and [DONE]. Whatever has already arrived goes out in one write, the end
+ * included when the upstream has finished, so a short stream costs the client one packet. A
+ * stream that breaks, or ends without [DONE], is closed with a final `data: {"error":…}` event
+ * and `[DONE]`, so the client never mistakes it for a clean end.
  */
 export async function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer,
   headers: Record<string, string>): Promise<RelayOutcome> {
@@ -27,9 +29,14 @@ export async function relayStream(reply: ClientReply, res: UpstreamResponse, fir
     res.cancel();
     return { usage: scanner.usage, aborted: true, failure: null };
   }
-  let writable = reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first);
-  let failure: RouteFailure | null = null;
-  for (;;) {
+  let writable = true;
+  let outcome: RelayOutcome | null = null;
+  reply.batch(() => {
+    writable = reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first);
+    writable = forwardArrived(reply, res, scanner) && writable;
+    if (res.finished) outcome = end(reply, scanner, null);
+  });
+  while (outcome === null) {
     if (!writable) await reply.drained();
     if (reply.aborted) {
       res.cancel();
@@ -39,21 +46,43 @@ export async function relayStream(reply: ClientReply, res: UpstreamResponse, fir
     try {
       chunk = await res.next();
     } catch (e) {
-      failure = transportFailure(e);
-      break;
+      return end(reply, scanner, transportFailure(e));
     }
-    if (chunk === null) break;
-    scanner.push(chunk);
+    if (chunk === null) return end(reply, scanner, null);
+    const c = chunk;
+    scanner.push(c);
     if (reply.aborted) continue;
-    writable = reply.streamWrite(chunk);
+    reply.batch(() => {
+      writable = reply.streamWrite(c);
+      writable = forwardArrived(reply, res, scanner) && writable;
+      if (res.finished) outcome = end(reply, scanner, null);
+    });
   }
+  return outcome;
+}
+
+/** Writes every chunk already received; false if the client pushed back. */
+function forwardArrived(reply: ClientReply, res: UpstreamResponse, scanner: SseScanner): boolean {
+  let writable = true;
+  for (let c = res.take(); c !== null; c = res.take()) {
+    scanner.push(c);
+    writable = reply.streamWrite(c);
+  }
+  return writable;
+}
+
+function end(reply: ClientReply, scanner: SseScanner, broken: RouteFailure | null): RelayOutcome {
   if (reply.aborted) return { usage: scanner.usage, aborted: true, failure: null };
+  let failure = broken;
   if (failure === null && !scanner.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
-  if (failure) {
-    const event = sseErrorEvent(errors.streamInterrupted(failure.message));
-    reply.streamEnd(scanner.atEventBoundary ? event : `\n\n${event}`);
-    return { usage: scanner.usage, aborted: false, failure: failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message) };
+  if (failure === null) {
+    reply.streamEnd();
+    return { usage: scanner.usage, aborted: false, failure: null };
   }
-  reply.streamEnd();
-  return { usage: scanner.usage, aborted: false, failure: null };
+  const event = sseErrorEvent(errors.streamInterrupted(failure.message));
+  reply.streamEnd(scanner.atEventBoundary ? event : `\n\n${event}`);
+  return {
+    usage: scanner.usage, aborted: false,
+    failure: failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message),
+  };
 }

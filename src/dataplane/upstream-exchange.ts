@@ -82,20 +82,28 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   }
 
   next(): Promise<Buffer | null> {
-    if (this.#head < this.#chunks.length) {
-      const c = this.#chunks[this.#head++];
-      if (this.#head === this.#chunks.length) {
-        this.#chunks.length = 0;
-        this.#head = 0;
-        this.control?.resume();
-      }
-      return Promise.resolve(c);
-    }
+    const c = this.take();
+    if (c !== null) return Promise.resolve(c);
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
       this.#waiter = { resolve, reject };
     });
+  }
+
+  take(): Buffer | null {
+    if (this.#head >= this.#chunks.length) return null;
+    const c = this.#chunks[this.#head++];
+    if (this.#head === this.#chunks.length) {
+      this.#chunks.length = 0;
+      this.#head = 0;
+      this.control?.resume();
+    }
+    return c;
+  }
+
+  get finished(): boolean {
+    return this.#ended && this.#error === null && this.#head >= this.#chunks.length;
   }
 
   cancel(): void {

@@ -17,4 +17,6 @@ export interface ClientReply {
   streamWrite(chunk: Buffer | string): boolean;
   drained(): Promise<void>;
   streamEnd(last?: Buffer | string): void;
+  /** Runs `writes` so that every stream call inside it reaches the socket as one write. */
+  batch(writes: () => void): void;
 }

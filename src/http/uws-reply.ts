@@ -155,6 +155,12 @@ export class UwsReply implements ClientReply {
     });
   }
 
+  batch(writes: () => void): void {
+    // Corks nest: the stream calls inside run their own cork as plain calls.
+    if (this.aborted || this.#ended) writes();
+    else this.#res.cork(writes);
+  }
+
   streamEnd(last?: Buffer | string): void {
     if (this.aborted || this.#ended) return;
     const res = this.#res;

@@ -38,6 +38,10 @@ export interface UpstreamResponse {
   readAll(): Promise<Buffer>;
   /** The next body chunk, or null at the end; rejects when the transport fails. */
   next(): Promise<Buffer | null>;
+  /** The next chunk if one has already arrived, else null; never waits. */
+  take(): Buffer | null;
+  /** The body has ended cleanly and every chunk has been read. */
+  readonly finished: boolean;
   /** Stops reading and releases the connection. */
   cancel(): void;
 }
@@ -60,7 +64,15 @@ export class BufferedResponse implements UpstreamResponse {
   }
 
   next(): Promise<Buffer | null> {
-    return Promise.resolve(this.#i < this.#chunks.length ? this.#chunks[this.#i++] : null);
+    return Promise.resolve(this.take());
+  }
+
+  take(): Buffer | null {
+    return this.#i < this.#chunks.length ? this.#chunks[this.#i++] : null;
+  }
+
+  get finished(): boolean {
+    return this.#i >= this.#chunks.length;
   }
 
   cancel(): void {

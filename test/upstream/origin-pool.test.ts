@@ -1,0 +1,350 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
+import type { ResponseSink } from '../../src/upstream/response-sink.js';
+import { TransportError } from '../../src/upstream/transport-error.js';
+
+// The gateway's own HTTP/1.1 client against real servers on 127.0.0.1: node:http, node:https
+// with a test certificate, and raw TCP servers that misbehave on purpose.
+
+const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+const OPTIONS: PoolOptions = { connections: 4, connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, idleTimeoutMs: 30_000 };
+
+interface Result {
+  status: number;
+  contentType: string | null;
+  body: string;
+  error: TransportError | null;
+}
+
+/** A sink that collects everything; `pauseAfter` pauses once that many chunks arrived. */
+class Collector implements ResponseSink {
+  status = 0;
+  contentType: string | null = null;
+  chunks: Buffer[] = [];
+  error: TransportError | null = null;
+  readonly done: Promise<Result>;
+  #resolve!: (r: Result) => void;
+
+  constructor(readonly pauseAfter = Infinity) {
+    this.done = new Promise((r) => { this.#resolve = r; });
+  }
+
+  onResponseHead(status: number, contentType: string | null): void {
+    this.status = status;
+    this.contentType = contentType;
+  }
+
+  onResponseData(view: Buffer): boolean {
+    this.chunks.push(Buffer.from(view));
+    return this.chunks.length !== this.pauseAfter;
+  }
+
+  onResponseEnd(): void {
+    this.#finish();
+  }
+
+  onResponseError(err: TransportError): void {
+    this.error = err;
+    this.#finish();
+  }
+
+  #finish(): void {
+    this.#resolve({ status: this.status, contentType: this.contentType, body: Buffer.concat(this.chunks).toString(), error: this.error });
+  }
+}
+
+function post(path: string, body: string, host = '127.0.0.1'): string {
+  return `POST ${path} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+async function listen<T extends Server | NetServer>(server: T): Promise<{ server: T; port: number; sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { server, port: (server.address() as AddressInfo).port, sockets };
+}
+
+async function close(server: Server | NetServer, sockets: Set<Socket>): Promise<void> {
+  for (const s of sockets) s.destroy();
+  await new Promise<void>((r) => server.close(() => r()));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function echoServer(handler?: (req: IncomingMessage, res: ServerResponse, body: string) => void): Server {
+  return createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => { body += c; });
+    req.on('end', () => {
+      if (handler) return handler(req, res, body);
+      const out = JSON.stringify({ path: req.url, body, port: req.socket.remotePort });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+      res.end(out);
+    });
+  });
+}
+
+test('a request and its answer, and the socket kept alive for the next one', async () => {
+  const { server, port, sockets } = await listen(echoServer());
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
+  try {
+    const ports = new Set<number>();
+    for (let i = 0; i < 5; i++) {
+      const c = new Collector();
+      pool.request(post('/v1/x', `{"n":${i},"text":"नमस्ते"}`), c);
+      const r = await c.done;
+      assert.is(r.error, null);
+      assert.is(r.status, 200);
+      assert.is(r.contentType, 'application/json');
+      const echoed = JSON.parse(r.body);
+      assert.is(echoed.path, '/v1/x');
+      assert.is(echoed.body, `{"n":${i},"text":"नमस्ते"}`, 'multi-byte body framed by its byte length');
+      ports.add(echoed.port);
+    }
+    assert.is(ports.size, 1, 'sequential requests share one keep-alive socket');
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('at most `connections` sockets: the rest queue and are served in turn', async () => {
+  let open = 0;
+  let peak = 0;
+  const { server, port, sockets } = await listen(echoServer((_req, res, body) => {
+    open++;
+    peak = Math.max(peak, open);
+    setTimeout(() => {
+      open--;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(body);
+    }, 30);
+  }));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connections: 2 });
+  try {
+    const all = Array.from({ length: 7 }, (_, i) => {
+      const c = new Collector();
+      pool.request(post('/', `req ${i}`), c);
+      return c.done;
+    });
+    const results = await Promise.all(all);
+    assert.equal(results.map((r) => r.body), Array.from({ length: 7 }, (_, i) => `req ${i}`));
+    assert.is(peak, 2);
+    assert.ok(sockets.size <= 2);
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('a queued request can be aborted before it is sent', async () => {
+  const { server, port, sockets } = await listen(echoServer((_req, res) => setTimeout(() => res.end('late'), 100)));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connections: 1 });
+  try {
+    const first = new Collector();
+    pool.request(post('/', 'a'), first);
+    const second = new Collector();
+    const control = pool.request(post('/', 'b'), second);
+    control.abort();
+    const r2 = await second.done;
+    assert.is(r2.error?.code, 'aborted');
+    assert.is((await first.done).body, 'late');
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('the server keep-alive hint retires idle sockets before the server drops them', async () => {
+  // node:http advertises `Keep-Alive: timeout=1` and closes idle sockets after 1 s.
+  const server = echoServer();
+  server.keepAliveTimeout = 1000;
+  const { port, sockets } = await listen(server);
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connectTimeoutMs: 400 });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const c = new Collector();
+      pool.request(post('/', 'x'), c);
+      const r = await c.done;
+      assert.is(r.error, null, `request ${i} after ${i === 0 ? 0 : 1200} ms idle`);
+      await sleep(1200);
+    }
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('a socket the server closed while idle is dropped, and the next request reconnects', async () => {
+  const { server, port, sockets } = await listen(echoServer());
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
+  try {
+    const a = new Collector();
+    pool.request(post('/', 'one'), a);
+    const first = JSON.parse((await a.done).body).port;
+    for (const s of sockets) s.destroy();
+    await sleep(50);
+    const b = new Collector();
+    pool.request(post('/', 'two'), b);
+    const r = await b.done;
+    assert.is(r.error, null);
+    assert.is.not(JSON.parse(r.body).port, first);
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('refused connection, silent server and stalled body each fail with their own code', async () => {
+  const refused = new OriginPool(new URL('http://127.0.0.1:1'), OPTIONS);
+  const c1 = new Collector();
+  refused.request(post('/', 'x'), c1);
+  assert.is((await c1.done).error?.code, 'connect_error');
+  await refused.close();
+
+  const silent = await listen(createNetServer(() => {}));
+  const stalled = await listen(createNetServer((s) => {
+    s.once('data', () => s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial'));
+  }));
+  const opts = { ...OPTIONS, headersTimeoutMs: 300, bodyTimeoutMs: 300 };
+  const p1 = new OriginPool(new URL(`http://127.0.0.1:${silent.port}`), opts);
+  const p2 = new OriginPool(new URL(`http://127.0.0.1:${stalled.port}`), opts);
+  try {
+    const started = Date.now();
+    const c2 = new Collector();
+    p1.request(post('/', 'x'), c2);
+    const c3 = new Collector();
+    p2.request(post('/', 'x'), c3);
+    const [r2, r3] = await Promise.all([c2.done, c3.done]);
+    assert.is(r2.error?.code, 'headers_timeout');
+    assert.is(r3.error?.code, 'body_timeout');
+    assert.is(r3.body, 'partial');
+    const took = Date.now() - started;
+    assert.ok(took >= 300 && took < 1500, `timeouts fired after ${took} ms`);
+  } finally {
+    await p1.close();
+    await p2.close();
+    await close(silent.server, silent.sockets);
+    await close(stalled.server, stalled.sockets);
+  }
+});
+
+test('a reset mid-body and a garbled answer fail, and the socket is not reused', async () => {
+  let n = 0;
+  const { server, port, sockets } = await listen(createNetServer((s) => {
+    s.on('data', () => {
+      n++;
+      if (n === 1) s.write('HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nabc', () => s.destroy());
+      else if (n === 2) s.write('HELLO\r\n\r\n');
+      else s.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
+    });
+  }));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
+  try {
+    const a = new Collector();
+    pool.request(post('/', 'x'), a);
+    const ra = await a.done;
+    assert.is(ra.error?.code, 'connection_reset');
+    const b = new Collector();
+    pool.request(post('/', 'x'), b);
+    assert.is((await b.done).error?.code, 'protocol_error');
+    const c = new Collector();
+    pool.request(post('/', 'x'), c);
+    const rc = await c.done;
+    assert.is(rc.error, null);
+    assert.is(rc.body, 'ok');
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('pause holds the socket until resume; abort mid-body closes it at the server', async () => {
+  let serverSawClose = false;
+  const big = 'x'.repeat(256 * 1024);
+  const { server, port, sockets } = await listen(echoServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (req.url === '/big') res.end(big);
+    else {
+      res.write('data: 1\n\n');
+      res.once('close', () => { serverSawClose = true; });
+    }
+  }));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
+  try {
+    const c = new Collector(1);
+    const control = pool.request(post('/big', ''), c);
+    await sleep(150);
+    const heldAt = Buffer.concat(c.chunks).length;
+    assert.ok(heldAt < big.length, `paused after ${heldAt} bytes`);
+    control.resume();
+    const r = await c.done;
+    assert.is(r.body.length, big.length);
+
+    const s = new Collector();
+    const stream = pool.request(post('/stream', ''), s);
+    for (let i = 0; i < 50 && s.chunks.length === 0; i++) await sleep(10);
+    assert.is(s.chunks.length, 1);
+    stream.abort();
+    assert.is((await s.done).error?.code, 'aborted');
+    for (let i = 0; i < 50 && !serverSawClose; i++) await sleep(10);
+    assert.ok(serverSawClose);
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
+test('https origins, verified against the given certificate authority', async () => {
+  const cert = readFileSync(FIXTURES + 'localhost-cert.pem');
+  const key = readFileSync(FIXTURES + 'localhost-key.pem');
+  const server = createHttpsServer({ cert, key }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: a\n\n');
+      setTimeout(() => res.end('data: [DONE]\n\n'), 10);
+    });
+  });
+  const { port, sockets } = await listen(server);
+  const trusted = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: cert });
+  const untrusted = new OriginPool(new URL(`https://127.0.0.1:${port}`), OPTIONS);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const c = new Collector();
+      trusted.request(post("/", "{}"), c);
+      const r = await c.done;
+      assert.is(r.error, null);
+      assert.is(r.body, 'data: a\n\ndata: [DONE]\n\n');
+    }
+    const u = new Collector();
+    untrusted.request(post("/", "{}"), u);
+    const ru = await u.done;
+    assert.is(ru.error?.code, 'connect_error');
+    assert.match(ru.error!.message, /certificate/i);
+  } finally {
+    await trusted.close();
+    await untrusted.close();
+    await close(server, sockets);
+  }
+});
+
+test('after close() new requests fail at once', async () => {
+  const pool = new OriginPool(new URL('http://127.0.0.1:9'), OPTIONS);
+  await pool.close();
+  const c = new Collector();
+  pool.request(post('/', 'x'), c);
+  assert.is((await c.done).error?.code, 'closed');
+});
+
+test.run();
