@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
-import { istDay, istMonth } from '../lib/ist.js';
+import { istDay, istMonth, nextIstMidnight } from '../lib/ist.js';
 
 /** A usage row as it crosses to the ledger worker: a flat tuple is cheap to structured-clone. */
 export type UsageTuple = [
@@ -33,24 +33,27 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
     const monthSpend = new Map<string, number>();
     const dayCounts = new Map<string, number>();
     const keyLastUsed = new Map<string, number>();
+    const calendar = new IstCalendarCache();
     for (const r of rows) {
       insert.run(r);
       const at = r[F.at];
       const cost = r[F.cost];
+      const keyId = r[F.keyId];
       if (r[F.billable] === 1 && cost !== 0) {
-        orgDebits.set(r[F.orgId], (orgDebits.get(r[F.orgId]) ?? 0) + cost);
-        const month = istMonth(at);
-        for (const scope of [r[F.keyId], r[F.workspaceId]]) {
-          const k = `${scope}\u0000${month}`;
-          monthSpend.set(k, (monthSpend.get(k) ?? 0) + cost);
-        }
+        const org = r[F.orgId];
+        orgDebits.set(org, (orgDebits.get(org) ?? 0) + cost);
+        const month = calendar.month(at);
+        const kk = `${keyId}\u0000${month}`;
+        monthSpend.set(kk, (monthSpend.get(kk) ?? 0) + cost);
+        const wk = `${r[F.workspaceId]}\u0000${month}`;
+        monthSpend.set(wk, (monthSpend.get(wk) ?? 0) + cost);
       }
       // A request's first attempt stands for the request in the daily count.
       if (r[F.attempt] === 0) {
-        const k = `${r[F.keyId]}\u0000${istDay(at)}`;
+        const k = `${keyId}\u0000${calendar.day(at)}`;
         dayCounts.set(k, (dayCounts.get(k) ?? 0) + 1);
       }
-      if (at > (keyLastUsed.get(r[F.keyId]) ?? 0)) keyLastUsed.set(r[F.keyId], at);
+      if (at > (keyLastUsed.get(keyId) ?? 0)) keyLastUsed.set(keyId, at);
     }
     for (const [org, amount] of orgDebits) debit.run(amount, org);
     for (const [k, amount] of monthSpend) spend.run(...k.split('\u0000'), amount);
@@ -127,4 +130,32 @@ export function usageTailReader(db: Db, f: TailFilter): { after(id: number, limi
     lastN: (n) => last.all(...args, n) as UsageRow[],
     lastId: () => maxId.get() as number,
   };
+}
+
+/**
+ * The IST day and month of a batch's rows, formatted once per day the batch spans rather than
+ * once per row: a batch covers a few milliseconds, so nearly always one day.
+ */
+class IstCalendarCache {
+  #from = 0;
+  #until = -1;
+  #day = '';
+  #month = '';
+
+  day(at: number): string {
+    if (at < this.#from || at >= this.#until) this.#load(at);
+    return this.#day;
+  }
+
+  month(at: number): string {
+    if (at < this.#from || at >= this.#until) this.#load(at);
+    return this.#month;
+  }
+
+  #load(at: number): void {
+    this.#until = nextIstMidnight(at);
+    this.#from = this.#until - 86_400_000;
+    this.#day = istDay(at);
+    this.#month = istMonth(at);
+  }
 }
