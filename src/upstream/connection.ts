@@ -23,6 +23,8 @@ export interface Target {
 export interface ConnectionOwner {
   released(c: Connection): void;
   closed(c: Connection): void;
+  /** Sends again, on another socket, an exchange whose kept-alive socket was already closed. */
+  resend(x: Exchange): void;
 }
 
 // Every plain-TCP read lands in this one buffer and is parsed before the callback returns:
@@ -35,6 +37,8 @@ export class Exchange implements RequestControl {
   readonly sink: ResponseSink;
   connection: Connection | null = null;
   finished = false;
+  /** Already resent once after finding its reused socket closed; never resent twice. */
+  resent = false;
   #queue: { abort(x: Exchange): void };
 
   constructor(payload: string, sink: ResponseSink, queue: { abort(x: Exchange): void }) {
@@ -81,6 +85,10 @@ export class Connection implements ResponseEvents {
   readonly #owner: ConnectionOwner;
   #exchange: Exchange | null = null;
   #completed = false;
+  /** Exchanges this socket has carried to the end; above 0 the socket is a reused one. */
+  #served = 0;
+  /** Whether the current exchange has received any byte of its answer. */
+  #answered = false;
   #error: Error | null = null;
 
   constructor(target: Target, owner: ConnectionOwner) {
@@ -117,6 +125,7 @@ export class Connection implements ResponseEvents {
     this.#exchange = x;
     x.connection = this;
     this.#completed = false;
+    this.#answered = false;
     this.#parser.expect();
     if (this.phase !== Phase.Connecting) this.phase = Phase.Headers;
     this.activity = true;
@@ -192,6 +201,7 @@ export class Connection implements ResponseEvents {
 
   #read(buf: Buffer, n: number): void {
     this.activity = true;
+    this.#answered = true;
     if (this.#exchange === null) {
       // Bytes with no request outstanding: a server error page or a protocol violation.
       this.destroy();
@@ -208,6 +218,7 @@ export class Connection implements ResponseEvents {
 
   #finishExchange(): void {
     this.#exchange = null;
+    this.#served++;
     this.#completed = false;
     if (this.paused) {
       this.paused = false;
@@ -223,7 +234,7 @@ export class Connection implements ResponseEvents {
   }
 
   #ended(): void {
-    if (this.#exchange !== null) {
+    if (this.#exchange !== null && this.#answered) {
       try {
         this.#parser.finish();
       } catch (e) {
@@ -243,8 +254,27 @@ export class Connection implements ResponseEvents {
     this.phase = Phase.Closed;
     const x = this.#exchange;
     this.#exchange = null;
+    if (x !== null && this.#staleSocket(x)) {
+      x.resent = true;
+      x.connection = null;
+      this.#owner.closed(this);
+      this.#owner.resend(x);
+      return;
+    }
     if (x !== null) x.fail(socketError(this.#error, wasConnecting));
     this.#owner.closed(this);
+  }
+
+  /**
+   * A kept-alive socket the server closed while our request was on its way: the close arrived
+   * before any byte of an answer, so the server dropped the socket as idle rather than failing
+   * the request. Browsers and Go's client resend in this case, once, on another socket; without
+   * it a single-provider gateway would answer 502 after every idle spell a server cuts short.
+   */
+  #staleSocket(x: Exchange): boolean {
+    if (this.#served === 0 || this.#answered || x.resent || x.finished) return false;
+    const code = (this.#error as { code?: string } | null)?.code;
+    return this.#error === null || code === 'ECONNRESET' || code === 'EPIPE';
   }
 }
 

@@ -63,6 +63,16 @@ export class OriginPool implements ConnectionOwner {
     return x;
   }
 
+  resend(x: Exchange): void {
+    if (this.#closed) {
+      x.fail(new TransportError('closed', 'gateway is shutting down'));
+      return;
+    }
+    // A fresh socket: the idle ones are as old as the one the server just dropped.
+    if (this.#all.size < this.#o.connections) this.#open().start(x);
+    else this.#queue.unshift(x);
+  }
+
   /** Called by a queued exchange's abort(). */
   abort(x: Exchange): void {
     const i = this.#queue.indexOf(x);

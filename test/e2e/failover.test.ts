@@ -39,7 +39,6 @@ test.before.each(() => {
 for (const [what, behavior] of [
   ['an upstream 500', { kind: 'status', status: 500 }],
   ['an upstream 429', { kind: 'status', status: 429 }],
-  ['a connection reset', { kind: 'reset' }],
   ['a stalled upstream (headers timeout)', { kind: 'stall' }],
 ] as const) {
   test(`fails over to the next route in catalog order on ${what}`, async () => {
@@ -52,6 +51,32 @@ for (const [what, behavior] of [
     assert.is(deepinfra.requests.length, 0);
   });
 }
+
+// A reset on a kept-alive socket before any answer looks exactly like a server dropping an idle
+// socket as the request arrived: the client resends once on a fresh socket before failing over.
+test('a connection reset on a reused socket is resent once, then fails over if the fresh socket resets too', async () => {
+  assert.is((await post(chatBody())).headers.get('x-gw-provider'), 'groq', 'warm a kept-alive socket to groq');
+  groq.reset();
+  groq.enqueue({ kind: 'reset' });
+  groq.enqueue({ kind: 'reset' });
+  const r = await post(chatBody());
+  assert.is(r.status, 200);
+  assert.is(r.headers.get('x-gw-provider'), 'together');
+  assert.is(groq.requests.length, 2);
+  assert.is(together.requests.length, 1);
+  assert.is(deepinfra.requests.length, 0);
+});
+
+test('a provider that dropped a kept-alive socket still serves the request', async () => {
+  assert.is((await post(chatBody())).headers.get('x-gw-provider'), 'groq');
+  groq.reset();
+  groq.enqueue({ kind: 'reset' });
+  const r = await post(chatBody());
+  assert.is(r.status, 200);
+  assert.is(r.headers.get('x-gw-provider'), 'groq');
+  assert.is(groq.requests.length, 2);
+  assert.is(together.requests.length, 0);
+});
 
 test('an upstream 400 is returned in the envelope with the upstream message, without failover', async () => {
   groq.enqueue({ kind: 'status', status: 400, body: { error: { message: 'max_tokens is too large', type: 'invalid_request_error', code: 'context_length_exceeded' } } });

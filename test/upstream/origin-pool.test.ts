@@ -269,6 +269,77 @@ test('a reset mid-body and a garbled answer fail, and the socket is not reused',
   }
 });
 
+/** A raw server that answers `ok`, except where `drop(request n overall, n on its socket)` says to close or reset. */
+async function droppingServer(drop: (overall: number, onSocket: number) => 'close' | 'reset' | 'partial' | null) {
+  let overall = 0;
+  let connections = 0;
+  const srv = await listen(createNetServer((s) => {
+    connections++;
+    let onSocket = 0;
+    s.on('data', () => {
+      const what = drop(++overall, ++onSocket);
+      if (what === 'close') s.end();
+      else if (what === 'reset') s.resetAndDestroy();
+      else if (what === 'partial') s.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok');
+      else s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+  }));
+  return { ...srv, requests: () => overall, connections: () => connections };
+}
+
+async function twoInARow(pool: OriginPool): Promise<[Result, Result]> {
+  const a = new Collector();
+  pool.request(post('/', 'x'), a);
+  const ra = await a.done;
+  const b = new Collector();
+  pool.request(post('/', 'x'), b);
+  return [ra, await b.done];
+}
+
+test('a kept-alive socket the server closed as our request arrived: resent once on a fresh socket', async () => {
+  for (const how of ['close', 'reset'] as const) {
+    const srv = await droppingServer((overall) => (overall === 2 ? how : null));
+    const pool = new OriginPool(new URL(`http://127.0.0.1:${srv.port}`), OPTIONS);
+    try {
+      const [ra, rb] = await twoInARow(pool);
+      assert.is(ra.body, 'ok');
+      assert.is(rb.error, null, how);
+      assert.is(rb.body, 'ok');
+      assert.is(srv.requests(), 3, `${how}: the dropped request went out again`);
+      assert.is(srv.connections(), 2);
+    } finally {
+      await pool.close();
+      await close(srv.server, srv.sockets);
+    }
+  }
+});
+
+test('no resend for a fresh socket, for a started answer, or a second time', async () => {
+  const cases: { name: string; drop: (overall: number, onSocket: number) => 'close' | 'reset' | 'partial' | null; requests: number }[] = [
+    { name: 'fresh socket closed', drop: (overall) => (overall === 1 ? 'close' : null), requests: 1 },
+    { name: 'answer cut short on a reused socket', drop: (overall) => (overall === 2 ? 'partial' : null), requests: 2 },
+    { name: 'resent request dropped again', drop: (overall) => (overall >= 2 ? 'close' : null), requests: 3 },
+  ];
+  for (const c of cases) {
+    const srv = await droppingServer(c.drop);
+    const pool = new OriginPool(new URL(`http://127.0.0.1:${srv.port}`), OPTIONS);
+    try {
+      if (c.requests === 1) {
+        const a = new Collector();
+        pool.request(post('/', 'x'), a);
+        assert.is((await a.done).error?.code, 'connection_reset', c.name);
+      } else {
+        const [, rb] = await twoInARow(pool);
+        assert.is(rb.error?.code, 'connection_reset', c.name);
+      }
+      assert.is(srv.requests(), c.requests, c.name);
+    } finally {
+      await pool.close();
+      await close(srv.server, srv.sockets);
+    }
+  }
+});
+
 test('pause holds the socket until resume; abort mid-body closes it at the server', async () => {
   let serverSawClose = false;
   const big = 'x'.repeat(256 * 1024);
