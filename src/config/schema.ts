@@ -48,6 +48,8 @@ export const ConfigSchema = Type.Object({
     /** Longest silence between two body chunks. */
     bodyTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
     connectionsPerOrigin: Type.Integer({ minimum: 1, default: 128 }),
+    /** How long an idle keep-alive socket is kept when the upstream advertises no `Keep-Alive: timeout`. */
+    idleTimeoutMs: Type.Integer({ minimum: 1, default: 30_000 }),
   }, { additionalProperties: false, default: {} }),
   breaker: Type.Object({
     resetTimeoutMs: Type.Integer({ minimum: 10, default: 30_000 }),

@@ -13,8 +13,6 @@ export interface AbortSource {
   onAbort(cb: () => void): void;
 }
 
-/** Used when an upstream gives no `Keep-Alive: timeout` hint. */
-const IDLE_TIMEOUT_MS = 30_000;
 // Anything outside visible ASCII and tab/space in a header would let a value end the header early.
 const UNSAFE_HEADER = /[^\t\x20-\x7e]/;
 
@@ -68,7 +66,7 @@ export class UpstreamClient {
         connectTimeoutMs: this.#cfg.connectTimeoutMs,
         headersTimeoutMs: this.#cfg.headersTimeoutMs,
         bodyTimeoutMs: this.#cfg.bodyTimeoutMs,
-        idleTimeoutMs: IDLE_TIMEOUT_MS,
+        idleTimeoutMs: this.#cfg.idleTimeoutMs,
       });
       this.#pools.set(origin, p);
     }

@@ -185,6 +185,47 @@ test('the server keep-alive hint retires idle sockets before the server drops th
   }
 });
 
+/** A raw server that answers `ok`, except where `drop(request n overall, n on its socket)` says to close or reset. */
+async function droppingServer(drop: (overall: number, onSocket: number) => 'close' | 'reset' | 'partial' | null) {
+  let overall = 0;
+  let connections = 0;
+  const srv = await listen(createNetServer((s) => {
+    connections++;
+    let onSocket = 0;
+    s.on('data', () => {
+      const what = drop(++overall, ++onSocket);
+      if (what === 'close') s.end();
+      else if (what === 'reset') s.resetAndDestroy();
+      else if (what === 'partial') s.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok');
+      else s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+  }));
+  return { ...srv, requests: () => overall, connections: () => connections };
+}
+
+test('without a hint, idle sockets are closed after idleTimeoutMs', async () => {
+  let closedByClient = 0;
+  const srv = await droppingServer(() => null);
+  srv.server.on('connection', (s: Socket) => s.on('end', () => closedByClient++));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${srv.port}`), { ...OPTIONS, idleTimeoutMs: 200 });
+  try {
+    const a = new Collector();
+    pool.request(post('/', 'x'), a);
+    assert.is((await a.done).body, 'ok');
+    await sleep(100);
+    assert.is(closedByClient, 0, 'still kept at 100 ms');
+    await sleep(500);
+    assert.is(closedByClient, 1, 'closed by the client after 200 ms idle');
+    const b = new Collector();
+    pool.request(post('/', 'x'), b);
+    assert.is((await b.done).body, 'ok');
+    assert.is(srv.connections(), 2);
+  } finally {
+    await pool.close();
+    await close(srv.server, srv.sockets);
+  }
+});
+
 test('a socket the server closed while idle is dropped, and the next request reconnects', async () => {
   const { server, port, sockets } = await listen(echoServer());
   const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
@@ -268,24 +309,6 @@ test('a reset mid-body and a garbled answer fail, and the socket is not reused',
     await close(server, sockets);
   }
 });
-
-/** A raw server that answers `ok`, except where `drop(request n overall, n on its socket)` says to close or reset. */
-async function droppingServer(drop: (overall: number, onSocket: number) => 'close' | 'reset' | 'partial' | null) {
-  let overall = 0;
-  let connections = 0;
-  const srv = await listen(createNetServer((s) => {
-    connections++;
-    let onSocket = 0;
-    s.on('data', () => {
-      const what = drop(++overall, ++onSocket);
-      if (what === 'close') s.end();
-      else if (what === 'reset') s.resetAndDestroy();
-      else if (what === 'partial') s.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok');
-      else s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
-    });
-  }));
-  return { ...srv, requests: () => overall, connections: () => connections };
-}
 
 async function twoInARow(pool: OriginPool): Promise<[Result, Result]> {
   const a = new Collector();
