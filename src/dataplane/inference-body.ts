@@ -65,18 +65,27 @@ export function parseInferenceBody(endpoint: Endpoint, raw: Buffer): InferenceBo
 }
 
 // The fields routing and billing read. Written twice, JSON.parse keeps the last one while
-// some parsers keep the first, so such a body is re-serialised rather than forwarded.
-const DECISIVE_KEYS = ['"stream"', '"max_tokens"', '"max_completion_tokens"'];
+// some parsers keep the first, so such a body is re-serialised rather than forwarded. One pass
+// over the quotes: every occurrence of `"model"` and the rest starts at one, and a string that
+// merely contains such a word only makes the check stricter.
+const M = 109; // m
+const S = 115; // s
 
 function forwardable(text: string): boolean {
   if (text.indexOf('\\u') >= 0) return false;
-  const at = text.indexOf('"model"');
-  if (at < 0 || text.indexOf('"model"', at + 7) >= 0) return false;
-  for (const k of DECISIVE_KEYS) {
-    const i = text.indexOf(k);
-    if (i >= 0 && text.indexOf(k, i + k.length) >= 0) return false;
+  let model = 0;
+  let stream = 0;
+  let maxTokens = 0;
+  let maxCompletion = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) {
+    const c = text.charCodeAt(i + 1);
+    if (c === M) {
+      if (text.startsWith('"model"', i)) model++;
+      else if (text.startsWith('"max_tokens"', i)) maxTokens++;
+      else if (text.startsWith('"max_completion_tokens"', i)) maxCompletion++;
+    } else if (c === S && text.startsWith('"stream"', i)) stream++;
   }
-  return true;
+  return model === 1 && stream < 2 && maxTokens < 2 && maxCompletion < 2;
 }
 
 function readExtensions(p: Record<string, unknown>): Extensions {

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: any;
+  /** The body's bytes as received, decoded as UTF-8. */
+  rawBody: string;
   at: number;
 }
 
@@ -263,7 +265,7 @@ class MockProviderServer implements MockProvider {
         // not JSON: recorded as the raw string
       }
     }
-    if (this.#record) this.#remember(req, path, body);
+    if (this.#record) this.#remember(req, path, body, raw);
 
     const method = req.method;
     if (method === 'POST' && path === '/v1/chat/completions') this.#chat(res, body, this.#next());
@@ -276,12 +278,12 @@ class MockProviderServer implements MockProvider {
     }
   }
 
-  #remember(req: IncomingMessage, path: string, body: any): void {
+  #remember(req: IncomingMessage, path: string, body: any, raw: Buffer): void {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     }
-    this.requests.push({ method: req.method ?? '', path, headers, body, at: Date.now() });
+    this.requests.push({ method: req.method ?? '', path, headers, body, rawBody: raw.toString('utf8'), at: Date.now() });
     this.#notify(this.#requestWaiters);
   }
 
