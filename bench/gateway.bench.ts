@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Behavior } from '../test/support/mock-provider.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
+import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
 import { printReport, type TargetResult } from './report.js';
@@ -62,6 +63,7 @@ async function measure(name: string, t: Started, mock: ChildServer): Promise<Tar
   const throughput = await measureThroughput({
     url: t.origin + CHAT_PATH, headers: t.headers, body: CHAT_BODY,
     connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
+    cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
   });
   log(`${name}: one connection, ${SETTINGS.oneConnectionRequests} sequential requests`);
   const oneConnection = await measureOneConnection({

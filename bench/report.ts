@@ -81,4 +81,42 @@ export function printReport(results: TargetResult[]): void {
   console.log(ratio('bare-proxy added stream TTFB p50 vs direct', ttfbP50, bare, direct, 'ms'));
   const rss = gateway?.skipped === null && gateway.rssMiB != null ? `${gateway.rssMiB.toFixed(1)} MiB` : 'n/a';
   console.log(`${'gateway RSS after the run'.padEnd(48)}${rss}`);
+  printCpu(measured, gateway, bare);
+}
+
+const us = (v: number | null | undefined): string => (v == null ? '-' : v.toFixed(1));
+
+function serverCpu(r: TargetResult | undefined): number | undefined {
+  const c = r?.throughput?.cpu;
+  if (!c || c.serverMain === null || c.serverOther === null) return undefined;
+  return c.serverMain + c.serverOther;
+}
+
+/** The server's CPU per request relative to the mock's in the same run: drift in the machine cancels. */
+function perMock(r: TargetResult | undefined): number | undefined {
+  const server = serverCpu(r);
+  const mock = r?.throughput?.cpu?.mock;
+  return server === undefined || !mock ? undefined : server / mock;
+}
+
+const CPU_COLUMNS: [string, (r: TargetResult) => string][] = [
+  ['target', (r) => r.name],
+  ['server main', (r) => us(r.throughput?.cpu?.serverMain)],
+  ['server other', (r) => us(r.throughput?.cpu?.serverOther)],
+  ['mock', (r) => us(r.throughput?.cpu?.mock)],
+  ['load gen', (r) => us(r.throughput?.cpu?.loadGenerator)],
+  ['server / mock', (r) => { const v = perMock(r); return v === undefined ? '-' : `${v.toFixed(2)}x`; }],
+];
+
+function printCpu(measured: TargetResult[], gateway: TargetResult | undefined, bare: TargetResult | undefined): void {
+  const rows = measured.filter((r) => r.throughput?.cpu);
+  if (rows.length === 0) return;
+  const cells = [CPU_COLUMNS.map(([h]) => h), ...rows.map((r) => CPU_COLUMNS.map(([, f]) => f(r)))];
+  const widths = CPU_COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  const line = (row: string[]): string => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log('\nCPU per request in the load run, µs (server other = its worker and GC threads)');
+  console.log([line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n'));
+  const x = (a: number | undefined, b: number | undefined): string => (a !== undefined && b !== undefined ? `${(a / b).toFixed(2)}x` : 'n/a');
+  console.log(`${'gateway / bare-proxy server CPU per request'.padEnd(48)}${x(serverCpu(gateway), serverCpu(bare))}`);
+  console.log(`${'  the same, each divided by its run\'s mock CPU'.padEnd(48)}${x(perMock(gateway), perMock(bare))}`);
 }
