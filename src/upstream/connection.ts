@@ -17,6 +17,8 @@ export interface Target {
   port: number;
   tls: boolean;
   ca?: string | Buffer;
+  /** The latest TLS session the origin gave us: a new connection resumes it instead of a full handshake. */
+  session?: Buffer;
 }
 
 /** What a connection tells its pool. */
@@ -97,6 +99,10 @@ export class Connection implements ResponseEvents {
     if (target.tls) {
       this.#socket = tlsConnect({
         host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ['http/1.1'], ca: target.ca,
+        session: target.session,
+      });
+      this.#socket.on('session', (session: Buffer) => {
+        target.session = session;
       });
       this.#socket.on('data', (b: Buffer) => this.#read(b, b.length));
       this.#socket.once('secureConnect', () => this.#connected());

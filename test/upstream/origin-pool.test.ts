@@ -433,6 +433,33 @@ test('https origins, verified against the given certificate authority', async ()
   }
 });
 
+test('a new https connection resumes the TLS session of an earlier one', async () => {
+  const cert = readFileSync(FIXTURES + 'localhost-cert.pem');
+  const key = readFileSync(FIXTURES + 'localhost-key.pem');
+  const server = createHttpsServer({ cert, key }, (req, res) => {
+    req.resume();
+    req.on('end', () => setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${(req.socket as import('node:tls').TLSSocket).isSessionReused()}`);
+    }, 50));
+  });
+  const { port, sockets } = await listen(server);
+  const pool = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: cert });
+  try {
+    const first = new Collector();
+    pool.request(post('/', '{}'), first);
+    assert.is((await first.done).body, 'false', 'the first connection does a full handshake');
+    // Two at once: one takes the idle socket, the other opens a second connection.
+    const both = [new Collector(), new Collector()];
+    for (const c of both) pool.request(post('/', '{}'), c);
+    const bodies = (await Promise.all(both.map((c) => c.done))).map((r) => r.body).sort();
+    assert.equal(bodies, ['false', 'true'], 'the kept socket had a full handshake; the new one resumed');
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
 test('after close() new requests fail at once', async () => {
   const pool = new OriginPool(new URL('http://127.0.0.1:9'), OPTIONS);
   await pool.close();
