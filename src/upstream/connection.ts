@@ -274,8 +274,9 @@ export class Connection implements ResponseEvents {
   /**
    * A kept-alive socket the server closed while our request was on its way: the close arrived
    * before any byte of an answer, so the server dropped the socket as idle rather than failing
-   * the request. Browsers and Go's client resend in this case, once, on another socket; without
-   * it a single-provider gateway would answer 502 after every idle spell a server cuts short.
+   * the request. Browsers resend in this case, once, on another socket (failover would resend it
+   * to another provider anyway); without it a single-provider gateway would answer 502 after
+   * every idle spell a server cuts short.
    */
   #staleSocket(x: Exchange): boolean {
     if (this.#served === 0 || this.#answered || x.resent || x.finished) return false;

@@ -68,7 +68,8 @@ export class OriginPool implements ConnectionOwner {
       x.fail(new TransportError('closed', 'gateway is shutting down'));
       return;
     }
-    // A fresh socket: the idle ones are as old as the one the server just dropped.
+    // A new socket where the cap allows (idle ones are as old as the one just dropped), else the
+    // next one released, which has just proved itself alive.
     if (this.#all.size < this.#o.connections) this.#open().start(x);
     else this.#queue.unshift(x);
   }

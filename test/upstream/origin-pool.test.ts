@@ -13,6 +13,7 @@ import { TransportError } from '../../src/upstream/transport-error.js';
 // with a test certificate, and raw TCP servers that misbehave on purpose.
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+const CERT = readFileSync(FIXTURES + 'localhost-cert.pem');
 const OPTIONS: PoolOptions = { connections: 4, connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, idleTimeoutMs: 30_000 };
 
 interface Result {
@@ -399,19 +400,21 @@ test('pause holds the socket until resume; abort mid-body closes it at the serve
   }
 });
 
-test('https origins, verified against the given certificate authority', async () => {
-  const cert = readFileSync(FIXTURES + 'localhost-cert.pem');
-  const key = readFileSync(FIXTURES + 'localhost-key.pem');
-  const server = createHttpsServer({ cert, key }, (req, res) => {
+/** A node:https server with the test certificate (SAN localhost and 127.0.0.1), answering after the body. */
+function testHttpsServer(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+  return listen(createHttpsServer({ cert: CERT, key: readFileSync(FIXTURES + 'localhost-key.pem') }, (req, res) => {
     req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('data: a\n\n');
-      setTimeout(() => res.end('data: [DONE]\n\n'), 10);
-    });
+    req.on('end', () => answer(req, res));
+  }));
+}
+
+test('https origins, verified against the given certificate authority', async () => {
+  const { port, sockets, server } = await testHttpsServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: a\n\n');
+    setTimeout(() => res.end('data: [DONE]\n\n'), 10);
   });
-  const { port, sockets } = await listen(server);
-  const trusted = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: cert });
+  const trusted = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: CERT });
   const untrusted = new OriginPool(new URL(`https://127.0.0.1:${port}`), OPTIONS);
   try {
     for (let i = 0; i < 2; i++) {
@@ -434,17 +437,11 @@ test('https origins, verified against the given certificate authority', async ()
 });
 
 test('a new https connection resumes the TLS session of an earlier one', async () => {
-  const cert = readFileSync(FIXTURES + 'localhost-cert.pem');
-  const key = readFileSync(FIXTURES + 'localhost-key.pem');
-  const server = createHttpsServer({ cert, key }, (req, res) => {
-    req.resume();
-    req.on('end', () => setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(`${(req.socket as import('node:tls').TLSSocket).isSessionReused()}`);
-    }, 50));
-  });
-  const { port, sockets } = await listen(server);
-  const pool = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: cert });
+  const { port, sockets, server } = await testHttpsServer((req, res) => setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`${(req.socket as import('node:tls').TLSSocket).isSessionReused()}`);
+  }, 50));
+  const pool = new OriginPool(new URL(`https://127.0.0.1:${port}`), { ...OPTIONS, ca: CERT });
   try {
     const first = new Collector();
     pool.request(post('/', '{}'), first);
