@@ -50,6 +50,9 @@ export const ConfigSchema = Type.Object({
     connectionsPerOrigin: Type.Integer({ minimum: 1, default: 128 }),
     /** How long an idle keep-alive socket is kept when the upstream advertises no `Keep-Alive: timeout`. */
     idleTimeoutMs: Type.Integer({ minimum: 1, default: 30_000 }),
+    /** Largest non-streaming answer the gateway buffers; a provider that sends more fails the route
+     * instead of exhausting memory. 128 MiB holds 2,048 float embeddings of 3,072 dimensions. */
+    maxResponseBytes: Type.Integer({ minimum: 1_024, default: 128 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),
   breaker: Type.Object({
     resetTimeoutMs: Type.Integer({ minimum: 10, default: 30_000 }),

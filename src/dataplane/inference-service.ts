@@ -20,6 +20,9 @@ import { classifyUpstreamError } from './upstream-error.js';
 import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
 import type { UsageRecord, UsageSink } from './usage-record.js';
 
+/** An upstream error body is read for its message only; a larger one is classified by status alone. */
+const ERROR_BODY_BYTES = 1024 * 1024;
+
 export interface InferenceDeps {
   auth: KeyAuthenticator;
   gate: RequestGate;
@@ -141,7 +144,7 @@ export class InferenceService {
     const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.headers, abort);
     const ttfbMs = performance.now() - started;
     if (res.status >= 400) {
-      const body = await res.readAll().catch(() => Buffer.alloc(0));
+      const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
       throw classifyUpstreamError(res.status, body, a.byok);
     }
     try {

@@ -44,7 +44,7 @@ export class UpstreamClient {
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const base = this.#base(route.provider.baseUrl);
     const head = this.#head(base, call.path, headers);
-    const exchange = new UpstreamExchange();
+    const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes);
     exchange.control = this.#pool(base.origin).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
     abort.onAbort(() => exchange.cancel());
     try {

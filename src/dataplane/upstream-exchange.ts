@@ -1,6 +1,7 @@
 import type { UpstreamResponse } from '../providers/types.js';
 import type { RequestControl, ResponseSink } from '../upstream/response-sink.js';
 import { TransportError } from '../upstream/transport-error.js';
+import { RouteFailure } from './route-failure.js';
 
 /** Chunks buffered before the connection is asked to pause reading (a slow client, a fast upstream). */
 const HIGH_WATER = 32;
@@ -10,6 +11,8 @@ const CANCELLED = new TransportError('aborted', 'request aborted by the client')
  * One upstream exchange as the data plane consumes it: the connection pushes head, body and end
  * into it, and the response is delivered through `started` (status and headers) and then pulled
  * with next() or readAll(). No Readable stream or async iterator is created per request.
+ * readAll() buffers at most `maxBytes`: past that the connection is closed and the read fails,
+ * so a provider that never stops answering cannot exhaust the gateway's memory.
  */
 export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   status = 0;
@@ -20,14 +23,19 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   #rejectStart!: (e: Error) => void;
   #chunks: Buffer[] = [];
   #head = 0;
-  #size = 0;
+  /** Bytes in #chunks not yet taken. */
+  #buffered = 0;
   #ended = false;
   #error: Error | null = null;
   #cancelled = false;
   #wantAll = false;
+  #limit: number;
+  readonly #maxBytes: number;
   #waiter: { resolve: (v: Buffer | null) => void; reject: (e: Error) => void } | null = null;
 
-  constructor() {
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+    this.#limit = maxBytes;
     this.started = new Promise((resolve, reject) => {
       this.#resolveStart = resolve;
       this.#rejectStart = reject;
@@ -44,7 +52,6 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     // The view points into the connection's read buffer, which the next read overwrites.
     const chunk = Buffer.allocUnsafe(view.length);
     view.copy(chunk, 0);
-    this.#size += chunk.length;
     if (this.#waiter !== null && !this.#wantAll) {
       const w = this.#waiter;
       this.#waiter = null;
@@ -52,6 +59,11 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
       return true;
     }
     this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
+    if (this.#wantAll && this.#buffered > this.#limit) {
+      this.#overflow();
+      return false;
+    }
     return this.#wantAll || this.#chunks.length - this.#head < HIGH_WATER;
   }
 
@@ -64,6 +76,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   }
 
   onResponseError(err: TransportError): void {
+    if (this.#error !== null) return;
     this.#error = this.#cancelled ? CANCELLED : err;
     this.#rejectStart(this.#error);
     const w = this.#waiter;
@@ -71,7 +84,9 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     w?.reject(this.#error);
   }
 
-  readAll(): Promise<Buffer> {
+  readAll(maxBytes = this.#maxBytes): Promise<Buffer> {
+    this.#limit = maxBytes;
+    if (this.#error === null && this.#buffered > maxBytes) this.#overflow();
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(this.#concat());
     this.#wantAll = true;
@@ -94,6 +109,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   take(): Buffer | null {
     if (this.#head >= this.#chunks.length) return null;
     const c = this.#chunks[this.#head++];
+    this.#buffered -= c.length;
     if (this.#head === this.#chunks.length) {
       this.#chunks.length = 0;
       this.#head = 0;
@@ -112,8 +128,22 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     this.control?.abort();
   }
 
+  /** Fails the read with a route failure and closes the connection (the rest is never read). */
+  #overflow(): void {
+    this.#error = new RouteFailure('upstream_response_too_large',
+      `upstream answer is larger than ${this.#limit} bytes`);
+    this.#chunks.length = 0;
+    this.#head = 0;
+    this.#buffered = 0;
+    this.#rejectStart(this.#error);
+    const w = this.#waiter;
+    this.#waiter = null;
+    w?.reject(this.#error);
+    if (!this.#ended) this.control?.abort();
+  }
+
   #concat(): Buffer {
     const rest = this.#head === 0 ? this.#chunks : this.#chunks.slice(this.#head);
-    return rest.length === 1 ? rest[0] : Buffer.concat(rest, this.#head === 0 ? this.#size : undefined);
+    return rest.length === 1 ? rest[0] : Buffer.concat(rest, this.#buffered);
   }
 }

@@ -34,8 +34,8 @@ export interface ProviderAdapter {
 export interface UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
-  /** The whole body, once it has arrived. */
-  readAll(): Promise<Buffer>;
+  /** The whole body, once it has arrived; rejects (and stops reading) past `maxBytes`. */
+  readAll(maxBytes?: number): Promise<Buffer>;
   /** The next body chunk, or null at the end; rejects when the transport fails. */
   next(): Promise<Buffer | null>;
   /** The next chunk if one has already arrived, else null; never waits. */

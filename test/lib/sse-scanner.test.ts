@@ -35,6 +35,27 @@ test('a stream cut mid-event is not at an event boundary and has no [DONE]', () 
   assert.is(s.usage, null);
 });
 
+test('a line that never ends is forwarded unscanned and the lines after it are scanned again', () => {
+  const s = new SseScanner();
+  const filler = Buffer.alloc(64 * 1024, 0x61);
+  s.push(Buffer.from('data: {"choices":[{"delta":{"content":"'));
+  // 4 MiB without a newline: past the 1 MiB carry, so the scanner stops holding it.
+  for (let i = 0; i < 64; i++) s.push(filler);
+  s.push(Buffer.from('"}}],"usage":{"prompt_tokens":1,"completion_tokens":2}}\n\n'));
+  assert.is(s.usage, null, 'usage inside the overlong line is not read');
+  assert.is(s.atEventBoundary, true);
+  s.push(Buffer.from(chunk({ choices: [], usage: USAGE }) + 'data: [DONE]\n\n'));
+  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+  assert.is(s.done, true);
+});
+
+test('a line split over many chunks below the carry limit is still scanned whole', () => {
+  const s = new SseScanner();
+  const line = Buffer.from(`data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(200_000) } }], usage: USAGE })}\n\n`);
+  for (let i = 0; i < line.length; i += 1000) s.push(line.subarray(i, i + 1000));
+  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+});
+
 test('scanUsage reads the last usage block of a JSON response without parsing it all', () => {
   const body = Buffer.from(JSON.stringify({ id: 'x', choices: [{ message: { content: '"usage": fake' } }], usage: { prompt_tokens: 5, completion_tokens: 9 } }));
   assert.equal(scanUsage(body), { promptTokens: 5, completionTokens: 9 });

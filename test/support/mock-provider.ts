@@ -15,7 +15,9 @@ export type Behavior =
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
   | { kind: 'cut'; afterChunks: number }
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  /** Headers, then body bytes without end until the client closes the connection. */
+  | { kind: 'flood'; status?: number; contentType?: string };
 
 export interface RecordedRequest {
   method: string;
@@ -310,6 +312,9 @@ class MockProviderServer implements MockProvider {
         this.#selfClosed.add(res);
         res.socket?.destroy();
         return true;
+      case 'flood':
+        this.#flood(res, b.status ?? 200, b.contentType ?? JSON_TYPE);
+        return true;
       default:
         return false;
     }
@@ -387,6 +392,19 @@ class MockProviderServer implements MockProvider {
     };
     if (b.kind === 'ok' && b.delayMs) this.#later(res, b.delayMs, answer);
     else answer();
+  }
+
+  // Writes as fast as the client reads, honouring backpressure, until the client hangs up.
+  #flood(res: ServerResponse, status: number, contentType: string): void {
+    res.writeHead(status, { 'content-type': contentType });
+    const prefix = contentType.startsWith('text/event-stream') ? 'data: {"choices":[{"delta":{"content":"' : '{"data":"';
+    res.write(prefix);
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    const pump = (): void => {
+      while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
   }
 
   // Sends the headers and `bytes`, then drops the connection without the chunked terminator.
