@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
+import { parseProxyUrl } from '../lib/proxy-settings.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 export class ConfigError extends Error {
@@ -55,7 +56,35 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     const where = firstError.path || '/';
     throw new ConfigError(`invalid config at ${where}: ${firstError.message}${file ? ` (file ${file})` : ''}`);
   }
-  return deepFreeze(withDefaults as Config);
+  const config = withDefaults as Config;
+  applyProxyEnv(config.upstream, env, file);
+  return deepFreeze(config);
+}
+
+// The conventional variables are machine-wide, so a value in the config file wins over them;
+// the lowercase form wins over the uppercase one, as in curl and undici.
+const PROXY_ENV = [
+  ['httpProxy', 'http_proxy', 'HTTP_PROXY'],
+  ['httpsProxy', 'https_proxy', 'HTTPS_PROXY'],
+  ['noProxy', 'no_proxy', 'NO_PROXY'],
+] as const;
+
+function applyProxyEnv(upstream: Config['upstream'], env: NodeJS.ProcessEnv, file: string | undefined): void {
+  for (const [key, lower, upper] of PROXY_ENV) {
+    let from = `/upstream/${key}${file ? ` (file ${file})` : ''}`;
+    if (upstream[key] === undefined) {
+      const name = env[lower] ? lower : env[upper] ? upper : null;
+      if (name === null) continue;
+      upstream[key] = env[name];
+      from = `/upstream/${key} (from ${name})`;
+    }
+    if (key === 'noProxy' || upstream[key] === '') continue;
+    try {
+      parseProxyUrl(upstream[key]!);
+    } catch (e) {
+      throw new ConfigError(`invalid config at ${from}: ${(e as Error).message}`);
+    }
+  }
 }
 
 const SIGN_IN_ENV: ReadonlyArray<readonly [string, readonly string[]]> = [

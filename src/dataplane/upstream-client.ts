@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
@@ -20,12 +21,15 @@ interface BaseUrl {
   origin: string;
   host: string;
   path: string;
+  /** The origin through an HTTP proxy: a plain-http request names it in absolute form. */
+  proxy: ProxyServer | null;
 }
 
 /**
  * Sends adapter-built calls upstream over the gateway's own keep-alive HTTP/1.1 pools (one per
  * origin, shared by every route on it); sandbox routes are answered in-process. The request
- * head up to the length is built once per route, path and credential set.
+ * head up to the length is built once per route, path and credential set. Origins are reached
+ * through the configured forward proxy unless `noProxy` names them.
  */
 export class UpstreamClient {
   readonly #pools = new Map<string, OriginPool>();
@@ -45,7 +49,7 @@ export class UpstreamClient {
     const base = this.#base(route.provider.baseUrl);
     const head = this.#head(base, call.path, headers);
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes);
-    exchange.control = this.#pool(base.origin).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
+    exchange.control = this.#pool(base).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
     abort.onAbort(() => exchange.cancel());
     try {
       return await exchange.started;
@@ -58,17 +62,18 @@ export class UpstreamClient {
     await Promise.all([...this.#pools.values()].map((p) => p.close()));
   }
 
-  #pool(origin: string): OriginPool {
-    let p = this.#pools.get(origin);
+  #pool(base: BaseUrl): OriginPool {
+    let p = this.#pools.get(base.origin);
     if (!p) {
-      p = new OriginPool(new URL(origin), {
+      p = new OriginPool(new URL(base.origin), {
         connections: this.#cfg.connectionsPerOrigin,
         connectTimeoutMs: this.#cfg.connectTimeoutMs,
         headersTimeoutMs: this.#cfg.headersTimeoutMs,
         bodyTimeoutMs: this.#cfg.bodyTimeoutMs,
         idleTimeoutMs: this.#cfg.idleTimeoutMs,
+        proxy: base.proxy ?? undefined,
       });
-      this.#pools.set(origin, p);
+      this.#pools.set(base.origin, p);
     }
     return p;
   }
@@ -77,7 +82,7 @@ export class UpstreamClient {
     let b = this.#bases.get(baseUrl);
     if (!b) {
       const u = new URL(baseUrl);
-      b = { origin: u.origin, host: u.host, path: u.pathname.replace(/\/+$/, '') };
+      b = { origin: u.origin, host: u.host, path: u.pathname.replace(/\/+$/, ''), proxy: proxyFor(u, this.#cfg) };
       this.#bases.set(baseUrl, b);
     }
     return b;
@@ -93,7 +98,9 @@ export class UpstreamClient {
     const key = base.origin + base.path + path;
     let head = byPath.get(key);
     if (head === undefined) {
-      head = `POST ${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
+      const absolute = base.proxy !== null && base.origin.startsWith('http:');
+      head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
+      if (absolute && base.proxy!.authorization !== null) head += `proxy-authorization: ${base.proxy!.authorization}\r\n`;
       for (const [name, value] of Object.entries(headers)) {
         if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
           throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);

@@ -14,6 +14,8 @@ export function classifyUpstreamError(status: number, body: Buffer, callerKey: b
   const { message, type, code } = readUpstreamError(body);
   const text = `upstream ${status}: ${message}`;
   if (status >= 500) return new RouteFailure('upstream_error', text, status);
+  // Only a forward proxy sends 407: the gateway's own proxy settings are wrong, not the request.
+  if (status === 407) return new RouteFailure('proxy_auth', `${text} (the upstream proxy refused the gateway's credentials)`, status);
   if ((status === 401 || status === 403) && !callerKey) return new RouteFailure('upstream_auth', `${text} (platform credential refused)`, status);
   if (ROUTE_LEVEL_4XX.has(status)) return new RouteFailure(status === 429 ? 'upstream_rate_limited' : 'upstream_error', text, status);
   return errors.upstreamClientError(status, type ?? 'invalid_request_error', code ?? 'upstream_error', message);

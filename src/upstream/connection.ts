@@ -1,4 +1,4 @@
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as netConnect, isIP, isIPv6, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
@@ -19,7 +19,19 @@ export interface Target {
   ca?: string | Buffer;
   /** The latest TLS session the origin gave us: a new connection resumes it instead of a full handshake. */
   session?: Buffer;
+  /** An HTTP proxy to reach the origin through a CONNECT tunnel (the TLS session is still end to end). */
+  tunnel?: TunnelProxy;
 }
+
+export interface TunnelProxy {
+  host: string;
+  port: number;
+  /** The `proxy-authorization` value, or null. */
+  authorization: string | null;
+}
+
+/** The longest answer to CONNECT we read; a proxy's status line and headers are far shorter. */
+const MAX_TUNNEL_HEAD = 16 * 1024;
 
 /** What a connection tells its pool. */
 export interface ConnectionOwner {
@@ -82,7 +94,9 @@ export class Connection implements ResponseEvents {
   paused = false;
   /** From the server's keep-alive hint, else null (the pool's default applies). */
   keepAliveMs: number | null = null;
-  readonly #socket: Socket;
+  #socket: Socket;
+  /** While a proxy tunnel is being opened: the request waits to be written into it. */
+  #tunnelling = false;
   readonly #parser: ResponseParser;
   readonly #owner: ConnectionOwner;
   #exchange: Exchange | null = null;
@@ -96,16 +110,10 @@ export class Connection implements ResponseEvents {
   constructor(target: Target, owner: ConnectionOwner) {
     this.#owner = owner;
     this.#parser = new ResponseParser(this);
-    if (target.tls) {
-      this.#socket = tlsConnect({
-        host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ['http/1.1'], ca: target.ca,
-        session: target.session,
-      });
-      this.#socket.on('session', (session: Buffer) => {
-        target.session = session;
-      });
-      this.#socket.on('data', (b: Buffer) => this.#read(b, b.length));
-      this.#socket.once('secureConnect', () => this.#connected());
+    if (target.tunnel !== undefined) {
+      this.#socket = this.#openTunnel(target, target.tunnel);
+    } else if (target.tls) {
+      this.#socket = this.#secure(target, undefined);
     } else {
       this.#socket = netConnect({
         host: target.host,
@@ -113,13 +121,79 @@ export class Connection implements ResponseEvents {
         onread: { buffer: READ_BUFFER, callback: (n: number, b: Uint8Array) => { this.#read(b as Buffer, n); return true; } },
       });
       this.#socket.once('connect', () => this.#connected());
+      this.#watch(this.#socket);
     }
-    this.#socket.setNoDelay(true);
-    this.#socket.on('end', () => this.#ended());
-    this.#socket.on('error', (e) => {
+  }
+
+  /** TLS to the origin, directly or over an open proxy tunnel. */
+  #secure(target: Target, tunnel: Socket | undefined): Socket {
+    const s = tlsConnect({
+      socket: tunnel, host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host,
+      ALPNProtocols: ['http/1.1'], ca: target.ca, session: target.session,
+    });
+    s.on('session', (session: Buffer) => {
+      target.session = session;
+    });
+    s.on('data', (b: Buffer) => this.#read(b, b.length));
+    s.once('secureConnect', () => this.#connected());
+    this.#watch(s);
+    return s;
+  }
+
+  #watch(s: Socket): void {
+    s.setNoDelay(true);
+    s.on('end', () => this.#ended());
+    s.on('error', (e) => {
       this.#error = e;
     });
-    this.#socket.once('close', () => this.#closed());
+    s.once('close', () => this.#closed());
+  }
+
+  /**
+   * Plain TCP to the proxy and `CONNECT host:port`; once the proxy answers 200 the same socket
+   * carries TLS to the origin. Any other answer fails the connect with the proxy's status line.
+   * The pool's connect timeout covers the whole exchange.
+   */
+  #openTunnel(target: Target, proxy: TunnelProxy): Socket {
+    this.#tunnelling = true;
+    const raw = netConnect({ host: proxy.host, port: proxy.port });
+    raw.setNoDelay(true);
+    const authority = `${isIPv6(target.host) ? `[${target.host}]` : target.host}:${target.port}`;
+    raw.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n` +
+      `${proxy.authorization === null ? '' : `proxy-authorization: ${proxy.authorization}\r\n`}\r\n`);
+    let head: Buffer = Buffer.alloc(0);
+    const onClose = (): void => this.#closed();
+    const onData = (b: Buffer): void => {
+      head = head.length === 0 ? b : Buffer.concat([head, b]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (head.length > MAX_TUNNEL_HEAD) this.#refuseTunnel(raw, `proxy sent more than ${MAX_TUNNEL_HEAD} bytes without ending its answer to CONNECT`);
+        return;
+      }
+      const statusLine = head.toString('latin1', 0, head.indexOf('\r\n'));
+      if (!/^HTTP\/1\.[01] 200(?: |$)/.test(statusLine)) {
+        this.#refuseTunnel(raw, `proxy ${proxy.host}:${proxy.port} refused the tunnel to ${authority}: ${statusLine.slice(0, 200)}`);
+        return;
+      }
+      raw.off('data', onData);
+      raw.off('close', onClose);
+      if (end + 4 < head.length) raw.unshift(head.subarray(end + 4));
+      this.#tunnelling = false;
+      this.#socket = this.#secure(target, raw);
+      if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);
+    };
+    raw.on('data', onData);
+    // Errors after the handover reach the TLS socket too; this listener only keeps them handled.
+    raw.on('error', (e) => {
+      this.#error = e;
+    });
+    raw.once('close', onClose);
+    return raw;
+  }
+
+  #refuseTunnel(raw: Socket, message: string): void {
+    this.#error = new Error(message);
+    raw.destroy();
   }
 
   get busy(): boolean {
@@ -136,7 +210,7 @@ export class Connection implements ResponseEvents {
     if (this.phase !== Phase.Connecting) this.phase = Phase.Headers;
     this.activity = true;
     this.paused = false;
-    this.#socket.write(x.payload);
+    if (!this.#tunnelling) this.#socket.write(x.payload);
   }
 
   pauseFor(x: Exchange): void {

@@ -1,4 +1,4 @@
-import { Connection, Exchange, Phase, type ConnectionOwner, type Target } from './connection.js';
+import { Connection, Exchange, Phase, type ConnectionOwner, type Target, type TunnelProxy } from './connection.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
 
@@ -14,6 +14,11 @@ export interface PoolOptions {
   idleTimeoutMs: number;
   /** Certificate authorities for https origins, replacing the bundled ones (a private upstream). */
   ca?: string | Buffer;
+  /**
+   * An HTTP forward proxy. An https origin is reached through a CONNECT tunnel per socket; for an
+   * http origin the sockets go to the proxy itself, and the caller writes absolute-form requests.
+   */
+  proxy?: TunnelProxy;
 }
 
 /** Idle sockets are retired this long before the server's advertised keep-alive timeout. */
@@ -37,12 +42,12 @@ export class OriginPool implements ConnectionOwner {
   constructor(origin: URL, options: PoolOptions) {
     const tls = origin.protocol === 'https:';
     if (!tls && origin.protocol !== 'http:') throw new Error(`unsupported upstream protocol ${origin.protocol}`);
-    this.#target = {
-      host: origin.hostname.replace(/^\[|\]$/g, ''),
-      port: origin.port ? Number(origin.port) : tls ? 443 : 80,
-      tls,
-      ca: options.ca,
-    };
+    const host = origin.hostname.replace(/^\[|\]$/g, '');
+    const port = origin.port ? Number(origin.port) : tls ? 443 : 80;
+    const proxy = options.proxy;
+    this.#target = proxy === undefined ? { host, port, tls, ca: options.ca }
+      : tls ? { host, port, tls, ca: options.ca, tunnel: proxy }
+      : { host: proxy.host, port: proxy.port, tls: false };
     this.#o = options;
     const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs);
     this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(shortest / 8)));

@@ -57,4 +57,22 @@ test('an unreadable or non-JSON file is named in the error', () => {
   throwsConfig(() => loadConfig({ file: file('g.json', '[1]'), env: {} }), /must hold a JSON object/);
 });
 
+test('upstream proxies come from the file, else the conventional variables (lowercase first)', () => {
+  let c = loadConfig({ env: { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'proxy.corp:3128', NO_PROXY: 'localhost,.internal' } });
+  assert.is(c.upstream.httpsProxy, 'proxy.corp:3128');
+  assert.is(c.upstream.httpProxy, undefined);
+  assert.is(c.upstream.noProxy, 'localhost,.internal');
+  const p = file('proxy.json', JSON.stringify({ upstream: { httpsProxy: 'http://file:8080', httpProxy: '' } }));
+  c = loadConfig({ file: p, env: { HTTPS_PROXY: 'http://env:3128', HTTP_PROXY: 'http://env:3128' } });
+  assert.is(c.upstream.httpsProxy, 'http://file:8080', 'the file wins over the machine-wide variable');
+  assert.is(c.upstream.httpProxy, '', 'an empty value in the file turns the variable off');
+});
+
+test('an unusable proxy stops start-up naming the setting or the variable', () => {
+  throwsConfig(() => loadConfig({ env: { HTTPS_PROXY: 'https://proxy:443' } }), /\/upstream\/httpsProxy \(from HTTPS_PROXY\).*only http:\/\/ proxies/);
+  throwsConfig(() => loadConfig({ file: file('bad-proxy.json', '{"upstream":{"httpProxy":"http://proxy:3128/path"}}'), env: {} }),
+    /\/upstream\/httpProxy \(file .*\): .*no path/);
+  throwsConfig(() => loadConfig({ env: { http_proxy: 'http://[nope' } }), /\/upstream\/httpProxy \(from http_proxy\).*not a proxy URL/);
+});
+
 test.run();

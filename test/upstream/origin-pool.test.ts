@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
+import { startHttpProxy } from '../support/http-proxy.js';
 
 // The gateway's own HTTP/1.1 client against real servers on 127.0.0.1: node:http, node:https
 // with a test certificate, and raw TCP servers that misbehave on purpose.
@@ -454,6 +455,61 @@ test('a new https connection resumes the TLS session of an earlier one', async (
   } finally {
     await pool.close();
     await close(server, sockets);
+  }
+});
+
+test('an https origin through an HTTP proxy: one CONNECT tunnel per socket, TLS end to end', async () => {
+  const { port, sockets, server } = await testHttpsServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`${req.headers.host} ${(req.socket as import('node:tls').TLSSocket).encrypted}`);
+  });
+  const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
+  const authorization = `Basic ${Buffer.from('gw:s3cret').toString('base64')}`;
+  const pool = new OriginPool(new URL(`https://localhost:${port}`), {
+    ...OPTIONS, ca: CERT, proxy: { host: '127.0.0.1', port: proxy.port, authorization },
+  });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const c = new Collector();
+      pool.request(post('/', '{}', `localhost:${port}`), c);
+      const r = await c.done;
+      assert.is(r.error, null);
+      assert.is(r.body, `localhost:${port} true`, 'the origin sees its own host over TLS, verified by its name');
+    }
+    assert.equal(proxy.log, [{ method: 'CONNECT', target: `localhost:${port}`, authorization }], 'one tunnel, kept alive');
+  } finally {
+    await pool.close();
+    await proxy.close();
+    await close(server, sockets);
+  }
+});
+
+test('a proxy that refuses the tunnel fails the connect with its status line', async () => {
+  const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
+  const refused = await listen(createNetServer());
+  const deadPort = refused.port;
+  await close(refused.server, refused.sockets);
+  const wrongPassword = new OriginPool(new URL('https://localhost:443'), {
+    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, authorization: `Basic ${Buffer.from('gw:nope').toString('base64')}` },
+  });
+  const unreachable = new OriginPool(new URL(`https://127.0.0.1:${deadPort}`), {
+    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, authorization: `Basic ${Buffer.from('gw:s3cret').toString('base64')}` },
+  });
+  try {
+    const a = new Collector();
+    wrongPassword.request(post('/', '{}'), a);
+    const ra = await a.done;
+    assert.is(ra.error?.code, 'connect_error');
+    assert.match(ra.error!.message, /refused the tunnel to localhost:443: HTTP\/1\.1 407/);
+    const b = new Collector();
+    unreachable.request(post('/', '{}'), b);
+    const rb = await b.done;
+    assert.is(rb.error?.code, 'connect_error');
+    assert.match(rb.error!.message, /HTTP\/1\.1 502/);
+  } finally {
+    await wrongPassword.close();
+    await unreachable.close();
+    await proxy.close();
   }
 });
 

@@ -1,0 +1,77 @@
+/** An HTTP forward proxy for upstream connections, as the upstream client needs it. */
+export interface ProxyServer {
+  host: string;
+  port: number;
+  /** `proxy-authorization` value from the URL's user info (`Basic …`), or null. */
+  authorization: string | null;
+  /** The proxy URL without credentials, for messages and logs. */
+  display: string;
+}
+
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+/**
+ * Parses a proxy URL as the conventional variables hold it: `http://[user:pass@]host[:port]`,
+ * the scheme optional. Throws with the reason when it is not one (an `https://` proxy, which
+ * would need TLS to the proxy itself, is refused).
+ */
+export function parseProxyUrl(value: string): ProxyServer {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new Error(`'${value}' is not a proxy URL`);
+  }
+  if (u.protocol !== 'http:') throw new Error(`'${value}': only http:// proxies are supported (the tunnel to an https provider is still TLS end to end)`);
+  if (u.pathname !== '/' || u.search !== '' || u.hash !== '') throw new Error(`'${value}': a proxy URL has no path`);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const authorization = u.username === '' ? null
+    : `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+  return { host, port: u.port ? Number(u.port) : 80, authorization, display: `http://${u.host}` };
+}
+
+/**
+ * The proxy an upstream origin is reached through, or null for a direct connection: the https
+ * or http proxy by the origin's scheme, unless `noProxy` names the host.
+ */
+export function proxyFor(origin: URL, settings: ProxySettings): ProxyServer | null {
+  const value = origin.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
+  if (!value) return null;
+  const host = origin.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = origin.port ? Number(origin.port) : origin.protocol === 'https:' ? 443 : 80;
+  if (settings.noProxy && bypassesProxy(host, port, settings.noProxy)) return null;
+  return parseProxyUrl(value);
+}
+
+/**
+ * NO_PROXY as curl and undici read it: entries separated by commas or spaces; `*` matches
+ * everything; `host` or `.host` (or `*.host`) matches the host and its subdomains; an entry
+ * with `:port` matches that port only. IP addresses match exactly (no CIDR ranges).
+ */
+export function bypassesProxy(host: string, port: number, noProxy: string): boolean {
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    if (raw === '') continue;
+    if (raw === '*') return true;
+    const [entryHost, entryPort] = splitHostPort(raw.toLowerCase());
+    if (entryPort !== 0 && entryPort !== port) continue;
+    const domain = entryHost.replace(/^\*?\./, '');
+    if (host === domain || host.endsWith(`.${domain}`)) return true;
+  }
+  return false;
+}
+
+/** `host:port`, `[v6]:port`, `[v6]`, a bare IPv6 address or a bare host; port 0 when absent. */
+function splitHostPort(entry: string): [string, number] {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed !== null) return [bracketed[1], bracketed[2] ? Number(bracketed[2]) : 0];
+  const colon = entry.indexOf(':');
+  if (colon > 0 && colon === entry.lastIndexOf(':') && /^\d+$/.test(entry.slice(colon + 1))) {
+    return [entry.slice(0, colon), Number(entry.slice(colon + 1))];
+  }
+  return [entry, 0];
+}

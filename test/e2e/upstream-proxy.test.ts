@@ -1,0 +1,93 @@
+// Provider traffic through an HTTP forward proxy set the conventional way (HTTP_PROXY and
+// NO_PROXY in the gateway's environment), as on a machine whose only way out is a proxy.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import OpenAI from 'openai';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
+import { startHttpProxy, type HttpProxy } from '../support/http-proxy.js';
+import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
+import { bearer, chatBody } from '../support/wait.js';
+
+let proxy: HttpProxy;
+let groq: MockProvider;
+let together: MockProvider;
+let gw: GatewayProcess;
+let key: string;
+const AUTH = `Basic ${Buffer.from('gw:s3cret').toString('base64')}`;
+
+const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+
+test.before(async () => {
+  proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
+  groq = await startMockProvider();
+  together = await startMockProvider();
+  gw = await startGateway({
+    breaker: { volumeThreshold: 100_000 },
+    providers: { groq: { baseUrl: groq.url, apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
+  }, { HTTP_PROXY: `http://gw:s3cret@127.0.0.1:${proxy.port}`, NO_PROXY: `localhost,127.0.0.1:${together.port}` });
+  ({ key } = await gw.orgAndKey());
+});
+test.after(async () => {
+  await gw.cleanup();
+  for (const m of [groq, together]) await m.close();
+  await proxy.close();
+});
+test.before.each(() => {
+  for (const m of [groq, together]) m.reset();
+  proxy.log.length = 0;
+});
+
+test('plain-http providers are reached through the proxy in absolute form, with its credentials, kept alive', async () => {
+  const connectionsBefore = proxy.connections;
+  for (let i = 0; i < 3; i++) {
+    const r = await post(chatBody());
+    assert.is(r.status, 200);
+    assert.is(r.headers.get('x-gw-provider'), 'groq');
+  }
+  assert.equal(proxy.log, Array.from({ length: 3 }, () => ({ method: 'POST', target: `${groq.url}/chat/completions`, authorization: AUTH })));
+  assert.is(groq.requests.length, 3);
+  assert.is(groq.requests[0].headers.authorization, 'Bearer k1', 'the provider credential passes through the proxy');
+  assert.ok(proxy.connections - connectionsBefore <= 1, 'requests share a kept-alive connection to the proxy');
+});
+
+test('streams come through the proxy with usage in the last chunk', async () => {
+  const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1` });
+  const stream = await client.chat.completions.create({
+    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true,
+  });
+  let usage = null;
+  for await (const chunk of stream) usage = chunk.usage ?? usage;
+  assert.ok(usage, 'usage arrived');
+  assert.is(proxy.log.length, 1);
+});
+
+test('NO_PROXY entries are reached directly', async () => {
+  const r = await post(chatBody({ provider: 'together' }));
+  assert.is(r.status, 200);
+  assert.is(r.headers.get('x-gw-provider'), 'together');
+  assert.is(together.requests.length, 1);
+  assert.equal(proxy.log, [], 'the proxy never saw it');
+});
+
+test('a proxy that refuses the credentials fails the route over, and all_routes_failed says why', async () => {
+  const strict = await startHttpProxy({ user: 'gw', password: 'other' });
+  const gw2 = await startGateway({
+    breaker: { volumeThreshold: 100_000 },
+    providers: { groq: { baseUrl: groq.url, apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
+  }, { http_proxy: `http://gw:s3cret@127.0.0.1:${strict.port}` });
+  try {
+    const { key: key2 } = await gw2.orgAndKey();
+    const r = await fetch(`${gw2.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key2), body: chatBody() });
+    assert.is(r.status, 502);
+    const e = (await r.json() as any).error;
+    assert.is(e.code, 'all_routes_failed');
+    assert.match(e.message, /upstream 407: .*proxy refused the gateway's credentials/);
+    assert.is(strict.log.length, 2, 'both routes tried through the proxy');
+    assert.is(groq.requests.length + together.requests.length, 0);
+  } finally {
+    await gw2.cleanup();
+    await strict.close();
+  }
+});
+
+test.run();

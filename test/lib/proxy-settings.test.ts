@@ -1,0 +1,43 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bypassesProxy, parseProxyUrl, proxyFor } from '../../src/lib/proxy-settings.js';
+
+test('a proxy URL gives host, port and Basic credentials; the scheme may be left out', () => {
+  assert.equal(parseProxyUrl('http://user:p%40ss@proxy.corp:3128'), {
+    host: 'proxy.corp', port: 3128, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`, display: 'http://proxy.corp:3128',
+  });
+  assert.equal(parseProxyUrl('proxy.corp:8080'), { host: 'proxy.corp', port: 8080, authorization: null, display: 'http://proxy.corp:8080' });
+  assert.equal(parseProxyUrl('http://[::1]').port, 80);
+  assert.is(parseProxyUrl('http://[::1]:3128').host, '::1');
+  assert.throws(() => parseProxyUrl('https://proxy:443'), /only http:\/\//);
+  assert.throws(() => parseProxyUrl('socks5://proxy:1080'), /only http:\/\//);
+});
+
+test('the proxy is chosen by the origin scheme', () => {
+  const s = { httpProxy: 'http://plain:1', httpsProxy: 'http://secure:2' };
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), s)?.host, 'secure');
+  assert.is(proxyFor(new URL('http://vllm.lan:8000/v1'), s)?.host, 'plain');
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), { httpProxy: 'http://plain:1' }), null);
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), { httpsProxy: '' }), null);
+});
+
+test('NO_PROXY: exact hosts, domain suffixes, ports, IPv6 and *', () => {
+  const no = 'localhost, .internal ,*.corp.example,api.groq.com:8443 10.0.0.7 [::1]:8000';
+  assert.ok(bypassesProxy('localhost', 80, no));
+  assert.ok(bypassesProxy('vllm.internal', 8000, no));
+  assert.ok(bypassesProxy('internal', 8000, no), '.internal matches the bare domain too');
+  assert.ok(bypassesProxy('a.b.corp.example', 443, no));
+  assert.ok(bypassesProxy('api.groq.com', 8443, no));
+  assert.not.ok(bypassesProxy('api.groq.com', 443, no), 'a port in the entry restricts it');
+  assert.ok(bypassesProxy('10.0.0.7', 443, no));
+  assert.not.ok(bypassesProxy('110.0.0.7', 443, no));
+  assert.ok(bypassesProxy('::1', 8000, no));
+  assert.not.ok(bypassesProxy('::1', 9000, no));
+  assert.not.ok(bypassesProxy('notlocalhost', 80, no), 'a suffix matches only at a dot');
+  assert.ok(bypassesProxy('anything', 1, 'x,*'));
+  const s = { httpsProxy: 'http://p:3128', noProxy: 'openai.com' };
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), s), null);
+  assert.is(proxyFor(new URL('https://api.together.xyz/v1'), s)?.host, 'p');
+});
+
+test.run();
