@@ -1,41 +1,29 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
-import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
-import { bearer, chatBody, waitFor } from '../support/wait.js';
+import type { GatewayProcess } from '../support/gateway-process.js';
+import type { MockProvider } from '../support/mock-provider.js';
+import { startThreeProviders, type ThreeProviders } from '../support/three-providers.js';
+import { chatBody, waitFor } from '../support/wait.js';
 
+let t: ThreeProviders;
 let gw: GatewayProcess;
 let groq: MockProvider;
 let together: MockProvider;
 let deepinfra: MockProvider;
-let key: string;
 
 const health = async () => (await (await fetch(`${gw.url}/health`)).json()) as any;
 const groqRoute = 'groq:llama-3.3-70b-versatile';
-const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+const post = (body: string) => t.post(body);
 
 test.before(async () => {
-  groq = await startMockProvider();
-  together = await startMockProvider();
-  deepinfra = await startMockProvider();
-  gw = await startGateway({
+  t = await startThreeProviders({
     upstream: { headersTimeoutMs: 400, bodyTimeoutMs: 400 },
     breaker: { resetTimeoutMs: 600, volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 60_000 },
-    providers: {
-      groq: { baseUrl: groq.url, apiKey: 'k1' },
-      together: { baseUrl: together.url, apiKey: 'k2' },
-      deepinfra: { baseUrl: deepinfra.url, apiKey: 'k3' },
-    },
   });
-  ({ key } = await gw.orgAndKey());
+  ({ gw, groq, together, deepinfra } = t);
 });
-test.after(async () => {
-  await gw.cleanup();
-  for (const m of [groq, together, deepinfra]) await m.close();
-});
-test.before.each(() => {
-  for (const m of [groq, together, deepinfra]) m.reset();
-});
+test.after(() => t.close());
+test.before.each(() => t.reset());
 
 test('the breaker opens after repeated failures, skips the route, then recovers half-open to closed', async () => {
   groq.setDefault({ kind: 'status', status: 500 });

@@ -1,40 +1,24 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
-import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
-import { bearer, chatBody } from '../support/wait.js';
+import type { MockProvider } from '../support/mock-provider.js';
+import { startThreeProviders, type ThreeProviders } from '../support/three-providers.js';
+import { chatBody } from '../support/wait.js';
 
-let gw: GatewayProcess;
+let t: ThreeProviders;
 let groq: MockProvider;
 let together: MockProvider;
 let deepinfra: MockProvider;
-let key: string;
-
-const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
 
 test.before(async () => {
-  groq = await startMockProvider();
-  together = await startMockProvider();
-  deepinfra = await startMockProvider();
-  gw = await startGateway({
+  t = await startThreeProviders({
     upstream: { headersTimeoutMs: 400, bodyTimeoutMs: 400 },
     // Breakers would open during this file's deliberate failures; breaker.test.ts covers them.
     breaker: { volumeThreshold: 100_000 },
-    providers: {
-      groq: { baseUrl: groq.url, apiKey: 'k1' },
-      together: { baseUrl: together.url, apiKey: 'k2' },
-      deepinfra: { baseUrl: deepinfra.url, apiKey: 'k3' },
-    },
   });
-  ({ key } = await gw.orgAndKey());
+  ({ groq, together, deepinfra } = t);
 });
-test.after(async () => {
-  await gw.cleanup();
-  for (const m of [groq, together, deepinfra]) await m.close();
-});
-test.before.each(() => {
-  for (const m of [groq, together, deepinfra]) m.reset();
-});
+test.after(() => t.close());
+test.before.each(() => t.reset());
 
 for (const [what, behavior] of [
   ['an upstream 500', { kind: 'status', status: 500 }],
@@ -43,7 +27,7 @@ for (const [what, behavior] of [
 ] as const) {
   test(`fails over to the next route in catalog order on ${what}`, async () => {
     groq.enqueue(behavior as any);
-    const r = await post(chatBody());
+    const r = await t.post(chatBody());
     assert.is(r.status, 200);
     assert.is(r.headers.get('x-gw-provider'), 'together');
     assert.is(groq.requests.length, 1);
@@ -55,11 +39,11 @@ for (const [what, behavior] of [
 // A reset on a kept-alive socket before any answer looks exactly like a server dropping an idle
 // socket as the request arrived: the client resends once on a fresh socket before failing over.
 test('a connection reset on a reused socket is resent once, then fails over if the fresh socket resets too', async () => {
-  assert.is((await post(chatBody())).headers.get('x-gw-provider'), 'groq', 'warm a kept-alive socket to groq');
+  assert.is((await t.post(chatBody())).headers.get('x-gw-provider'), 'groq', 'warm a kept-alive socket to groq');
   groq.reset();
   groq.enqueue({ kind: 'reset' });
   groq.enqueue({ kind: 'reset' });
-  const r = await post(chatBody());
+  const r = await t.post(chatBody());
   assert.is(r.status, 200);
   assert.is(r.headers.get('x-gw-provider'), 'together');
   assert.is(groq.requests.length, 2);
@@ -68,10 +52,10 @@ test('a connection reset on a reused socket is resent once, then fails over if t
 });
 
 test('a provider that dropped a kept-alive socket still serves the request', async () => {
-  assert.is((await post(chatBody())).headers.get('x-gw-provider'), 'groq');
+  assert.is((await t.post(chatBody())).headers.get('x-gw-provider'), 'groq');
   groq.reset();
   groq.enqueue({ kind: 'reset' });
-  const r = await post(chatBody());
+  const r = await t.post(chatBody());
   assert.is(r.status, 200);
   assert.is(r.headers.get('x-gw-provider'), 'groq');
   assert.is(groq.requests.length, 2);
@@ -80,7 +64,7 @@ test('a provider that dropped a kept-alive socket still serves the request', asy
 
 test('an upstream 400 is returned in the envelope with the upstream message, without failover', async () => {
   groq.enqueue({ kind: 'status', status: 400, body: { error: { message: 'max_tokens is too large', type: 'invalid_request_error', code: 'context_length_exceeded' } } });
-  const r = await post(chatBody());
+  const r = await t.post(chatBody());
   assert.is(r.status, 400);
   const e = (await r.json() as any).error;
   assert.is(e.message, 'max_tokens is too large');
@@ -93,7 +77,7 @@ test('every route failing gives 502 all_routes_failed naming the last upstream e
   groq.enqueue({ kind: 'status', status: 500 });
   together.enqueue({ kind: 'status', status: 503 });
   deepinfra.enqueue({ kind: 'status', status: 502, body: { error: { message: 'deepinfra is melting' } } });
-  const r = await post(chatBody());
+  const r = await t.post(chatBody());
   assert.is(r.status, 502);
   const e = (await r.json() as any).error;
   assert.is(e.code, 'all_routes_failed');
@@ -103,30 +87,30 @@ test('every route failing gives 502 all_routes_failed naming the last upstream e
 });
 
 test('a provider pin restricts routing to that provider; an array gives the order', async () => {
-  let r = await post(chatBody({ provider: 'deepinfra' }));
+  let r = await t.post(chatBody({ provider: 'deepinfra' }));
   assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
-  r = await post(chatBody({ provider: ['deepinfra', 'groq'] }));
+  r = await t.post(chatBody({ provider: ['deepinfra', 'groq'] }));
   assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
   assert.is(groq.requests.length, 0);
   deepinfra.enqueue({ kind: 'status', status: 500 });
-  r = await post(chatBody({ provider: ['deepinfra', 'groq'] }));
+  r = await t.post(chatBody({ provider: ['deepinfra', 'groq'] }));
   assert.is(r.headers.get('x-gw-provider'), 'groq');
   assert.is(together.requests.length, 0, 'a pinned list never strays to other providers');
 });
 
 test('optimize price orders routes cheapest first', async () => {
-  const r = await post(chatBody({ optimize: 'price' }));
+  const r = await t.post(chatBody({ optimize: 'price' }));
   assert.is(r.headers.get('x-gw-provider'), 'deepinfra');
 });
 
 test('a pin to an unconfigured provider, or an unsatisfiable data_policy, gives 400 no_route', async () => {
-  let r = await post(chatBody({ provider: 'fireworks' }));
+  let r = await t.post(chatBody({ provider: 'fireworks' }));
   assert.is(r.status, 400);
   assert.is((await r.json() as any).error.code, 'no_route');
-  r = await post(chatBody({ data_policy: 'india_only' }));
+  r = await t.post(chatBody({ data_policy: 'india_only' }));
   assert.is(r.status, 400);
   assert.is((await r.json() as any).error.code, 'no_route');
-  r = await post(chatBody({ data_policy: 'somewhere' }));
+  r = await t.post(chatBody({ data_policy: 'somewhere' }));
   assert.is(r.status, 400);
   assert.is((await r.json() as any).error.code, 'bad_request');
   assert.is(groq.requests.length + together.requests.length + deepinfra.requests.length, 0);
