@@ -53,12 +53,14 @@ export class UwsReply implements ClientReply {
 
   /**
    * Reads the whole request body, copying uWS's transient chunks, and refuses past `limit` bytes
-   * with 413 (closing the connection at once when Content-Length already says so). Must be called synchronously in
-   * the handler. Resolves null when the body was refused or the client went away.
+   * with 413, at once when Content-Length already says so. Must be called synchronously in the
+   * handler. Resolves null when the body was refused or the client went away.
    */
   readBody(limit: number, declaredLength: number): Promise<Buffer | null> {
     if (declaredLength > limit) {
-      this.sendError(errors.payloadTooLarge(limit), true);
+      // The connection stays open and uWS discards the rest of the body: closing while the
+      // client is still uploading made it fail on a reset (EPIPE) before reading the 413.
+      this.sendError(errors.payloadTooLarge(limit));
       return Promise.resolve(null);
     }
     return new Promise((resolve) => {
@@ -71,7 +73,6 @@ export class UwsReply implements ClientReply {
         size += ab.byteLength;
         if (size > limit) {
           refused = true;
-          // Not closing here: clients mid-upload read the 413 instead of a reset; uWS discards the rest.
           this.sendError(errors.payloadTooLarge(limit));
           resolve(null);
           return;

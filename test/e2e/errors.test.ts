@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import OpenAI, { APIError } from 'openai';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { bearer, chatBody, waitFor } from '../support/wait.js';
@@ -94,6 +95,19 @@ test('a body over the limit gives 413 in the envelope', async () => {
   });
   const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: stream, duplex: 'half' } as RequestInit);
   await expectError(r, 413, 'payload_too_large');
+});
+
+test('a body far over the limit still gets its 413, not a reset mid-upload, and the connection serves on', async () => {
+  const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  for (const mib of [4, 16, 48]) {
+    const content = 'x'.repeat(mib * 1024 * 1024);
+    const e = await client.chat.completions.create({ model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content }] })
+      .then(() => null, (err: unknown) => err);
+    assert.instance(e, APIError, `${mib} MiB: ${String(e)}`);
+    assert.is((e as APIError).status, 413, `${mib} MiB`);
+    assert.is((e as APIError).code, 'payload_too_large');
+  }
+  assert.is((await chat(bearer(key))).status, 200);
 });
 
 test('an unknown path gives 404 not_found and a wrong method 405, both in the envelope', async () => {
