@@ -37,15 +37,22 @@ export function parseProxyUrl(value: string): ProxyServer {
 
 /**
  * The proxy an upstream origin is reached through, or null for a direct connection: the https
- * or http proxy by the origin's scheme, unless `noProxy` names the host.
+ * or http proxy by the origin's scheme, unless `noProxy` names the host. Loopback hosts are
+ * always reached directly, as in Go's client: a proxy elsewhere would reach its own loopback,
+ * never the self-hosted model server beside the gateway.
  */
 export function proxyFor(origin: URL, settings: ProxySettings): ProxyServer | null {
   const value = origin.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
   if (!value) return null;
   const host = origin.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isLoopback(host)) return null;
   const port = origin.port ? Number(origin.port) : origin.protocol === 'https:' ? 443 : 80;
   if (settings.noProxy && bypassesProxy(host, port, settings.noProxy)) return null;
   return parseProxyUrl(value);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /**

@@ -150,7 +150,7 @@ export class Connection implements ResponseEvents {
   }
 
   /**
-   * Plain TCP to the proxy and `CONNECT host:port`; once the proxy answers 200 the same socket
+   * Plain TCP to the proxy and `CONNECT host:port`; once the proxy answers 2xx the same socket
    * carries TLS to the origin. Any other answer fails the connect with the proxy's status line.
    * The pool's connect timeout covers the whole exchange.
    */
@@ -171,7 +171,7 @@ export class Connection implements ResponseEvents {
         return;
       }
       const statusLine = head.toString('latin1', 0, head.indexOf('\r\n'));
-      if (!/^HTTP\/1\.[01] 200(?: |$)/.test(statusLine)) {
+      if (!/^HTTP\/1\.[01] 2\d\d(?: |$)/.test(statusLine)) {
         this.#refuseTunnel(raw, `proxy ${proxy.host}:${proxy.port} refused the tunnel to ${authority}: ${statusLine.slice(0, 200)}`);
         return;
       }
@@ -185,7 +185,8 @@ export class Connection implements ResponseEvents {
     raw.on('data', onData);
     // Errors after the handover reach the TLS socket too; this listener only keeps them handled.
     raw.on('error', (e) => {
-      this.#error = e;
+      this.#error = this.#tunnelling
+        ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
     });
     raw.once('close', onClose);
     return raw;

@@ -1,5 +1,6 @@
-// Provider traffic through an HTTP forward proxy set the conventional way (HTTP_PROXY and
-// NO_PROXY in the gateway's environment), as on a machine whose only way out is a proxy.
+// Provider traffic through an HTTP forward proxy set the conventional way (HTTP_PROXY in the
+// gateway's environment), as on a machine whose only way out is a proxy: the provider's name
+// (groq.test) resolves only at the proxy, and loopback providers are reached directly.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
@@ -14,17 +15,19 @@ let together: MockProvider;
 let gw: GatewayProcess;
 let key: string;
 const AUTH = `Basic ${Buffer.from('gw:s3cret').toString('base64')}`;
+const HOSTS = { 'groq.test': '127.0.0.1', 'together.test': '127.0.0.1' };
+const named = (name: string, m: MockProvider) => `http://${name}.test:${m.port}/v1`;
 
 const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
 
 test.before(async () => {
-  proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
+  proxy = await startHttpProxy({ user: 'gw', password: 's3cret', hosts: HOSTS });
   groq = await startMockProvider();
   together = await startMockProvider();
   gw = await startGateway({
     breaker: { volumeThreshold: 100_000 },
-    providers: { groq: { baseUrl: groq.url, apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
-  }, { HTTP_PROXY: `http://gw:s3cret@127.0.0.1:${proxy.port}`, NO_PROXY: `localhost,127.0.0.1:${together.port}` });
+    providers: { groq: { baseUrl: named('groq', groq), apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
+  }, { HTTP_PROXY: `http://gw:s3cret@127.0.0.1:${proxy.port}` });
   ({ key } = await gw.orgAndKey());
 });
 test.after(async () => {
@@ -44,7 +47,7 @@ test('plain-http providers are reached through the proxy in absolute form, with 
     assert.is(r.status, 200);
     assert.is(r.headers.get('x-gw-provider'), 'groq');
   }
-  assert.equal(proxy.log, Array.from({ length: 3 }, () => ({ method: 'POST', target: `${groq.url}/chat/completions`, authorization: AUTH })));
+  assert.equal(proxy.log, Array.from({ length: 3 }, () => ({ method: 'POST', target: `${named('groq', groq)}/chat/completions`, authorization: AUTH })));
   assert.is(groq.requests.length, 3);
   assert.is(groq.requests[0].headers.authorization, 'Bearer k1', 'the provider credential passes through the proxy');
   assert.ok(proxy.connections - connectionsBefore <= 1, 'requests share a kept-alive connection to the proxy');
@@ -61,7 +64,7 @@ test('streams come through the proxy with usage in the last chunk', async () => 
   assert.is(proxy.log.length, 1);
 });
 
-test('NO_PROXY entries are reached directly', async () => {
+test('a provider on loopback is reached directly, never through the proxy', async () => {
   const r = await post(chatBody({ provider: 'together' }));
   assert.is(r.status, 200);
   assert.is(r.headers.get('x-gw-provider'), 'together');
@@ -70,10 +73,10 @@ test('NO_PROXY entries are reached directly', async () => {
 });
 
 test('a proxy that refuses the credentials fails the route over, and all_routes_failed says why', async () => {
-  const strict = await startHttpProxy({ user: 'gw', password: 'other' });
+  const strict = await startHttpProxy({ user: 'gw', password: 'other', hosts: HOSTS });
   const gw2 = await startGateway({
     breaker: { volumeThreshold: 100_000 },
-    providers: { groq: { baseUrl: groq.url, apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
+    providers: { groq: { baseUrl: named('groq', groq), apiKey: 'k1' }, together: { baseUrl: named('together', together), apiKey: 'k2' } },
   }, { http_proxy: `http://gw:s3cret@127.0.0.1:${strict.port}` });
   try {
     const { key: key2 } = await gw2.orgAndKey();

@@ -21,6 +21,14 @@ test('the proxy is chosen by the origin scheme', () => {
   assert.is(proxyFor(new URL('https://api.openai.com/v1'), { httpsProxy: '' }), null);
 });
 
+test('loopback providers are always reached directly', () => {
+  const s = { httpProxy: 'http://p:3128', httpsProxy: 'http://p:3128' };
+  for (const url of ['http://localhost:8000/v1', 'http://127.0.0.1:11434/v1', 'http://127.1.2.3/v1', 'http://[::1]:8000/v1', 'https://vllm.localhost/v1']) {
+    assert.is(proxyFor(new URL(url), s), null, url);
+  }
+  assert.is(proxyFor(new URL('http://128.0.0.1/v1'), s)?.host, 'p');
+});
+
 test('NO_PROXY: exact hosts, domain suffixes, ports, IPv6 and *', () => {
   const no = 'localhost, .internal ,*.corp.example,api.groq.com:8443 10.0.0.7 [::1]:8000';
   assert.ok(bypassesProxy('localhost', 80, no));

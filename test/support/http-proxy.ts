@@ -19,12 +19,20 @@ export interface HttpProxy {
   close(): Promise<void>;
 }
 
-export async function startHttpProxy(opts: { user?: string; password?: string } = {}): Promise<HttpProxy> {
+export interface HttpProxyOptions {
+  user?: string;
+  password?: string;
+  /** Names only the proxy can resolve, as a provider's host name behind an egress proxy. */
+  hosts?: Record<string, string>;
+}
+
+export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpProxy> {
   const expected = opts.user === undefined ? undefined
     : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`).toString('base64')}`;
   const log: ProxyLogEntry[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
+  const lookup = (host: string): string => opts.hosts?.[host] ?? host;
   const allowed = (req: IncomingMessage): boolean => expected === undefined || req.headers['proxy-authorization'] === expected;
 
   const server: Server = createServer((req, res) => {
@@ -42,7 +50,7 @@ export async function startHttpProxy(opts: { user?: string; password?: string } 
     }
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
-    const upstream = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: url.pathname + url.search, headers }, (up) => {
+    const upstream = httpRequest({ host: lookup(url.hostname), port: url.port, method: req.method, path: url.pathname + url.search, headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
@@ -61,7 +69,7 @@ export async function startHttpProxy(opts: { user?: string; password?: string } 
       return;
     }
     const [host, port] = splitAuthority(req.url ?? '');
-    const upstream = netConnect({ host, port });
+    const upstream = netConnect({ host: lookup(host), port });
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);

@@ -484,7 +484,7 @@ test('an https origin through an HTTP proxy: one CONNECT tunnel per socket, TLS 
   }
 });
 
-test('a proxy that refuses the tunnel fails the connect with its status line', async () => {
+test('a proxy that refuses the tunnel, or cannot be reached, fails the connect saying so', async () => {
   const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
   const refused = await listen(createNetServer());
   const deadPort = refused.port;
@@ -506,6 +506,13 @@ test('a proxy that refuses the tunnel fails the connect with its status line', a
     const rb = await b.done;
     assert.is(rb.error?.code, 'connect_error');
     assert.match(rb.error!.message, /HTTP\/1\.1 502/);
+    const noProxy = new OriginPool(new URL('https://localhost:443'), { ...OPTIONS, proxy: { host: '127.0.0.1', port: deadPort, authorization: null } });
+    const c = new Collector();
+    noProxy.request(post('/', '{}'), c);
+    const rc = await c.done;
+    await noProxy.close();
+    assert.is(rc.error?.code, 'connect_error');
+    assert.match(rc.error!.message, new RegExp(`proxy 127\\.0\\.0\\.1:${deadPort} failed: .*ECONNREFUSED`));
   } finally {
     await wrongPassword.close();
     await unreachable.close();
