@@ -4,6 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startHttpProxy, type HttpProxy } from '../support/http-proxy.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
@@ -70,6 +72,28 @@ test('a provider on loopback is reached directly, never through the proxy', asyn
   assert.is(r.headers.get('x-gw-provider'), 'together');
   assert.is(together.requests.length, 1);
   assert.equal(proxy.log, [], 'the proxy never saw it');
+});
+
+test('an https provider is reached through a CONNECT tunnel, its certificate checked against its name', async () => {
+  const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+  const secure = await startMockProvider({ tls: { cert: readFileSync(fixtures + 'localhost-cert.pem'), key: readFileSync(fixtures + 'localhost-key.pem') } });
+  const gw3 = await startGateway({
+    providers: { groq: { baseUrl: `https://groq.test:${secure.port}/v1`, apiKey: 'k1' } },
+  }, { HTTPS_PROXY: `gw:s3cret@127.0.0.1:${proxy.port}`, NODE_EXTRA_CA_CERTS: fixtures + 'localhost-cert.pem' });
+  try {
+    const { key: key3 } = await gw3.orgAndKey();
+    for (let i = 0; i < 2; i++) {
+      const r = await fetch(`${gw3.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key3), body: chatBody({ provider: 'groq' }) });
+      assert.is(r.status, 200, await r.clone().text());
+      assert.is(r.headers.get('x-gw-provider'), 'groq');
+    }
+    assert.equal(proxy.log, [{ method: 'CONNECT', target: `groq.test:${secure.port}`, authorization: AUTH }], 'one tunnel, kept alive');
+    assert.is(secure.requests.length, 2);
+    assert.is(secure.requests[0].headers.host, `groq.test:${secure.port}`);
+  } finally {
+    await gw3.cleanup();
+    await secure.close();
+  }
 });
 
 test('a proxy that refuses the credentials fails the route over, and all_routes_failed says why', async () => {

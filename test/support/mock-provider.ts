@@ -2,6 +2,7 @@
 // node:http so the gateway's client sees genuine sockets: slow bodies, cut streams and resets
 // behave exactly as they would against a remote provider.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface MockUsage {
@@ -35,6 +36,8 @@ export interface MockProviderOptions {
   // mock's garbage collector, not the gateway. `requests` then stays empty, so
   // waitForRequests is of no use.
   record?: boolean;
+  /** Serve https with this certificate (url then starts with https://). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface MockProvider {
@@ -161,10 +164,10 @@ class MockProviderServer implements MockProvider {
   #closing = false;
   #seq = 0;
 
-  constructor(server: Server, port: number, record: boolean) {
+  constructor(server: Server, port: number, record: boolean, scheme: 'http' | 'https') {
     this.#server = server;
     this.port = port;
-    this.url = `http://127.0.0.1:${port}/v1`;
+    this.url = `${scheme}://127.0.0.1:${port}/v1`;
     this.#record = record;
     server.on('connection', (s: Socket) => {
       this.#sockets.add(s);
@@ -436,7 +439,9 @@ function chunkFrame(s: string): string {
 }
 
 export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
-  const server = createServer({ keepAliveTimeout: 30_000, noDelay: true });
+  const server = opts.tls
+    ? createHttpsServer({ ...opts.tls, keepAliveTimeout: 30_000, noDelay: true }) as unknown as Server
+    : createServer({ keepAliveTimeout: 30_000, noDelay: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => {
@@ -444,5 +449,5 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       resolve();
     });
   });
-  return new MockProviderServer(server, (server.address() as AddressInfo).port, opts.record ?? true);
+  return new MockProviderServer(server, (server.address() as AddressInfo).port, opts.record ?? true, opts.tls ? 'https' : 'http');
 }
