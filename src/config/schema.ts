@@ -73,7 +73,7 @@ export const ConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {} }),
   ledger: Type.Object({
     batchSize: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
-    flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
     maxInFlight: Type.Integer({ minimum: 1, default: 64 }),
   }, { additionalProperties: false, default: {} }),
   billing: Type.Object({
