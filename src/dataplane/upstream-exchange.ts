@@ -25,6 +25,8 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   #head = 0;
   /** Bytes in #chunks not yet taken. */
   #buffered = 0;
+  /** The answer's content-length, or -1: one declared over the limit is refused unread. */
+  #declared = -1;
   #ended = false;
   #error: Error | null = null;
   #cancelled = false;
@@ -42,8 +44,9 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     });
   }
 
-  onResponseHead(status: number, contentType: string | null): void {
+  onResponseHead(status: number, contentType: string | null, contentLength: number): void {
     this.status = status;
+    this.#declared = contentLength;
     if (contentType !== null) this.contentType = contentType;
     this.#resolveStart(this);
   }
@@ -86,7 +89,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
 
   readAll(maxBytes = this.#maxBytes): Promise<Buffer> {
     this.#limit = maxBytes;
-    if (this.#error === null && this.#buffered > maxBytes) this.#overflow();
+    if (this.#error === null && (this.#buffered > maxBytes || this.#declared > maxBytes)) this.#overflow();
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(this.#concat());
     this.#wantAll = true;

@@ -253,7 +253,7 @@ export class Connection implements ResponseEvents {
   onHead(head: ResponseHead): void {
     this.keepAliveMs = head.keepAliveMs;
     this.phase = Phase.Body;
-    this.#exchange?.sink.onResponseHead(head.status, head.contentType);
+    this.#exchange?.sink.onResponseHead(head.status, head.contentType, head.contentLength);
   }
 
   onBody(view: Buffer): void {

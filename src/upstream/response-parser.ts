@@ -14,6 +14,8 @@ export interface ResponseHead {
   keepAlive: boolean;
   /** The server's `Keep-Alive: timeout=N`, in ms; null when it gave none. */
   keepAliveMs: number | null;
+  /** The body length when `content-length` frames it, else -1 (chunked, or until close). */
+  contentLength: number;
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -236,7 +238,7 @@ export class ResponseParser {
       keepAlive = false;
     }
     this.#keepAlive = keepAlive;
-    const head = { status, contentType, keepAlive, keepAliveMs };
+    const head = { status, contentType, keepAlive, keepAliveMs, contentLength: this.#state === State.Length ? length : this.#state === State.Done ? 0 : -1 };
     if (this.#state === State.Done) {
       this.#events.onHead(head);
       this.#events.onComplete();

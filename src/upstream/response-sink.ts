@@ -5,7 +5,8 @@ import type { TransportError } from './transport-error.js';
  * error (error may also come first). Exactly one of end and error is called.
  */
 export interface ResponseSink {
-  onResponseHead(status: number, contentType: string | null): void;
+  /** `contentLength` is -1 when the body is not framed by a length. */
+  onResponseHead(status: number, contentType: string | null, contentLength: number): void;
   /** A piece of the body, valid only during the call (copy it to keep it). False asks for a pause. */
   onResponseData(view: Buffer): boolean;
   onResponseEnd(): void;

@@ -47,6 +47,16 @@ test('answers over the limit from every route give 502 all_routes_failed saying 
   assert.ok(e.message.includes(`larger than ${LIMIT} bytes`), e.message);
 });
 
+test('an answer whose content-length is over the limit is refused before its body is read', async () => {
+  // Declares 1 GiB and sends a few bytes: waiting for the rest would stall until the body timeout.
+  groq.enqueue({ kind: 'status', status: 200, body: { partial: true }, headers: { 'content-length': String(1024 ** 3) } });
+  const started = Date.now();
+  const r = await t.post(chatBody());
+  assert.is(r.status, 200);
+  assert.is(r.headers.get('x-gw-provider'), 'together');
+  assert.ok(Date.now() - started < 5_000, 'no wait for the declared body (the body timeout is 120 s)');
+});
+
 test('a 500 whose body never ends is judged by its status and fails over', async () => {
   groq.enqueue({ kind: 'flood', status: 500 });
   const r = await t.post(chatBody());

@@ -62,7 +62,7 @@ test('content-length body, split at every byte', () => {
   const wire = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Other: a:b\r\n\r\n{"ok":true}';
   everySplit(wire, (seen, p) => {
     assert.is(seen.heads.length, 1);
-    assert.equal(seen.heads[0], { status: 200, contentType: 'application/json', keepAlive: true, keepAliveMs: null });
+    assert.equal(seen.heads[0], { status: 200, contentType: 'application/json', keepAlive: true, keepAliveMs: null, contentLength: 11 });
     assert.is(seen.body, '{"ok":true}');
     assert.is(seen.completed, 1);
     assert.ok(p.done);
@@ -75,6 +75,7 @@ test('chunked body with extensions and trailers, split at every byte', () => {
     '5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nx-trailer: 1\r\n\r\n';
   everySplit(wire, (seen, p) => {
     assert.is(seen.heads[0].contentType, 'text/event-stream');
+    assert.is(seen.heads[0].contentLength, -1, 'no length up front for a chunked body');
     assert.is(seen.body, 'hello 0123456789');
     assert.is(seen.completed, 1);
     assert.ok(p.keepAlive);
