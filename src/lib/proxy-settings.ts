@@ -2,10 +2,10 @@
 export interface ProxyServer {
   host: string;
   port: number;
+  /** An `https://` proxy: the connection to the proxy itself is TLS. */
+  tls: boolean;
   /** `proxy-authorization` value from the URL's user info (`Basic …`), or null. */
   authorization: string | null;
-  /** The proxy URL without credentials, for messages and logs. */
-  display: string;
 }
 
 export interface ProxySettings {
@@ -15,9 +15,8 @@ export interface ProxySettings {
 }
 
 /**
- * Parses a proxy URL as the conventional variables hold it: `http://[user:pass@]host[:port]`,
- * the scheme optional. Throws with the reason when it is not one (an `https://` proxy, which
- * would need TLS to the proxy itself, is refused).
+ * Parses a proxy URL as the conventional variables hold it: `http[s]://[user:pass@]host[:port]`,
+ * the scheme optional (http). Throws with the reason when it is not one.
  */
 export function parseProxyUrl(value: string): ProxyServer {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
@@ -27,12 +26,13 @@ export function parseProxyUrl(value: string): ProxyServer {
   } catch {
     throw new Error(`'${value}' is not a proxy URL`);
   }
-  if (u.protocol !== 'http:') throw new Error(`'${value}': only http:// proxies are supported (the tunnel to an https provider is still TLS end to end)`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`'${value}': a proxy URL is http:// or https://`);
   if (u.pathname !== '/' || u.search !== '' || u.hash !== '') throw new Error(`'${value}': a proxy URL has no path`);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const authorization = u.username === '' ? null
     : `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
-  return { host, port: u.port ? Number(u.port) : 80, authorization, display: `http://${u.host}` };
+  const tls = u.protocol === 'https:';
+  return { host, port: u.port ? Number(u.port) : tls ? 443 : 80, tls, authorization };
 }
 
 /**

@@ -26,6 +26,8 @@ export interface Target {
 export interface TunnelProxy {
   host: string;
   port: number;
+  /** TLS to the proxy itself (an https:// proxy), verified against `Target.ca` or the bundled roots. */
+  tls: boolean;
   /** The `proxy-authorization` value, or null. */
   authorization: string | null;
 }
@@ -150,13 +152,16 @@ export class Connection implements ResponseEvents {
   }
 
   /**
-   * Plain TCP to the proxy and `CONNECT host:port`; once the proxy answers 2xx the same socket
+   * TCP (or TLS) to the proxy and `CONNECT host:port`; once the proxy answers 2xx the same socket
    * carries TLS to the origin. Any other answer fails the connect with the proxy's status line.
    * The pool's connect timeout covers the whole exchange.
    */
   #openTunnel(target: Target, proxy: TunnelProxy): Socket {
     this.#tunnelling = true;
-    const raw = netConnect({ host: proxy.host, port: proxy.port });
+    // Over an https proxy the origin's TLS runs inside the proxy's: TLS over a TLS socket.
+    const raw = proxy.tls
+      ? tlsConnect({ host: proxy.host, port: proxy.port, servername: isIP(proxy.host) ? undefined : proxy.host, ca: target.ca })
+      : netConnect({ host: proxy.host, port: proxy.port });
     raw.setNoDelay(true);
     const authority = `${isIPv6(target.host) ? `[${target.host}]` : target.host}:${target.port}`;
     raw.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n` +

@@ -12,7 +12,7 @@ export interface PoolOptions {
   bodyTimeoutMs: number;
   /** How long an idle socket is kept when the server gives no `Keep-Alive: timeout`. */
   idleTimeoutMs: number;
-  /** Certificate authorities for https origins, replacing the bundled ones (a private upstream). */
+  /** Certificate authorities for https origins and proxies, replacing the bundled ones (a private upstream). */
   ca?: string | Buffer;
   /**
    * An HTTP forward proxy. An https origin is reached through a CONNECT tunnel per socket; for an
@@ -47,7 +47,7 @@ export class OriginPool implements ConnectionOwner {
     const proxy = options.proxy;
     this.#target = proxy === undefined ? { host, port, tls, ca: options.ca }
       : tls ? { host, port, tls, ca: options.ca, tunnel: proxy }
-      : { host: proxy.host, port: proxy.port, tls: false };
+      : { host: proxy.host, port: proxy.port, tls: proxy.tls, ca: options.ca };
     this.#o = options;
     const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs);
     this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(shortest / 8)));

@@ -69,7 +69,7 @@ test('upstream proxies come from the file, else the conventional variables (lowe
 });
 
 test('an unusable proxy stops start-up naming the setting or the variable', () => {
-  throwsConfig(() => loadConfig({ env: { HTTPS_PROXY: 'https://proxy:443' } }), /\/upstream\/httpsProxy \(from HTTPS_PROXY\).*only http:\/\/ proxies/);
+  throwsConfig(() => loadConfig({ env: { HTTPS_PROXY: 'socks5://proxy:1080' } }), /\/upstream\/httpsProxy \(from HTTPS_PROXY\).*http:\/\/ or https:\/\//);
   throwsConfig(() => loadConfig({ file: file('bad-proxy.json', '{"upstream":{"httpProxy":"http://proxy:3128/path"}}'), env: {} }),
     /\/upstream\/httpProxy \(file .*\): .*no path/);
   throwsConfig(() => loadConfig({ env: { http_proxy: 'http://[nope' } }), /\/upstream\/httpProxy \(from http_proxy\).*not a proxy URL/);

@@ -2,15 +2,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bypassesProxy, parseProxyUrl, proxyFor } from '../../src/lib/proxy-settings.js';
 
-test('a proxy URL gives host, port and Basic credentials; the scheme may be left out', () => {
+test('a proxy URL gives host, port, TLS and Basic credentials; the scheme may be left out', () => {
   assert.equal(parseProxyUrl('http://user:p%40ss@proxy.corp:3128'), {
-    host: 'proxy.corp', port: 3128, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`, display: 'http://proxy.corp:3128',
+    host: 'proxy.corp', port: 3128, tls: false, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
   });
-  assert.equal(parseProxyUrl('proxy.corp:8080'), { host: 'proxy.corp', port: 8080, authorization: null, display: 'http://proxy.corp:8080' });
+  assert.equal(parseProxyUrl('proxy.corp:8080'), { host: 'proxy.corp', port: 8080, tls: false, authorization: null });
   assert.equal(parseProxyUrl('http://[::1]').port, 80);
   assert.is(parseProxyUrl('http://[::1]:3128').host, '::1');
-  assert.throws(() => parseProxyUrl('https://proxy:443'), /only http:\/\//);
-  assert.throws(() => parseProxyUrl('socks5://proxy:1080'), /only http:\/\//);
+  assert.equal(parseProxyUrl('https://secure.proxy'), { host: 'secure.proxy', port: 443, tls: true, authorization: null });
+  assert.throws(() => parseProxyUrl('socks5://proxy:1080'), /http:\/\/ or https:\/\//);
 });
 
 test('the proxy is chosen by the origin scheme', () => {

@@ -1,6 +1,7 @@
 // A forward HTTP proxy on 127.0.0.1, as a corporate egress proxy behaves: CONNECT tunnels for
 // https, absolute-form requests forwarded for plain http, optional Basic authentication (407).
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 
 export interface ProxyLogEntry {
@@ -24,6 +25,8 @@ export interface HttpProxyOptions {
   password?: string;
   /** Names only the proxy can resolve, as a provider's host name behind an egress proxy. */
   hosts?: Record<string, string>;
+  /** Serve the proxy itself over TLS (an https:// proxy). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpProxy> {
@@ -35,7 +38,7 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
   const lookup = (host: string): string => opts.hosts?.[host] ?? host;
   const allowed = (req: IncomingMessage): boolean => expected === undefined || req.headers['proxy-authorization'] === expected;
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
     log.push({ method: req.method ?? '', target: req.url ?? '', authorization: req.headers['proxy-authorization'] });
     if (!allowed(req)) {
       res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"', 'content-type': 'text/plain' }).end('proxy authentication required');
@@ -56,7 +59,8 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(opts.tls, handler) as unknown as Server : createServer(handler);
   server.on('connection', (s: Socket) => {
     connections++;
     sockets.add(s);
@@ -88,7 +92,7 @@ export async function startHttpProxy(opts: HttpProxyOptions = {}): Promise<HttpP
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     log,
     get connections() {

@@ -466,7 +466,7 @@ test('an https origin through an HTTP proxy: one CONNECT tunnel per socket, TLS 
   const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
   const authorization = `Basic ${Buffer.from('gw:s3cret').toString('base64')}`;
   const pool = new OriginPool(new URL(`https://localhost:${port}`), {
-    ...OPTIONS, ca: CERT, proxy: { host: '127.0.0.1', port: proxy.port, authorization },
+    ...OPTIONS, ca: CERT, proxy: { host: '127.0.0.1', port: proxy.port, tls: false, authorization },
   });
   try {
     for (let i = 0; i < 3; i++) {
@@ -484,16 +484,47 @@ test('an https origin through an HTTP proxy: one CONNECT tunnel per socket, TLS 
   }
 });
 
+test('an https proxy: TLS to the proxy, then the origin\'s TLS inside it; plain-http origins in absolute form over it', async () => {
+  const { port, sockets, server } = await testHttpsServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`secure ${req.headers.host}`);
+  });
+  const plain = await listen(echoServer());
+  const proxy = await startHttpProxy({ tls: { cert: CERT, key: readFileSync(FIXTURES + 'localhost-key.pem') } });
+  const viaProxy = { host: 'localhost', port: proxy.port, tls: true, authorization: null };
+  const tunnelled = new OriginPool(new URL(`https://localhost:${port}`), { ...OPTIONS, ca: CERT, proxy: viaProxy });
+  const forwarded = new OriginPool(new URL(`http://localhost:${plain.port}`), { ...OPTIONS, ca: CERT, proxy: viaProxy });
+  try {
+    const a = new Collector();
+    tunnelled.request(post('/', '{}', `localhost:${port}`), a);
+    const ra = await a.done;
+    assert.is(ra.error, null);
+    assert.is(ra.body, `secure localhost:${port}`);
+    const b = new Collector();
+    forwarded.request(post(`http://localhost:${plain.port}/v1/x`, '{}', `localhost:${plain.port}`), b);
+    const rb = await b.done;
+    assert.is(rb.error, null);
+    assert.is(JSON.parse(rb.body).path, '/v1/x');
+    assert.equal(proxy.log.map((e) => `${e.method} ${e.target}`), [`CONNECT localhost:${port}`, `POST http://localhost:${plain.port}/v1/x`]);
+  } finally {
+    await tunnelled.close();
+    await forwarded.close();
+    await proxy.close();
+    await close(plain.server, plain.sockets);
+    await close(server, sockets);
+  }
+});
+
 test('a proxy that refuses the tunnel, or cannot be reached, fails the connect saying so', async () => {
   const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
   const refused = await listen(createNetServer());
   const deadPort = refused.port;
   await close(refused.server, refused.sockets);
   const wrongPassword = new OriginPool(new URL('https://localhost:443'), {
-    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, authorization: `Basic ${Buffer.from('gw:nope').toString('base64')}` },
+    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, tls: false, authorization: `Basic ${Buffer.from('gw:nope').toString('base64')}` },
   });
   const unreachable = new OriginPool(new URL(`https://127.0.0.1:${deadPort}`), {
-    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, authorization: `Basic ${Buffer.from('gw:s3cret').toString('base64')}` },
+    ...OPTIONS, proxy: { host: '127.0.0.1', port: proxy.port, tls: false, authorization: `Basic ${Buffer.from('gw:s3cret').toString('base64')}` },
   });
   try {
     const a = new Collector();
@@ -506,7 +537,7 @@ test('a proxy that refuses the tunnel, or cannot be reached, fails the connect s
     const rb = await b.done;
     assert.is(rb.error?.code, 'connect_error');
     assert.match(rb.error!.message, /HTTP\/1\.1 502/);
-    const noProxy = new OriginPool(new URL('https://localhost:443'), { ...OPTIONS, proxy: { host: '127.0.0.1', port: deadPort, authorization: null } });
+    const noProxy = new OriginPool(new URL('https://localhost:443'), { ...OPTIONS, proxy: { host: '127.0.0.1', port: deadPort, tls: false, authorization: null } });
     const c = new Collector();
     noProxy.request(post('/', '{}'), c);
     const rc = await c.done;
