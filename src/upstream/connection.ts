@@ -180,9 +180,13 @@ export class Connection implements ResponseEvents {
         this.#refuseTunnel(raw, `proxy ${proxy.host}:${proxy.port} refused the tunnel to ${authority}: ${statusLine.slice(0, 200)}`);
         return;
       }
+      if (end + 4 < head.length) {
+        // The origin's TLS has not started, so nothing may come through the tunnel yet.
+        this.#refuseTunnel(raw, `proxy ${proxy.host}:${proxy.port} sent bytes after accepting the tunnel to ${authority}`);
+        return;
+      }
       raw.off('data', onData);
       raw.off('close', onClose);
-      if (end + 4 < head.length) raw.unshift(head.subarray(end + 4));
       this.#tunnelling = false;
       this.#socket = this.#secure(target, raw);
       if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);

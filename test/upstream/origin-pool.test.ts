@@ -544,6 +544,16 @@ test('a proxy that refuses the tunnel, or cannot be reached, fails the connect s
     await noProxy.close();
     assert.is(rc.error?.code, 'connect_error');
     assert.match(rc.error!.message, new RegExp(`proxy 127\\.0\\.0\\.1:${deadPort} failed: .*ECONNREFUSED`));
+    // A "proxy" that accepts the tunnel and talks before the origin's TLS has begun.
+    const chatty = await listen(createNetServer((sock) => sock.once('data', () => sock.write('HTTP/1.1 200 OK\r\n\r\nhello'))));
+    const early = new OriginPool(new URL('https://localhost:443'), { ...OPTIONS, proxy: { host: '127.0.0.1', port: chatty.port, tls: false, authorization: null } });
+    const d = new Collector();
+    early.request(post('/', '{}'), d);
+    const rd = await d.done;
+    await early.close();
+    await close(chatty.server, chatty.sockets);
+    assert.is(rd.error?.code, 'connect_error');
+    assert.match(rd.error!.message, /sent bytes after accepting the tunnel/);
   } finally {
     await wrongPassword.close();
     await unreachable.close();
