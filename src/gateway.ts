@@ -19,6 +19,7 @@ import { sessionReader } from './store/sessions.js';
 import { startServer } from './http/server.js';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { describeProxies } from './lib/proxy-settings.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -115,6 +116,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
   const native = uwsIsNative();
   if (!native) log.warn('uWebSockets.js is running its slow JavaScript fallback: its native build does not match this Node.js');
+  const proxies = describeProxies(config.upstream);
+  if (proxies) log.info('provider traffic goes through a forward proxy (loopback providers excepted)', proxies);
   log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback' });
 
   let stopping: Promise<void> | null = null;

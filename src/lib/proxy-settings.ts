@@ -35,6 +35,23 @@ export function parseProxyUrl(value: string): ProxyServer {
   return { host, port: u.port ? Number(u.port) : tls ? 443 : 80, tls, authorization };
 }
 
+/** What an operator should see at start-up: each proxy without its credentials, and the bypass list. */
+export function describeProxies(s: ProxySettings): Record<string, string> | null {
+  const shown = (v: string | undefined): string | undefined => {
+    if (!v) return undefined;
+    const p = parseProxyUrl(v);
+    return `${p.tls ? 'https' : 'http'}://${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+  };
+  const out: Record<string, string> = {};
+  const https = shown(s.httpsProxy);
+  const http = shown(s.httpProxy);
+  if (https) out.https = https;
+  if (http) out.http = http;
+  if (https === undefined && http === undefined) return null;
+  if (s.noProxy) out.noProxy = s.noProxy;
+  return out;
+}
+
 /**
  * The proxy an upstream origin is reached through, or null for a direct connection: the https
  * or http proxy by the origin's scheme, unless `noProxy` names the host. Loopback hosts are

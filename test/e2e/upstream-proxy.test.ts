@@ -27,6 +27,7 @@ test.before(async () => {
   groq = await startMockProvider();
   together = await startMockProvider();
   gw = await startGateway({
+    logLevel: 'info',
     breaker: { volumeThreshold: 100_000 },
     providers: { groq: { baseUrl: named('groq', groq), apiKey: 'k1' }, together: { baseUrl: together.url, apiKey: 'k2' } },
   }, { HTTP_PROXY: `http://gw:s3cret@127.0.0.1:${proxy.port}` });
@@ -40,6 +41,13 @@ test.after(async () => {
 test.before.each(() => {
   for (const m of [groq, together]) m.reset();
   proxy.log.length = 0;
+});
+
+test('start-up names the proxy, never its credentials', () => {
+  const line = gw.lines.find((l) => l.includes('forward proxy'));
+  assert.ok(line, 'a start-up line about the proxy');
+  assert.ok(line!.includes(`"http":"http://127.0.0.1:${proxy.port}"`), line);
+  assert.not.ok(line!.includes('s3cret'), 'no password in the log');
 });
 
 test('plain-http providers are reached through the proxy in absolute form, with its credentials, kept alive', async () => {
