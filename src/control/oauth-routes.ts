@@ -19,7 +19,7 @@ const DEFAULT_RETURN = '/me';
 
 /** GET /auth/:provider starts an authorization-code sign-in with PKCE; its callback ends it in a session. */
 export function oauthRoutes(d: ControlDeps): RouteSpec[] {
-  const providers = signInProviders(d.config.auth, new IdpHttp(d.log));
+  const providers = signInProviders(d.config.auth, new IdpHttp(d.log, d.config.upstream));
   const states = oauthStates(d.db);
   const provider = (id: string): SignInProvider => {
     const p = providers.get(id);

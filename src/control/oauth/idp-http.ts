@@ -1,7 +1,8 @@
-import { fetch } from 'undici';
+import { fetch, ProxyAgent, type Dispatcher } from 'undici';
 import { errors } from '../../errors/catalog.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../lib/logger.js';
+import { proxyFor, type ProxySettings } from '../../lib/proxy-settings.js';
 
 /** Identity providers answer in well under a second; past this a sign-in fails with 503 rather than hang. */
 export const IDP_TIMEOUT_MS = 10_000;
@@ -16,15 +17,20 @@ export interface IdpAnswer {
 
 /**
  * Outbound calls to identity providers (discovery, JWKS, token, userinfo, GitHub API), each bounded
- * by a timeout. A provider that cannot be reached becomes 503 `unavailable` (logged with the
- * cause); what it answers is returned for the caller to judge.
+ * by a timeout, through the same forward proxy settings as provider traffic. A provider that
+ * cannot be reached becomes 503 `unavailable` (logged with the cause); what it answers is
+ * returned for the caller to judge.
  */
 export class IdpHttp {
   readonly #log: Logger;
   readonly #timeoutMs: number;
+  readonly #proxies: ProxySettings;
+  /** One undici ProxyAgent per proxy in use (keyed by the proxy URL as configured). */
+  readonly #agents = new Map<string, Dispatcher>();
 
-  constructor(log: Logger, timeoutMs = IDP_TIMEOUT_MS) {
+  constructor(log: Logger, proxies: ProxySettings = {}, timeoutMs = IDP_TIMEOUT_MS) {
     this.#log = log;
+    this.#proxies = proxies;
     this.#timeoutMs = timeoutMs;
   }
 
@@ -54,13 +60,27 @@ export class IdpHttp {
     return errors.serviceUnavailable(`Sign-in with '${providerId}' is unavailable: its ${what} could not be read`);
   }
 
+  #dispatcher(url: string): Dispatcher | undefined {
+    const u = new URL(url);
+    const proxy = proxyFor(u, this.#proxies);
+    if (proxy === null) return undefined;
+    const key = `${proxy.tls ? 'https' : 'http'}://${proxy.host}:${proxy.port} ${proxy.authorization ?? ''}`;
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      const host = proxy.host.includes(':') ? `[${proxy.host}]` : proxy.host;
+      agent = new ProxyAgent({ uri: `${proxy.tls ? 'https' : 'http'}://${host}:${proxy.port}`, token: proxy.authorization ?? undefined });
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
   async #call(url: string, method: 'GET' | 'POST', body: string | undefined, what: string, headers: Record<string, string>): Promise<IdpAnswer> {
     let status: number;
     let text: string;
     try {
       const res = await fetch(url, {
         method, body, headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...headers },
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: AbortSignal.timeout(this.#timeoutMs), dispatcher: this.#dispatcher(url),
       });
       status = res.status;
       text = await res.text();
