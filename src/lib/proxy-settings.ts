@@ -1,3 +1,5 @@
+import { BlockList, isIP } from 'node:net';
+
 /** An HTTP forward proxy for upstream connections, as the upstream client needs it. */
 export interface ProxyServer {
   host: string;
@@ -75,12 +77,18 @@ function isLoopback(host: string): boolean {
 /**
  * NO_PROXY as curl and undici read it: entries separated by commas or spaces; `*` matches
  * everything; `host` or `.host` (or `*.host`) matches the host and its subdomains; an entry
- * with `:port` matches that port only. IP addresses match exactly (no CIDR ranges).
+ * with `:port` matches that port only; a CIDR range (`10.0.0.0/8`, `fd00::/8`) matches a
+ * provider given by an IP address in it (names are not resolved to check).
  */
 export function bypassesProxy(host: string, port: number, noProxy: string): boolean {
+  const family = isIP(host);
   for (const raw of noProxy.split(/[\s,]+/)) {
     if (raw === '') continue;
     if (raw === '*') return true;
+    if (raw.includes('/')) {
+      if (family !== 0 && inRange(host, family, raw)) return true;
+      continue;
+    }
     const [entryHost, entryPort] = splitHostPort(raw.toLowerCase());
     if (entryPort !== 0 && entryPort !== port) continue;
     const domain = entryHost.replace(/^\*?\./, '');
@@ -98,4 +106,17 @@ function splitHostPort(entry: string): [string, number] {
     return [entry.slice(0, colon), Number(entry.slice(colon + 1))];
   }
   return [entry, 0];
+}
+
+/** Whether the IP address `host` lies in the CIDR range `cidr`; a malformed range matches nothing. */
+function inRange(host: string, family: number, cidr: string): boolean {
+  const slash = cidr.indexOf('/');
+  const net = cidr.slice(0, slash).replace(/^\[|\]$/g, '');
+  const bits = Number(cidr.slice(slash + 1));
+  const netFamily = isIP(net);
+  if (netFamily !== family || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) return false;
+  const list = new BlockList();
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  list.addSubnet(net, bits, type);
+  return list.check(host, type);
 }

@@ -29,7 +29,7 @@ test('loopback providers are always reached directly', () => {
   assert.is(proxyFor(new URL('http://128.0.0.1/v1'), s)?.host, 'p');
 });
 
-test('NO_PROXY: exact hosts, domain suffixes, ports, IPv6 and *', () => {
+test('NO_PROXY: exact hosts, domain suffixes, ports, IPv6, CIDR ranges and *', () => {
   const no = 'localhost, .internal ,*.corp.example,api.groq.com:8443 10.0.0.7 [::1]:8000';
   assert.ok(bypassesProxy('localhost', 80, no));
   assert.ok(bypassesProxy('vllm.internal', 8000, no));
@@ -43,6 +43,13 @@ test('NO_PROXY: exact hosts, domain suffixes, ports, IPv6 and *', () => {
   assert.not.ok(bypassesProxy('::1', 9000, no));
   assert.not.ok(bypassesProxy('notlocalhost', 80, no), 'a suffix matches only at a dot');
   assert.ok(bypassesProxy('anything', 1, 'x,*'));
+  const ranges = '10.0.0.0/8, 192.168.1.0/24 fd00::/8 bogus/99';
+  assert.ok(bypassesProxy('10.20.30.40', 8000, ranges));
+  assert.ok(bypassesProxy('192.168.1.7', 80, ranges));
+  assert.not.ok(bypassesProxy('192.168.2.7', 80, ranges));
+  assert.ok(bypassesProxy('fd12::1', 80, ranges));
+  assert.not.ok(bypassesProxy('fe80::1', 80, ranges));
+  assert.not.ok(bypassesProxy('ten.example', 80, ranges), 'names are not resolved to match a range');
   const s = { httpsProxy: 'http://p:3128', noProxy: 'openai.com' };
   assert.is(proxyFor(new URL('https://api.openai.com/v1'), s), null);
   assert.is(proxyFor(new URL('https://api.together.xyz/v1'), s)?.host, 'p');
