@@ -88,7 +88,7 @@ export class UpstreamClient {
     return b;
   }
 
-  /** `POST … HTTP/1.1`, host, the route's headers and `content-length: `, awaiting the number. */
+  /** `POST … HTTP/1.1`, host, the route's headers, `accept-encoding` and `content-length: `, awaiting the number. */
   #head(base: BaseUrl, path: string, headers: Record<string, string>): string {
     let byPath = this.#heads.get(headers);
     if (byPath === undefined) {
@@ -107,7 +107,9 @@ export class UpstreamClient {
         }
         head += `${name}: ${value}\r\n`;
       }
-      head += 'content-length: ';
+      // Without it any content coding is acceptable (RFC 9110 12.5.3), and the gateway relays
+      // and scans bytes: a gzip answer would reach the client undecodable.
+      head += 'accept-encoding: identity\r\ncontent-length: ';
       byPath.set(key, head);
     }
     return head;

@@ -35,6 +35,7 @@ test('a plain chat completion through the openai SDK returns the upstream answer
   assert.is(up.path, '/v1/chat/completions');
   assert.is(up.body.model, 'llama-3.3-70b-versatile', 'the catalog id is swapped for the provider model id');
   assert.is(up.headers.authorization, 'Bearer sk-groq-platform', 'the platform key, never the client key, goes upstream');
+  assert.is(up.headers['accept-encoding'], 'identity', 'answers are relayed as bytes, so none may come compressed');
 });
 
 test('a streamed chat through the SDK delivers every chunk and usage in the last chunk before [DONE]', async () => {
