@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
-import { istDay, istMonth, nextIstMidnight } from '../lib/ist.js';
+import { IstCalendar } from '../lib/ist.js';
 
 /** A usage row as it crosses to the ledger worker: a flat tuple is cheap to structured-clone. */
 export type UsageTuple = [
@@ -33,7 +33,7 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
     const monthSpend = new Map<string, number>();
     const dayCounts = new Map<string, number>();
     const keyLastUsed = new Map<string, number>();
-    const calendar = new IstCalendarCache();
+    const calendar = new IstCalendar();
     for (const r of rows) {
       insert.run(r);
       const at = r[F.at];
@@ -132,30 +132,3 @@ export function usageTailReader(db: Db, f: TailFilter): { after(id: number, limi
   };
 }
 
-/**
- * The IST day and month of a batch's rows, formatted once per day the batch spans rather than
- * once per row: a batch covers a few milliseconds, so nearly always one day.
- */
-class IstCalendarCache {
-  #from = 0;
-  #until = -1;
-  #day = '';
-  #month = '';
-
-  day(at: number): string {
-    if (at < this.#from || at >= this.#until) this.#load(at);
-    return this.#day;
-  }
-
-  month(at: number): string {
-    if (at < this.#from || at >= this.#until) this.#load(at);
-    return this.#month;
-  }
-
-  #load(at: number): void {
-    this.#until = nextIstMidnight(at);
-    this.#from = this.#until - 86_400_000;
-    this.#day = istDay(at);
-    this.#month = istMonth(at);
-  }
-}
