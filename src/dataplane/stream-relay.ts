@@ -31,11 +31,14 @@ export async function relayStream(reply: ClientReply, res: UpstreamResponse, fir
   }
   let writable = true;
   let outcome: RelayOutcome | null = null;
-  reply.batch(() => {
-    writable = reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first);
+  // One cork: the head and first chunk (`c` null) or chunk `c`, then every chunk that has
+  // arrived meanwhile, then the end if it is in.
+  const flush = (c: Buffer | null): void => reply.batch(() => {
+    writable = c === null ? reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first) : reply.streamWrite(c);
     writable = forwardArrived(reply, res, scanner) && writable;
     if (res.finished) outcome = end(reply, scanner, null);
   });
+  flush(null);
   while (outcome === null) {
     if (!writable) await reply.drained();
     if (reply.aborted) {
@@ -49,14 +52,9 @@ export async function relayStream(reply: ClientReply, res: UpstreamResponse, fir
       return end(reply, scanner, transportFailure(e));
     }
     if (chunk === null) return end(reply, scanner, null);
-    const c = chunk;
-    scanner.push(c);
+    scanner.push(chunk);
     if (reply.aborted) continue;
-    reply.batch(() => {
-      writable = reply.streamWrite(c);
-      writable = forwardArrived(reply, res, scanner) && writable;
-      if (res.finished) outcome = end(reply, scanner, null);
-    });
+    flush(chunk);
   }
   return outcome;
 }
