@@ -37,13 +37,14 @@ export function parseProxyUrl(value: string): ProxyServer {
   return { host, port: u.port ? Number(u.port) : tls ? 443 : 80, tls, authorization };
 }
 
+/** The proxy's `scheme://host:port`, without credentials. */
+export function proxyOrigin(p: ProxyServer): string {
+  return `${p.tls ? 'https' : 'http'}://${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+}
+
 /** What an operator should see at start-up: each proxy without its credentials, and the bypass list. */
 export function describeProxies(s: ProxySettings): Record<string, string> | null {
-  const shown = (v: string | undefined): string | undefined => {
-    if (!v) return undefined;
-    const p = parseProxyUrl(v);
-    return `${p.tls ? 'https' : 'http'}://${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
-  };
+  const shown = (v: string | undefined): string | undefined => (v ? proxyOrigin(parseProxyUrl(v)) : undefined);
   const out: Record<string, string> = {};
   const https = shown(s.httpsProxy);
   const http = shown(s.httpProxy);

@@ -2,7 +2,7 @@ import { fetch, ProxyAgent, type Dispatcher } from 'undici';
 import { errors } from '../../errors/catalog.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../lib/logger.js';
-import { proxyFor, type ProxySettings } from '../../lib/proxy-settings.js';
+import { proxyFor, proxyOrigin, type ProxySettings } from '../../lib/proxy-settings.js';
 
 /** Identity providers answer in well under a second; past this a sign-in fails with 503 rather than hang. */
 export const IDP_TIMEOUT_MS = 10_000;
@@ -25,7 +25,7 @@ export class IdpHttp {
   readonly #log: Logger;
   readonly #timeoutMs: number;
   readonly #proxies: ProxySettings;
-  /** One undici ProxyAgent per proxy in use (keyed by the proxy URL as configured). */
+  /** One undici ProxyAgent per proxy in use (keyed by its origin and credentials). */
   readonly #agents = new Map<string, Dispatcher>();
 
   constructor(log: Logger, proxies: ProxySettings = {}, timeoutMs = IDP_TIMEOUT_MS) {
@@ -64,11 +64,11 @@ export class IdpHttp {
     const u = new URL(url);
     const proxy = proxyFor(u, this.#proxies);
     if (proxy === null) return undefined;
-    const key = `${proxy.tls ? 'https' : 'http'}://${proxy.host}:${proxy.port} ${proxy.authorization ?? ''}`;
+    const uri = proxyOrigin(proxy);
+    const key = `${uri} ${proxy.authorization ?? ''}`;
     let agent = this.#agents.get(key);
     if (agent === undefined) {
-      const host = proxy.host.includes(':') ? `[${proxy.host}]` : proxy.host;
-      agent = new ProxyAgent({ uri: `${proxy.tls ? 'https' : 'http'}://${host}:${proxy.port}`, token: proxy.authorization ?? undefined });
+      agent = new ProxyAgent({ uri, token: proxy.authorization ?? undefined });
       this.#agents.set(key, agent);
     }
     return agent;
