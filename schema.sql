@@ -191,3 +191,8 @@ CREATE INDEX usage_by_org_id ON usage(org_id, id);
 -- the ledger writer an index insert per row.
 DROP INDEX IF EXISTS usage_by_org_time;
 DROP INDEX IF EXISTS usage_by_key_time;
+
+-- migration: 4
+-- 1 when the provider reported no usage and the token counts (and so the cost) are the
+-- gateway's estimate (docs/limits-and-billing.md, "Answers without usage").
+ALTER TABLE usage ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0;

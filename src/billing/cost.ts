@@ -1,5 +1,6 @@
 import type { Route } from '../catalog/catalog.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
+import { tokensForBytes } from './token-estimate.js';
 
 /**
  * Cost of one request in integer micro-rupees: tokens × (₹ per 1M tokens), which is exactly
@@ -14,7 +15,7 @@ export function costMicros(route: Route, usage: TokenUsage): number {
  * max_tokens of output (when absent, up to outputCap) at the dearest route's prices.
  */
 export function maxCostMicros(routes: readonly { route: Route }[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
-  const promptTokens = Math.ceil(promptBytes / 4);
+  const promptTokens = tokensForBytes(promptBytes);
   const outTokens = maxTokens ?? outputCap;
   let worst = 0;
   for (const { route: r } of routes) {

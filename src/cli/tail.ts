@@ -48,7 +48,7 @@ export async function tail(db: Db, argv: string[], json: boolean): Promise<numbe
 
 function formatRow(r: UsageRow): string {
   const t = new Date(r.at + IST_OFFSET_MS).toISOString().slice(11, 23);
-  const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}`;
+  const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}${r.usage_estimated ? 'E' : '-'}`;
   return [
     t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
     String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),

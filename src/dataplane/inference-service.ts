@@ -17,6 +17,7 @@ import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { relayStream } from './stream-relay.js';
 import { classifyUpstreamError } from './upstream-error.js';
+import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
 import type { UsageRecord, UsageSink } from './usage-record.js';
 
@@ -120,17 +121,25 @@ export class InferenceService {
         continue;
       }
 
-      const headers = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+      const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
       if (served.kind === 'whole') {
-        const usage = scanUsage(served.body);
+        let usage = scanUsage(served.body);
+        let answer = served.body;
+        const estimated = usage === null;
+        if (estimated) {
+          ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
+          headers[ESTIMATED_HEADER] = 'estimated';
+        }
         const latencyMs = performance.now() - started;
-        if (!reply.aborted) reply.send(200, served.res.contentType, served.body, headers);
-        return this.#finish(key, requestId, endpoint, model, a, i, usage, latencyMs, served.ttfbMs, false, reply.aborted);
+        if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
+        return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
       }
-      const outcome = await relayStream(reply, served.res, served.first, headers);
+      const outcome = await relayStream(reply, served.res, served.first, headers, body);
       const latencyMs = performance.now() - started;
-      return this.#finish(key, requestId, endpoint, model, a, i, outcome.usage, latencyMs, served.ttfbMs, true,
-        outcome.aborted, outcome.failure);
+      // A stream cut short, by either side, is billed for what was generated before the cut.
+      const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
+      return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
+        served.ttfbMs, true, outcome.aborted, outcome.failure);
     }
     const l = last!;
     throw errors.allRoutesFailed(`${l.attempt.route.provider.id} (${l.attempt.route.upstreamModel}): ${l.failure.message}`);
@@ -160,25 +169,24 @@ export class InferenceService {
   }
 
   #finish(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number,
-    usage: TokenUsage | null, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
+    u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
-    const u = usage ?? { promptTokens: 0, completionTokens: 0 };
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
     const status = aborted ? 499 : 200;
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true);
+    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated);
     if (!aborted && !failure) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
     return cost;
   }
 
   #record(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number, status: number,
     errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
-    streamed: boolean, billable: boolean): void {
+    streamed: boolean, billable: boolean, usageEstimated = false): void {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
       promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, costMicros: cost,
-      latencyMs, ttfbMs, streamed, byok: a.byok, billable,
+      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated,
     };
     this.#d.usage.record(r);
   }

@@ -1,14 +1,24 @@
 import { errors } from '../errors/catalog.js';
 import { sseErrorEvent } from '../errors/envelope.js';
-import { SseScanner } from '../lib/sse-scanner.js';
+import { DONE_NOT_HERE, SseScanner } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
+import type { InferenceBody } from './inference-body.js';
 import { RouteFailure } from './route-failure.js';
 import { transportFailure } from './upstream-client.js';
+import { estimateUsage, usageEvent } from './usage-estimate.js';
+
+const SSE_TYPE = 'text/event-stream; charset=utf-8';
+const NL = 0x0a;
 
 export interface RelayOutcome {
+  /** The provider's usage, or the estimate the client was sent; null if neither reached it. */
   usage: TokenUsage | null;
+  /** Whether `usage` is the gateway's estimate. */
+  estimated: boolean;
+  /** Generated text seen, for an estimate when the stream ended without usage. */
+  textBytes: number;
   aborted: boolean;
   /** Set when the upstream stream broke after bytes reached the client. */
   failure: RouteFailure | null;
@@ -19,68 +29,145 @@ export interface RelayOutcome {
  * scanner notes usage and [DONE]. Whatever has already arrived goes out in one write, the end
  * included when the upstream has finished, so a short stream costs the client one packet. A
  * stream that breaks, or ends without [DONE], is closed with a final `data: {"error":…}` event
- * and `[DONE]`, so the client never mistakes it for a clean end.
+ * and `[DONE]`, so the client never mistakes it for a clean end. A stream that reaches [DONE]
+ * without usage gets an estimated usage event just before it.
  */
-export async function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer,
-  headers: Record<string, string>): Promise<RelayOutcome> {
-  const scanner = new SseScanner();
-  scanner.push(first);
-  if (reply.aborted) {
-    res.cancel();
-    return { usage: scanner.usage, aborted: true, failure: null };
-  }
-  let writable = true;
-  let outcome: RelayOutcome | null = null;
-  // One cork: the head and first chunk (`c` null) or chunk `c`, then every chunk that has
-  // arrived meanwhile, then the end if it is in.
-  const flush = (c: Buffer | null): void => reply.batch(() => {
-    writable = c === null ? reply.streamStart(200, 'text/event-stream; charset=utf-8', headers, first) : reply.streamWrite(c);
-    writable = forwardArrived(reply, res, scanner) && writable;
-    if (res.finished) outcome = end(reply, scanner, null);
-  });
-  flush(null);
-  while (outcome === null) {
-    if (!writable) await reply.drained();
-    if (reply.aborted) {
-      res.cancel();
-      return { usage: scanner.usage, aborted: true, failure: null };
-    }
-    let chunk: Buffer | null;
-    try {
-      chunk = await res.next();
-    } catch (e) {
-      return end(reply, scanner, transportFailure(e));
-    }
-    if (chunk === null) return end(reply, scanner, null);
-    scanner.push(chunk);
-    if (reply.aborted) continue;
-    flush(chunk);
-  }
-  return outcome;
+export function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>,
+  body: InferenceBody): Promise<RelayOutcome> {
+  return new StreamRelay(reply, res, first, headers, body).run();
 }
 
-/** Writes every chunk already received; false if the client pushed back. */
-function forwardArrived(reply: ClientReply, res: UpstreamResponse, scanner: SseScanner): boolean {
-  let writable = true;
-  for (let c = res.take(); c !== null; c = res.take()) {
-    scanner.push(c);
-    writable = reply.streamWrite(c);
-  }
-  return writable;
-}
+class StreamRelay {
+  readonly #reply: ClientReply;
+  readonly #res: UpstreamResponse;
+  readonly #first: Buffer;
+  readonly #headers: Record<string, string>;
+  readonly #body: InferenceBody;
+  readonly #scanner = new SseScanner();
+  #started = false;
+  #writable = true;
+  /** Trailing bytes kept back because they may begin `data: [DONE]`, before which usage may go. */
+  #held: Buffer | null = null;
+  #estimate: TokenUsage | null = null;
+  #outcome: RelayOutcome | null = null;
 
-function end(reply: ClientReply, scanner: SseScanner, broken: RouteFailure | null): RelayOutcome {
-  if (reply.aborted) return { usage: scanner.usage, aborted: true, failure: null };
-  let failure = broken;
-  if (failure === null && !scanner.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
-  if (failure === null) {
-    reply.streamEnd();
-    return { usage: scanner.usage, aborted: false, failure: null };
+  constructor(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>, body: InferenceBody) {
+    this.#reply = reply;
+    this.#res = res;
+    this.#first = first;
+    this.#headers = headers;
+    this.#body = body;
   }
-  const event = sseErrorEvent(errors.streamInterrupted(failure.message));
-  reply.streamEnd(scanner.atEventBoundary ? event : `\n\n${event}`);
-  return {
-    usage: scanner.usage, aborted: false,
-    failure: failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message),
-  };
+
+  async run(): Promise<RelayOutcome> {
+    const reply = this.#reply;
+    const res = this.#res;
+    this.#scanner.push(this.#first);
+    if (reply.aborted) return this.#aborted();
+    this.#flush(this.#first);
+    while (this.#outcome === null) {
+      if (!this.#writable) await reply.drained();
+      if (reply.aborted) return this.#aborted();
+      let chunk: Buffer | null;
+      try {
+        chunk = await res.next();
+      } catch (e) {
+        return this.#end(transportFailure(e));
+      }
+      if (chunk === null) return this.#end(null);
+      this.#scanner.push(chunk);
+      if (reply.aborted) continue;
+      this.#flush(chunk);
+    }
+    return this.#outcome;
+  }
+
+  /** One cork: chunk `c` (already scanned), every chunk that has arrived meanwhile, and the end if it is in. */
+  #flush(c: Buffer): void {
+    this.#reply.batch(() => {
+      this.#writable = true;
+      this.#forward(c);
+      for (let n = this.#res.take(); n !== null; n = this.#res.take()) {
+        this.#scanner.push(n);
+        this.#forward(n);
+      }
+      if (this.#res.finished) this.#outcome = this.#end(null);
+    });
+  }
+
+  /** Writes the chunk the scanner last saw, putting an estimated usage event before [DONE] when there was no usage. */
+  #forward(c: Buffer): void {
+    const s = this.#scanner;
+    let bytes = c;
+    if (this.#held !== null) {
+      bytes = Buffer.concat([this.#held, c]);
+      this.#held = null;
+    }
+    if (s.usage !== null || this.#estimate !== null) {
+      this.#write(bytes);
+      return;
+    }
+    if (s.doneAt !== DONE_NOT_HERE) {
+      // -1: the [DONE] line began in bytes held back, which start `bytes`.
+      const cut = s.doneAt < 0 ? 0 : bytes.length - c.length + s.doneAt;
+      this.#estimate = estimateUsage('chat', this.#body, s.textBytes);
+      const event = usageEvent(this.#first, this.#estimate);
+      const atBoundary = cut >= 2 ? bytes[cut - 2] === NL : false;
+      this.#write(bytes.subarray(0, cut));
+      this.#write(Buffer.from(atBoundary ? event : `\n${event}`));
+      this.#write(bytes.subarray(cut));
+      return;
+    }
+    const tail = Math.min(s.doneTail, bytes.length);
+    if (tail > 0) {
+      this.#held = bytes.subarray(bytes.length - tail);
+      bytes = bytes.subarray(0, bytes.length - tail);
+    }
+    this.#write(bytes);
+  }
+
+  #write(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const ok = this.#started ? this.#reply.streamWrite(bytes) : this.#start(bytes);
+    this.#writable = ok && this.#writable;
+  }
+
+  #start(bytes: Buffer): boolean {
+    this.#started = true;
+    return this.#reply.streamStart(200, SSE_TYPE, this.#headers, bytes);
+  }
+
+  #aborted(): RelayOutcome {
+    this.#res.cancel();
+    return this.#result(true, null);
+  }
+
+  #end(broken: RouteFailure | null): RelayOutcome {
+    if (this.#reply.aborted) return this.#result(true, null);
+    const s = this.#scanner;
+    let failure = broken;
+    if (failure === null && !s.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
+    if (failure === null) {
+      this.#reply.streamEnd();
+      return this.#result(false, null);
+    }
+    const event = sseErrorEvent(errors.streamInterrupted(failure.message));
+    // Bytes held back are the start of a [DONE] line that never came: sent as they are.
+    const held = this.#held === null ? '' : this.#held.toString('latin1');
+    this.#held = null;
+    const last = held + (s.atEventBoundary ? event : `\n\n${event}`);
+    if (this.#started) {
+      this.#reply.streamEnd(last);
+    } else {
+      this.#start(Buffer.from(last));
+      this.#reply.streamEnd();
+    }
+    return this.#result(false, failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message));
+  }
+
+  #result(aborted: boolean, failure: RouteFailure | null): RelayOutcome {
+    const s = this.#scanner;
+    const usage = s.usage ?? this.#estimate;
+    return { usage, estimated: usage !== null && usage === this.#estimate, textBytes: s.textBytes, aborted, failure };
+  }
 }

@@ -21,6 +21,8 @@ export interface UsageRecord {
   byok: boolean;
   /** The attempt that served the request (at most one per request); only these are debited. */
   billable: boolean;
+  /** The provider reported no usage: the token counts are the gateway's estimate. */
+  usageEstimated: boolean;
 }
 
 /** Where the data plane hands usage records; never awaited per request. */

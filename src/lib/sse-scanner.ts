@@ -1,12 +1,20 @@
 import { scanUsage, type TokenUsage } from './usage-scan.js';
 
 const NL = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SPACE = 0x20;
+const U = 0x75;
 const USAGE = Buffer.from('"usage"');
 const DONE = Buffer.from('data: [DONE]');
+// `content":` also matches `"reasoning_content":`; `arguments":` is a tool call's text.
+const TEXT_KEYS = [Buffer.from('content":'), Buffer.from('arguments":')];
 /** Longest partial line kept between chunks. A usage event is a few hundred bytes; a longer
  * line is still forwarded, but not scanned, so an upstream that never ends a line cannot grow
  * the gateway's memory. */
 const MAX_CARRY = 1024 * 1024;
+/** doneAt when the last push did not complete the [DONE] line. */
+export const DONE_NOT_HERE = -2;
 
 /**
  * Watches an SSE byte stream that is forwarded untouched: it notes the usage block and the
@@ -14,18 +22,30 @@ const MAX_CARRY = 1024 * 1024;
  * trailing partial line is kept between chunks, as a list of pieces joined once its line ends
  * (upstreams usually flush whole events, so the carry is normally empty). Pushed chunks are
  * kept by reference and must not be modified afterwards.
+ *
+ * It also adds up the bytes of the generated text (content, reasoning and tool-call arguments)
+ * so that a stream without usage can be estimated, and says where [DONE] begins so that an
+ * estimated usage event can be put before it.
  */
 export class SseScanner {
   usage: TokenUsage | null = null;
   done = false;
   /** Whether the bytes forwarded so far end on an event boundary (a blank line). */
   atEventBoundary = true;
+  /** UTF-8 bytes of generated text seen so far (a JSON escape counts as the bytes it stands for). */
+  textBytes = 0;
+  /**
+   * Where in the last pushed chunk the `data: [DONE]` line begins: DONE_NOT_HERE if that push
+   * did not complete it, -1 if the line began in an earlier chunk.
+   */
+  doneAt = DONE_NOT_HERE;
   #carry: Buffer[] = [];
   #carryBytes = 0;
   /** Inside a line longer than MAX_CARRY: its remaining bytes are skipped up to its newline. */
   #skipping = false;
 
   push(chunk: Buffer): void {
+    this.doneAt = DONE_NOT_HERE;
     if (chunk.length === 0) return;
     this.atEventBoundary = chunk.length >= 2 ? chunk[chunk.length - 1] === NL && chunk[chunk.length - 2] === NL
       : chunk[0] === NL && this.#carryBytes === 0 && !this.#skipping;
@@ -35,10 +55,14 @@ export class SseScanner {
       return;
     }
     let lines: Buffer;
+    // Offset of lines[0] in the chunk: negative when the lines begin with carried bytes.
+    let base = 0;
     if (this.#skipping) {
       this.#skipping = false;
-      lines = chunk.subarray(chunk.indexOf(NL) + 1, lastNl + 1);
+      base = chunk.indexOf(NL) + 1;
+      lines = chunk.subarray(base, lastNl + 1);
     } else if (this.#carryBytes > 0) {
+      base = -this.#carryBytes;
       this.#carry.push(chunk.subarray(0, lastNl + 1));
       lines = Buffer.concat(this.#carry, this.#carryBytes + lastNl + 1);
       this.#carry = [];
@@ -47,7 +71,21 @@ export class SseScanner {
       lines = lastNl === chunk.length - 1 ? chunk : chunk.subarray(0, lastNl + 1);
     }
     if (lastNl < chunk.length - 1) this.#hold(chunk.subarray(lastNl + 1));
-    this.#scan(lines);
+    this.#scan(lines, base);
+  }
+
+  /**
+   * Bytes at the end of the last pushed chunk (with those carried from before) that form an
+   * unfinished line which may still become `data: [DONE]`; 0 almost always.
+   */
+  get doneTail(): number {
+    const n = this.#carryBytes;
+    if (n === 0 || n > DONE.length || this.done) return 0;
+    let i = 0;
+    for (const piece of this.#carry) {
+      for (let k = 0; k < piece.length; k++) if (piece[k] !== DONE[i++]) return 0;
+    }
+    return n;
   }
 
   #hold(piece: Buffer): void {
@@ -62,14 +100,61 @@ export class SseScanner {
     this.#carryBytes += piece.length;
   }
 
-  /** `lines` holds whole lines only, each ending in a newline. */
-  #scan(lines: Buffer): void {
+  /** `lines` holds whole lines only, each ending in a newline; it starts at `base` in the chunk. */
+  #scan(lines: Buffer, base: number): void {
+    if (this.usage === null) this.#countText(lines);
     const u = lines.lastIndexOf(USAGE);
     if (u >= 0) {
       const lineStart = lines.lastIndexOf(NL, u) + 1;
       const found = scanUsage(lines.subarray(lineStart, lines.indexOf(NL, u)));
       if (found) this.usage = found;
     }
-    if (!this.done && lines.indexOf(DONE) >= 0) this.done = true;
+    if (this.done) return;
+    // Only at the start of a line: generated text may well contain "data: [DONE]" itself.
+    for (let d = lines.indexOf(DONE); d >= 0; d = lines.indexOf(DONE, d + 1)) {
+      if (d === 0 || lines[d - 1] === NL) {
+        this.done = true;
+        this.doneAt = base + d < 0 ? -1 : base + d;
+        return;
+      }
+    }
   }
+
+  #countText(lines: Buffer): void {
+    for (const key of TEXT_KEYS) {
+      for (let i = lines.indexOf(key); i >= 0; i = lines.indexOf(key, i)) {
+        i += key.length;
+        while (lines[i] === SPACE) i++;
+        if (lines[i] !== QUOTE) continue;
+        const start = i + 1;
+        let end = lines.indexOf(QUOTE, start);
+        while (end > 0 && escaped(lines, end)) end = lines.indexOf(QUOTE, end + 1);
+        if (end < 0) return;
+        this.textBytes += end - start - escapeSavings(lines, start, end);
+        i = end + 1;
+      }
+    }
+  }
+}
+
+function escaped(b: Buffer, quote: number): boolean {
+  let n = 0;
+  for (let k = quote - 1; b[k] === BACKSLASH; k--) n++;
+  return n % 2 === 1;
+}
+
+/** How many more bytes the escapes in b[start, end) take than the UTF-8 they stand for. */
+function escapeSavings(b: Buffer, start: number, end: number): number {
+  let saved = 0;
+  for (let k = b.indexOf(BACKSLASH, start); k >= 0 && k < end; k = b.indexOf(BACKSLASH, k)) {
+    if (b[k + 1] === U) {
+      const code = Number.parseInt(b.toString('latin1', k + 2, k + 6), 16);
+      saved += 6 - (code < 0x80 ? 1 : code < 0x800 ? 2 : 3);
+      k += 6;
+    } else {
+      saved += 1;
+      k += 2;
+    }
+  }
+  return saved;
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SseScanner } from '../../src/lib/sse-scanner.js';
+import { DONE_NOT_HERE, SseScanner } from '../../src/lib/sse-scanner.js';
 import { scanUsage } from '../../src/lib/usage-scan.js';
 
 const chunk = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -64,4 +64,51 @@ test('scanUsage reads the last usage block of a JSON response without parsing it
   assert.is(scanUsage(Buffer.from('{}')), null);
 });
 
+
+test('adds up the bytes of generated text: content, reasoning and tool-call arguments, escapes as what they stand for', () => {
+  const s = new SseScanner();
+  s.push(Buffer.from(chunk({ choices: [{ delta: { role: 'assistant', content: '' } }] })));
+  s.push(Buffer.from(chunk({ choices: [{ delta: { reasoning_content: 'think' } }] })));
+  s.push(Buffer.from(chunk({ choices: [{ delta: { content: 'say "hi"\n' } }] })));
+  s.push(Buffer.from(chunk({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] } }] })));
+  s.push(Buffer.from(chunk({ choices: [{ delta: { content: null }, logprobs: { content: [] } }] })));
+  // What a Python server with ensure_ascii sends for Hindi: each \uXXXX is one 3-byte character.
+  s.push(Buffer.from('data: {"choices":[{"delta":{"content": "\\u0928\\u092e"}}]}\n\n'));
+  assert.is(s.textBytes, 5 + Buffer.byteLength('say "hi"\n') + 7 + 6);
+  assert.is(s.done, false);
+});
+
+test('stops counting text once usage is known, and counts the same whatever the chunk boundaries', () => {
+  const text = chunk({ choices: [{ delta: { content: 'abc\\"' } }] }) + chunk({ choices: [{ delta: { content: 'नमस्ते' } }] });
+  const bytes = Buffer.from(text + chunk({ choices: [], usage: USAGE }) + chunk({ choices: [{ delta: { content: 'late' } }] }));
+  for (let size = 1; size <= 30; size++) {
+    const s = new SseScanner();
+    for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
+    assert.is(s.textBytes, 5 + Buffer.byteLength('नमस्ते'), `chunk size ${size}`);
+  }
+});
+
+test('[DONE] counts only at the start of a line, and doneAt says where it begins in the chunk that completed it', () => {
+  const s = new SseScanner();
+  s.push(Buffer.from(chunk({ choices: [{ delta: { content: 'data: [DONE]\n\ndata: [DONE]' } }] })));
+  assert.is(s.done, false, 'inside generated text it is just text');
+  assert.is(s.doneAt, DONE_NOT_HERE);
+  const head = chunk({ choices: [] });
+  s.push(Buffer.from(head + 'data: [DONE]\n\n'));
+  assert.is(s.done, true);
+  assert.is(s.doneAt, head.length);
+
+  const split = new SseScanner();
+  split.push(Buffer.from(head + 'data: [DO'));
+  assert.is(split.done, false);
+  assert.is(split.doneTail, 'data: [DO'.length, 'an unfinished line that may become [DONE]');
+  split.push(Buffer.from('NE]\n\n'));
+  assert.is(split.done, true);
+  assert.is(split.doneAt, -1, 'began in an earlier chunk');
+  assert.is(split.doneTail, 0);
+
+  const other = new SseScanner();
+  other.push(Buffer.from(head + 'data: {"ch'));
+  assert.is(other.doneTail, 0, 'a partial line that cannot become [DONE] is not held');
+});
 test.run();

@@ -11,7 +11,10 @@ export interface MockUsage {
 }
 
 export type Behavior =
-  | { kind: 'ok'; delayMs?: number; content?: string; usage?: MockUsage }
+  /** `usage: null` answers without a usage block, as some self-hosted servers do. */
+  | { kind: 'ok'; delayMs?: number; content?: string; usage?: MockUsage | null }
+  /** An SSE answer written exactly as given, one write per part, `intervalMs` apart. */
+  | { kind: 'sse'; parts: string[]; intervalMs?: number }
   | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
@@ -94,10 +97,10 @@ const chatTails = new WeakMap<Behavior, string>();
 function chatTail(b: Extract<Behavior, { kind: 'ok' }>): string {
   let tail = chatTails.get(b);
   if (tail === undefined) {
-    const u = b.usage ?? { prompt_tokens: MOCK_PROMPT_TOKENS, completion_tokens: 7 };
+    const u = b.usage === undefined ? { prompt_tokens: MOCK_PROMPT_TOKENS, completion_tokens: 7 } : b.usage;
     tail = `,"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(b.content ?? 'mock reply')}},` +
-      `"finish_reason":"stop"}],"usage":{"prompt_tokens":${u.prompt_tokens},"completion_tokens":${u.completion_tokens},` +
-      `"total_tokens":${u.prompt_tokens + u.completion_tokens}}}`;
+      `"finish_reason":"stop"}]` + (u === null ? '}' : `,"usage":{"prompt_tokens":${u.prompt_tokens},` +
+      `"completion_tokens":${u.completion_tokens},"total_tokens":${u.prompt_tokens + u.completion_tokens}}}`);
     chatTails.set(b, tail);
   }
   return tail;
@@ -335,6 +338,8 @@ class MockProviderServer implements MockProvider {
       else answer();
     } else if (b.kind === 'stream') {
       this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto');
+    } else if (b.kind === 'sse') {
+      this.#rawStream(res, b.parts, b.intervalMs ?? 10);
     } else if (b.kind === 'cut') {
       const tails = streamEvents(Math.max(b.afterChunks + 1, 3), false);
       const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
@@ -377,6 +382,21 @@ class MockProviderServer implements MockProvider {
     step();
   }
 
+  #rawStream(res: ServerResponse, parts: string[], intervalMs: number): void {
+    res.writeHead(200, SSE_HEADERS);
+    let i = 0;
+    const step = (): void => {
+      if (res.destroyed) return;
+      if (i === parts.length) {
+        res.end();
+        return;
+      }
+      res.write(parts[i++]);
+      this.#later(res, intervalMs, step);
+    };
+    step();
+  }
+
   #embeddings(res: ServerResponse, body: any, b: Behavior): void {
     if (this.#common(res, b)) return;
     if (b.kind === 'cut') return this.#cut(res, JSON_HEADERS, '');
@@ -390,8 +410,8 @@ class MockProviderServer implements MockProvider {
         data += `${i === 0 ? '' : ','}{"object":"embedding","index":${i},"embedding":${vector}}`;
         tokens += tokensOf(inputs[i]);
       }
-      this.#send(res, 200, `{"object":"list","data":[${data}],"model":${JSON.stringify(modelOf(body))},` +
-        `"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`);
+      const usage = b.kind === 'ok' && b.usage === null ? '' : `,"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}`;
+      this.#send(res, 200, `{"object":"list","data":[${data}],"model":${JSON.stringify(modelOf(body))}${usage}}`);
     };
     if (b.kind === 'ok' && b.delayMs) this.#later(res, b.delayMs, answer);
     else answer();
