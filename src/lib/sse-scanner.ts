@@ -1,14 +1,15 @@
-import { scanUsage, type TokenUsage } from './usage-scan.js';
+import { scanUsageText, type TokenUsage } from './usage-scan.js';
 
 const NL = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SPACE = 0x20;
 const U = 0x75;
-const USAGE = Buffer.from('"usage"');
-const DONE = Buffer.from('data: [DONE]');
+const COLON = 0x3a;
+const USAGE = '"usage"';
+const DONE = 'data: [DONE]';
 // `content":` also matches `"reasoning_content":`; `arguments":` is a tool call's text.
-const TEXT_KEYS = [Buffer.from('content":'), Buffer.from('arguments":')];
+const TEXT_KEYS = ['content":', 'arguments":'];
 /** Longest partial line kept between chunks. A usage event is a few hundred bytes; a longer
  * line is still forwarded, but not scanned, so an upstream that never ends a line cannot grow
  * the gateway's memory. */
@@ -83,7 +84,7 @@ export class SseScanner {
     if (n === 0 || n > DONE.length || this.done) return 0;
     let i = 0;
     for (const piece of this.#carry) {
-      for (let k = 0; k < piece.length; k++) if (piece[k] !== DONE[i++]) return 0;
+      for (let k = 0; k < piece.length; k++) if (piece[k] !== DONE.charCodeAt(i++)) return 0;
     }
     return n;
   }
@@ -102,17 +103,20 @@ export class SseScanner {
 
   /** `lines` holds whole lines only, each ending in a newline; it starts at `base` in the chunk. */
   #scan(lines: Buffer, base: number): void {
-    if (this.usage === null) this.#countText(lines);
-    const u = lines.lastIndexOf(USAGE);
-    if (u >= 0) {
-      const lineStart = lines.lastIndexOf(NL, u) + 1;
-      const found = scanUsage(lines.subarray(lineStart, lines.indexOf(NL, u)));
+    // One latin1 copy: a byte per character keeps offsets, and string searches cost a fraction
+    // of Buffer searches, which cross into C++ each time.
+    const text = lines.toString('latin1');
+    if (this.usage === null) this.#countText(text);
+    const u = text.lastIndexOf(USAGE);
+    // Content chunks say `"usage":null` when usage was asked for: skipped without a parse.
+    if (u >= 0 && !isNull(text, u + USAGE.length)) {
+      const found = scanUsageText(text.slice(u, text.indexOf('\n', u)));
       if (found) this.usage = found;
     }
     if (this.done) return;
     // Only at the start of a line: generated text may well contain "data: [DONE]" itself.
-    for (let d = lines.indexOf(DONE); d >= 0; d = lines.indexOf(DONE, d + 1)) {
-      if (d === 0 || lines[d - 1] === NL) {
+    for (let d = text.indexOf(DONE); d >= 0; d = text.indexOf(DONE, d + 1)) {
+      if (d === 0 || text.charCodeAt(d - 1) === NL) {
         this.done = true;
         this.doneAt = base + d < 0 ? -1 : base + d;
         return;
@@ -120,35 +124,45 @@ export class SseScanner {
     }
   }
 
-  #countText(lines: Buffer): void {
+  #countText(text: string): void {
     for (const key of TEXT_KEYS) {
-      for (let i = lines.indexOf(key); i >= 0; i = lines.indexOf(key, i)) {
+      for (let i = text.indexOf(key); i >= 0; i = text.indexOf(key, i)) {
         i += key.length;
-        while (lines[i] === SPACE) i++;
-        if (lines[i] !== QUOTE) continue;
+        while (text.charCodeAt(i) === SPACE) i++;
+        if (text.charCodeAt(i) !== QUOTE) continue;
         const start = i + 1;
-        let end = lines.indexOf(QUOTE, start);
-        while (end > 0 && escaped(lines, end)) end = lines.indexOf(QUOTE, end + 1);
+        let end = text.indexOf('"', start);
+        while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
         if (end < 0) return;
-        this.textBytes += end - start - escapeSavings(lines, start, end);
+        this.textBytes += end - start - escapeSavings(text, start, end);
         i = end + 1;
       }
     }
   }
 }
 
-function escaped(b: Buffer, quote: number): boolean {
+/** Whether `text` has `:` then `null` at `at`, spaces allowed around the colon. */
+function isNull(text: string, at: number): boolean {
+  let i = at;
+  while (text.charCodeAt(i) === SPACE) i++;
+  if (text.charCodeAt(i) !== COLON) return false;
+  i++;
+  while (text.charCodeAt(i) === SPACE) i++;
+  return text.startsWith('null', i);
+}
+
+function escaped(text: string, quote: number): boolean {
   let n = 0;
-  for (let k = quote - 1; b[k] === BACKSLASH; k--) n++;
+  for (let k = quote - 1; text.charCodeAt(k) === BACKSLASH; k--) n++;
   return n % 2 === 1;
 }
 
-/** How many more bytes the escapes in b[start, end) take than the UTF-8 they stand for. */
-function escapeSavings(b: Buffer, start: number, end: number): number {
+/** How many more bytes the escapes in text[start, end) take than the UTF-8 they stand for. */
+function escapeSavings(text: string, start: number, end: number): number {
   let saved = 0;
-  for (let k = b.indexOf(BACKSLASH, start); k >= 0 && k < end; k = b.indexOf(BACKSLASH, k)) {
-    if (b[k + 1] === U) {
-      const code = Number.parseInt(b.toString('latin1', k + 2, k + 6), 16);
+  for (let k = text.indexOf('\\', start); k >= 0 && k < end; k = text.indexOf('\\', k)) {
+    if (text.charCodeAt(k + 1) === U) {
+      const code = Number.parseInt(text.slice(k + 2, k + 6), 16);
       saved += 6 - (code < 0x80 ? 1 : code < 0x800 ? 2 : 3);
       k += 6;
     } else {

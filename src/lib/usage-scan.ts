@@ -15,7 +15,11 @@ const COMPLETION_RE = /"completion_tokens"\s*:\s*(\d+)/;
 export function scanUsage(bytes: Buffer, from = 0): TokenUsage | null {
   const at = bytes.lastIndexOf(USAGE);
   if (at < from) return null;
-  const tail = bytes.toString('latin1', at, Math.min(bytes.length, at + 400));
+  return scanUsageText(bytes.toString('latin1', at, Math.min(bytes.length, at + 400)));
+}
+
+/** The two counters in text that starts at a `"usage"` key (a JSON line, or its latin1 copy). */
+export function scanUsageText(tail: string): TokenUsage | null {
   const p = PROMPT_RE.exec(tail);
   if (!p) return null;
   const c = COMPLETION_RE.exec(tail);
