@@ -65,6 +65,14 @@ test('scanUsage reads the last usage block of a JSON response without parsing it
 });
 
 
+test('"usage": null is passed over, spaces or not, and a real usage block after it is read', () => {
+  const s = new SseScanner();
+  s.push(Buffer.from('data: {"choices":[],"usage" : null}\n\n'));
+  assert.is(s.usage, null);
+  s.push(Buffer.from('data: {"choices":[],"usage": {"prompt_tokens": 3, "completion_tokens": 4}}\n\n'));
+  assert.equal(s.usage, { promptTokens: 3, completionTokens: 4 });
+});
+
 test('adds up the bytes of generated text: content, reasoning and tool-call arguments, escapes as what they stand for', () => {
   const s = new SseScanner();
   s.push(Buffer.from(chunk({ choices: [{ delta: { role: 'assistant', content: '' } }] })));
