@@ -57,6 +57,10 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     throw new ConfigError(`invalid config at ${where}: ${firstError.message}${file ? ` (file ${file})` : ''}`);
   }
   const config = withDefaults as Config;
+  if (config.upstream.maxBufferedBytes < config.upstream.maxResponseBytes) {
+    throw new ConfigError(`invalid config at /upstream/maxBufferedBytes: must be at least upstream.maxResponseBytes ` +
+      `(${config.upstream.maxResponseBytes})${file ? ` (file ${file})` : ''}`);
+  }
   applyProxyEnv(config.upstream, env, file);
   return deepFreeze(config);
 }

@@ -53,6 +53,9 @@ export const ConfigSchema = Type.Object({
     /** Largest non-streaming answer the gateway buffers; a provider that sends more fails the route
      * instead of exhausting memory. 128 MiB holds 2,048 float embeddings of 3,072 dimensions. */
     maxResponseBytes: Type.Integer({ minimum: 1_024, default: 128 * 1024 * 1024 }),
+    /** Most bytes buffered at once across all such answers; past it a request gets 503 overloaded.
+     * At least maxResponseBytes. */
+    maxBufferedBytes: Type.Integer({ minimum: 1_024, default: 1024 * 1024 * 1024 }),
     /** Forward proxies for provider and sign-in connections; unset in the file, HTTP_PROXY,
      * HTTPS_PROXY and NO_PROXY (or their lowercase forms) apply. https origins are tunnelled with CONNECT. */
     httpProxy: Type.Optional(Type.String()),

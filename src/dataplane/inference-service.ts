@@ -164,7 +164,8 @@ export class InferenceService {
       }
       return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
     } catch (e) {
-      throw transportFailure(e);
+      // The gateway's own limit (503 overloaded) is returned as is: another route would not help.
+      throw isGatewayError(e) ? e : transportFailure(e);
     }
   }
 

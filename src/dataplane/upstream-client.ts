@@ -5,6 +5,7 @@ import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import { OriginPool } from '../upstream/origin-pool.js';
 import { TransportError } from '../upstream/transport-error.js';
+import { ByteBudget } from './byte-budget.js';
 import { RouteFailure } from './route-failure.js';
 import { UpstreamExchange } from './upstream-exchange.js';
 
@@ -36,9 +37,12 @@ export class UpstreamClient {
   readonly #cfg: Config['upstream'];
   readonly #bases = new Map<string, BaseUrl>();
   readonly #heads = new WeakMap<Record<string, string>, Map<string, string>>();
+  /** Shared by every buffered answer (upstream.maxBufferedBytes). */
+  readonly buffered: ByteBudget;
 
   constructor(cfg: Config['upstream']) {
     this.#cfg = cfg;
+    this.buffered = new ByteBudget(cfg.maxBufferedBytes);
   }
 
   /** Resolves once the upstream's status and headers are in; the body is then pulled from the response. */
@@ -48,7 +52,7 @@ export class UpstreamClient {
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const base = this.#base(route.provider.baseUrl);
     const head = this.#head(base, call.path, headers);
-    const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes);
+    const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
     exchange.control = this.#pool(base).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
     abort.onAbort(() => exchange.cancel());
     try {

@@ -1,6 +1,8 @@
 import type { UpstreamResponse } from '../providers/types.js';
 import type { RequestControl, ResponseSink } from '../upstream/response-sink.js';
 import { TransportError } from '../upstream/transport-error.js';
+import { errors } from '../errors/catalog.js';
+import type { ByteBudget } from './byte-budget.js';
 import { RouteFailure } from './route-failure.js';
 
 /** Chunks buffered before the connection is asked to pause reading (a slow client, a fast upstream). */
@@ -12,7 +14,10 @@ const CANCELLED = new TransportError('aborted', 'request aborted by the client')
  * into it, and the response is delivered through `started` (status and headers) and then pulled
  * with next() or readAll(). No Readable stream or async iterator is created per request.
  * readAll() buffers at most `maxBytes`: past that the connection is closed and the read fails,
- * so a provider that never stops answering cannot exhaust the gateway's memory.
+ * so a provider that never stops answering cannot exhaust the gateway's memory. While it
+ * buffers, its bytes are reserved from the gateway-wide budget; past that, the read fails with
+ * 503 overloaded (the gateway's limit, not the route's fault), and the reservation is returned
+ * once the read settles either way.
  */
 export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   status = 0;
@@ -33,10 +38,14 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   #wantAll = false;
   #limit: number;
   readonly #maxBytes: number;
+  readonly #budget: ByteBudget;
+  /** Bytes of this answer reserved from the budget. */
+  #reserved = 0;
   #waiter: { resolve: (v: Buffer | null) => void; reject: (e: Error) => void } | null = null;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, budget: ByteBudget) {
     this.#maxBytes = maxBytes;
+    this.#budget = budget;
     this.#limit = maxBytes;
     this.started = new Promise((resolve, reject) => {
       this.#resolveStart = resolve;
@@ -63,9 +72,12 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     }
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
-    if (this.#wantAll && this.#buffered > this.#limit) {
-      this.#overflow();
-      return false;
+    if (this.#wantAll) {
+      if (this.#buffered > this.#limit) {
+        this.#overflow();
+        return false;
+      }
+      if (!this.#reserve(chunk.length)) return false;
     }
     return this.#wantAll || this.#chunks.length - this.#head < HIGH_WATER;
   }
@@ -75,12 +87,19 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     const w = this.#waiter;
     if (w === null) return;
     this.#waiter = null;
-    w.resolve(this.#wantAll ? this.#concat() : null);
+    if (this.#wantAll) {
+      const all = this.#concat();
+      this.#release();
+      w.resolve(all);
+    } else {
+      w.resolve(null);
+    }
   }
 
   onResponseError(err: TransportError): void {
     if (this.#error !== null) return;
     this.#error = this.#cancelled ? CANCELLED : err;
+    this.#release();
     this.#rejectStart(this.#error);
     const w = this.#waiter;
     this.#waiter = null;
@@ -93,6 +112,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(this.#concat());
     this.#wantAll = true;
+    if (!this.#reserve(this.#buffered)) return Promise.reject(this.#error!);
     this.control?.resume();
     return new Promise((resolve, reject) => {
       this.#waiter = { resolve: resolve as (v: Buffer | null) => void, reject };
@@ -131,10 +151,29 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     this.control?.abort();
   }
 
+  /** Reserves n more bytes from the budget; when it is spent, fails the read instead. */
+  #reserve(n: number): boolean {
+    if (this.#budget.take(n)) {
+      this.#reserved += n;
+      return true;
+    }
+    this.#fail(errors.answersOverBudget());
+    return false;
+  }
+
+  #release(): void {
+    this.#budget.give(this.#reserved);
+    this.#reserved = 0;
+  }
+
   /** Fails the read with a route failure and closes the connection (the rest is never read). */
   #overflow(): void {
-    this.#error = new RouteFailure('upstream_response_too_large',
-      `upstream answer is larger than ${this.#limit} bytes`);
+    this.#fail(new RouteFailure('upstream_response_too_large', `upstream answer is larger than ${this.#limit} bytes`));
+  }
+
+  #fail(error: Error): void {
+    this.#error = error;
+    this.#release();
     this.#chunks.length = 0;
     this.#head = 0;
     this.#buffered = 0;

@@ -49,6 +49,10 @@ export const errors = {
   /** The ledger writer is behind: refuse new work rather than drop usage records. */
   overloaded: () =>
     new GatewayError(503, 'server_error', 'overloaded', 'The gateway is catching up on accounting; retry shortly', { 'retry-after': '1' }),
+  /** Buffered upstream answers have reached upstream.maxBufferedBytes. */
+  answersOverBudget: () =>
+    new GatewayError(503, 'server_error', 'overloaded', 'The gateway is holding too many large upstream answers; retry shortly',
+      { 'retry-after': '1' }),
   noSession: () => new GatewayError(401, AUTH, 'no_session', 'Sign in first: this needs a dashboard session'),
   forbidden: (message: string) => new GatewayError(403, 'permission_error', 'forbidden', message),
   providerNotConfigured: (provider: string) =>

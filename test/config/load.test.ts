@@ -49,6 +49,8 @@ test('an invalid value stops start-up with a message naming its path', () => {
   throwsConfig(() => loadConfig({ file: file('d.json', '{"prot":1}'), env: {} }), /invalid config/);
   throwsConfig(() => loadConfig({ file: file('e.json', '{"providers":{"openai":{"baseUrl":"ftp://x"}}}'), env: {} }), /\/providers\/openai\/baseUrl/);
   throwsConfig(() => loadConfig({ env: { GW_PORT: 'eighty' } }), /GW_PORT/);
+  throwsConfig(() => loadConfig({ file: file('f.json', '{"upstream":{"maxResponseBytes":4096,"maxBufferedBytes":2048}}'), env: {} }),
+    /\/upstream\/maxBufferedBytes: must be at least upstream.maxResponseBytes \(4096\)/);
 });
 
 test('an unreadable or non-JSON file is named in the error', () => {

@@ -99,7 +99,7 @@ test('the usage chunk goes before [DONE] whatever the chunking: [DONE] split acr
     [text, 'd', 'ata: [DONE]', '\n\n'],
   ];
   for (const parts of scripts) {
-    a.enqueue({ kind: 'sse', parts, intervalMs: 5 });
+    a.enqueue({ kind: 'parts', parts, intervalMs: 5 });
     const r = await stream();
     const body = await r.text();
     assert.ok(body.startsWith(text), 'every byte the provider sent is forwarded as sent');
@@ -114,13 +114,13 @@ test('the usage chunk goes before [DONE] whatever the chunking: [DONE] split acr
 });
 
 test('bytes held back as a possible [DONE] still go out: a first chunk that is all [DONE], and a stream cut inside it', async () => {
-  a.enqueue({ kind: 'sse', parts: ['data: [DO', 'NE]\n\n'] });
+  a.enqueue({ kind: 'parts', parts: ['data: [DO', 'NE]\n\n'] });
   const events = await readSse(await stream());
   assert.equal(JSON.parse(events[0]).usage, { prompt_tokens: HI_PROMPT, completion_tokens: 0, total_tokens: HI_PROMPT });
   assert.is(events[1], '[DONE]');
   assert.is(events.length, 2);
 
-  a.enqueue({ kind: 'sse', parts: [delta('ab'), 'data: [DO'] });
+  a.enqueue({ kind: 'parts', parts: [delta('ab'), 'data: [DO'] });
   const body = await (await stream()).text();
   assert.ok(body.startsWith(`${delta('ab')}data: [DO\n\ndata: {"error":`), body);
   assert.ok(body.endsWith('data: [DONE]\n\n'));
@@ -129,7 +129,7 @@ test('bytes held back as a possible [DONE] still go out: a first chunk that is a
 
 test('a stream whose provider sends usage is forwarded byte for byte, with nothing added', async () => {
   const parts = [delta('ab'), sse({ id: 'chatcmpl-x', choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }), 'data: [DONE]\n\n'];
-  a.enqueue({ kind: 'sse', parts, intervalMs: 5 });
+  a.enqueue({ kind: 'parts', parts, intervalMs: 5 });
   const r = await stream();
   assert.is(await r.text(), parts.join(''));
   const row = await rowOf(r.headers.get('x-gw-request-id')!);

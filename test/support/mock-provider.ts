@@ -13,8 +13,9 @@ export interface MockUsage {
 export type Behavior =
   /** `usage: null` answers without a usage block, as some self-hosted servers do. */
   | { kind: 'ok'; delayMs?: number; content?: string; usage?: MockUsage | null }
-  /** An SSE answer written exactly as given, one write per part, `intervalMs` apart. */
-  | { kind: 'sse'; parts: string[]; intervalMs?: number }
+  /** A 200 answer written exactly as given, one write per part, `intervalMs` apart (default 10);
+   * with `hold` the answer is then left open instead of ended. */
+  | { kind: 'parts'; parts: string[]; intervalMs?: number; contentType?: string; hold?: boolean }
   | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
@@ -338,8 +339,8 @@ class MockProviderServer implements MockProvider {
       else answer();
     } else if (b.kind === 'stream') {
       this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto');
-    } else if (b.kind === 'sse') {
-      this.#rawStream(res, b.parts, b.intervalMs ?? 10);
+    } else if (b.kind === 'parts') {
+      this.#parts(res, b);
     } else if (b.kind === 'cut') {
       const tails = streamEvents(Math.max(b.afterChunks + 1, 3), false);
       const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
@@ -382,17 +383,17 @@ class MockProviderServer implements MockProvider {
     step();
   }
 
-  #rawStream(res: ServerResponse, parts: string[], intervalMs: number): void {
-    res.writeHead(200, SSE_HEADERS);
+  #parts(res: ServerResponse, b: Extract<Behavior, { kind: 'parts' }>): void {
+    res.writeHead(200, b.contentType === undefined ? SSE_HEADERS : { 'content-type': b.contentType });
     let i = 0;
     const step = (): void => {
       if (res.destroyed) return;
-      if (i === parts.length) {
-        res.end();
+      if (i === b.parts.length) {
+        if (!b.hold) res.end();
         return;
       }
-      res.write(parts[i++]);
-      this.#later(res, intervalMs, step);
+      res.write(b.parts[i++]);
+      this.#later(res, b.intervalMs ?? 10, step);
     };
     step();
   }
@@ -400,6 +401,7 @@ class MockProviderServer implements MockProvider {
   #embeddings(res: ServerResponse, body: any, b: Behavior): void {
     if (this.#common(res, b)) return;
     if (b.kind === 'cut') return this.#cut(res, JSON_HEADERS, '');
+    if (b.kind === 'parts') return this.#parts(res, b);
     const answer = (): void => {
       const inputs = embeddingInputs(body?.input);
       const base64 = body?.encoding_format === 'base64';
