@@ -40,6 +40,10 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     if (r.path.startsWith('/v1/chat') || r.path.startsWith('/v1/embeddings')) {
       responses[404] = { description: 'model_not_found', content: { 'application/json': { schema: ERROR } } };
       responses[502] = { description: 'all_routes_failed', content: { 'application/json': { schema: ERROR } } };
+      responses[503] = {
+        description: 'overloaded (retry-after): the ledger writer is behind, or buffered upstream answers are at upstream.maxBufferedBytes',
+        content: { 'application/json': { schema: ERROR } },
+      };
     }
     (paths[path] ??= {})[method] = {
       summary: r.summary,
