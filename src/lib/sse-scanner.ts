@@ -33,7 +33,7 @@ export class SseScanner {
   done = false;
   /** Whether the bytes forwarded so far end on an event boundary (a blank line). */
   atEventBoundary = true;
-  /** UTF-8 bytes of generated text seen so far (a JSON escape counts as the bytes it stands for). */
+  /** UTF-8 bytes of generated text seen while no usage had been (a JSON escape counts as the bytes it stands for). */
   textBytes = 0;
   /**
    * Where in the last pushed chunk the `data: [DONE]` line begins: DONE_NOT_HERE if that push
@@ -106,13 +106,14 @@ export class SseScanner {
     // One latin1 copy: a byte per character keeps offsets, and string searches cost a fraction
     // of Buffer searches, which cross into C++ each time.
     const text = lines.toString('latin1');
-    if (this.usage === null) this.#countText(text);
     const u = text.lastIndexOf(USAGE);
     // Content chunks say `"usage":null` when usage was asked for: skipped without a parse.
     if (u >= 0 && !isNull(text, u + USAGE.length)) {
       const found = scanUsageText(text.slice(u, text.indexOf('\n', u)));
       if (found) this.usage = found;
     }
+    // The text is only counted for an estimate, which reported usage makes unnecessary.
+    if (this.usage === null) this.#countText(text);
     if (this.done) return;
     // Only at the start of a line: generated text may well contain "data: [DONE]" itself.
     for (let d = text.indexOf(DONE); d >= 0; d = text.indexOf(DONE, d + 1)) {
