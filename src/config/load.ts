@@ -70,6 +70,7 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
 const PROXY_ENV = [
   ['httpProxy', 'http_proxy', 'HTTP_PROXY'],
   ['httpsProxy', 'https_proxy', 'HTTPS_PROXY'],
+  ['allProxy', 'all_proxy', 'ALL_PROXY'],
   ['noProxy', 'no_proxy', 'NO_PROXY'],
 ] as const;
 

@@ -56,10 +56,12 @@ export const ConfigSchema = Type.Object({
     /** Most bytes buffered at once across all such answers; past it a request gets 503 overloaded.
      * At least maxResponseBytes. */
     maxBufferedBytes: Type.Integer({ minimum: 1_024, default: 1024 * 1024 * 1024 }),
-    /** Forward proxies for provider and sign-in connections; unset in the file, HTTP_PROXY,
-     * HTTPS_PROXY and NO_PROXY (or their lowercase forms) apply. https origins are tunnelled with CONNECT. */
+    /** Forward proxies (http, https, socks5, socks5h URLs) for provider and sign-in connections; unset in
+     * the file, HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY (or their lowercase forms) apply. */
     httpProxy: Type.Optional(Type.String()),
     httpsProxy: Type.Optional(Type.String()),
+    /** For both schemes when their own setting is absent (ALL_PROXY); e.g. socks5h://127.0.0.1:1080. */
+    allProxy: Type.Optional(Type.String()),
     noProxy: Type.Optional(Type.String()),
   }, { additionalProperties: false, default: {} }),
   breaker: Type.Object({

@@ -102,7 +102,7 @@ export class UpstreamClient {
     const key = base.origin + base.path + path;
     let head = byPath.get(key);
     if (head === undefined) {
-      const absolute = base.proxy !== null && base.origin.startsWith('http:');
+      const absolute = base.proxy !== null && base.proxy.socks === null && base.origin.startsWith('http:');
       head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
       if (absolute && base.proxy!.authorization !== null) head += `proxy-authorization: ${base.proxy!.authorization}\r\n`;
       for (const [name, value] of Object.entries(headers)) {

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 
-/** An HTTP forward proxy for upstream connections, as the upstream client needs it. */
+/** A forward proxy for upstream connections (HTTP or SOCKS5), as the upstream client needs it. */
 export interface ProxyServer {
   host: string;
   port: number;
@@ -8,17 +8,36 @@ export interface ProxyServer {
   tls: boolean;
   /** `proxy-authorization` value from the URL's user info (`Basic …`), or null. */
   authorization: string | null;
+  /** A SOCKS5 proxy (`socks5://`, `socks5h://`), or null for an HTTP one. */
+  socks: SocksProxy | null;
+}
+
+export interface SocksProxy {
+  /** socks5h: the proxy resolves provider names; socks5: the gateway does and sends addresses. */
+  remoteDns: boolean;
+  username: string | null;
+  password: string | null;
 }
 
 export interface ProxySettings {
   httpProxy?: string;
   httpsProxy?: string;
+  /** For either scheme when its own setting is absent (curl's ALL_PROXY). */
+  allProxy?: string;
   noProxy?: string;
 }
 
+const SCHEMES: Record<string, { tls: boolean; port: number; socks: boolean; remoteDns: boolean }> = {
+  'http:': { tls: false, port: 80, socks: false, remoteDns: false },
+  'https:': { tls: true, port: 443, socks: false, remoteDns: false },
+  'socks5:': { tls: false, port: 1080, socks: true, remoteDns: false },
+  'socks5h:': { tls: false, port: 1080, socks: true, remoteDns: true },
+};
+
 /**
- * Parses a proxy URL as the conventional variables hold it: `http[s]://[user:pass@]host[:port]`,
- * the scheme optional (http). Throws with the reason when it is not one.
+ * Parses a proxy URL as the conventional variables hold it: `scheme://[user:pass@]host[:port]`
+ * with scheme http (the default when absent), https, socks5 or socks5h. Throws with the reason
+ * when it is not one.
  */
 export function parseProxyUrl(value: string): ProxyServer {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
@@ -28,26 +47,33 @@ export function parseProxyUrl(value: string): ProxyServer {
   } catch {
     throw new Error(`'${value}' is not a proxy URL`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`'${value}': a proxy URL is http:// or https://`);
-  if (u.pathname !== '/' || u.search !== '' || u.hash !== '') throw new Error(`'${value}': a proxy URL has no path`);
+  const scheme = SCHEMES[u.protocol];
+  if (scheme === undefined) throw new Error(`'${value}': a proxy URL is http://, https://, socks5:// or socks5h://`);
+  if ((u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '') throw new Error(`'${value}': a proxy URL has no path`);
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const authorization = u.username === '' ? null
-    : `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
-  const tls = u.protocol === 'https:';
-  return { host, port: u.port ? Number(u.port) : tls ? 443 : 80, tls, authorization };
+  if (host === '') throw new Error(`'${value}': a proxy URL names a host`);
+  const username = u.username === '' ? null : decodeURIComponent(u.username);
+  const password = u.username === '' ? null : decodeURIComponent(u.password);
+  const port = u.port ? Number(u.port) : scheme.port;
+  if (scheme.socks) {
+    return { host, port, tls: false, authorization: null, socks: { remoteDns: scheme.remoteDns, username, password } };
+  }
+  const authorization = username === null ? null : `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  return { host, port, tls: scheme.tls, authorization, socks: null };
 }
 
 /** The proxy's `scheme://host:port`, without credentials. */
 export function proxyOrigin(p: ProxyServer): string {
-  return `${p.tls ? 'https' : 'http'}://${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+  const scheme = p.socks !== null ? (p.socks.remoteDns ? 'socks5h' : 'socks5') : p.tls ? 'https' : 'http';
+  return `${scheme}://${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
 }
 
 /** What an operator should see at start-up: each proxy without its credentials, and the bypass list. */
 export function describeProxies(s: ProxySettings): Record<string, string> | null {
   const shown = (v: string | undefined): string | undefined => (v ? proxyOrigin(parseProxyUrl(v)) : undefined);
   const out: Record<string, string> = {};
-  const https = shown(s.httpsProxy);
-  const http = shown(s.httpProxy);
+  const https = shown(s.httpsProxy ?? s.allProxy);
+  const http = shown(s.httpProxy ?? s.allProxy);
   if (https) out.https = https;
   if (http) out.http = http;
   if (https === undefined && http === undefined) return null;
@@ -62,7 +88,7 @@ export function describeProxies(s: ProxySettings): Record<string, string> | null
  * never the self-hosted model server beside the gateway.
  */
 export function proxyFor(origin: URL, settings: ProxySettings): ProxyServer | null {
-  const value = origin.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
+  const value = (origin.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy) ?? settings.allProxy;
   if (!value) return null;
   const host = origin.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isLoopback(host)) return null;

@@ -1,5 +1,6 @@
 import { connect as netConnect, isIP, isIPv6, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { socks5Connect } from './socks5.js';
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
@@ -19,7 +20,7 @@ export interface Target {
   ca?: string | Buffer;
   /** The latest TLS session the origin gave us: a new connection resumes it instead of a full handshake. */
   session?: Buffer;
-  /** An HTTP proxy to reach the origin through a CONNECT tunnel (the TLS session is still end to end). */
+  /** A proxy to reach the origin through: an HTTP CONNECT tunnel, or SOCKS5 (TLS is still end to end). */
   tunnel?: TunnelProxy;
 }
 
@@ -30,6 +31,8 @@ export interface TunnelProxy {
   tls: boolean;
   /** The `proxy-authorization` value, or null. */
   authorization: string | null;
+  /** A SOCKS5 proxy instead of an HTTP one. */
+  socks?: { remoteDns: boolean; username: string | null; password: string | null } | null;
 }
 
 /** The longest answer to CONNECT we read; a proxy's status line and headers are far shorter. */
@@ -113,7 +116,7 @@ export class Connection implements ResponseEvents {
     this.#owner = owner;
     this.#parser = new ResponseParser(this);
     if (target.tunnel !== undefined) {
-      this.#socket = this.#openTunnel(target, target.tunnel);
+      this.#socket = target.tunnel.socks != null ? this.#openSocks(target, target.tunnel) : this.#openTunnel(target, target.tunnel);
     } else if (target.tls) {
       this.#socket = this.#secure(target, undefined);
     } else {
@@ -198,6 +201,37 @@ export class Connection implements ResponseEvents {
         ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
     });
     raw.once('close', onClose);
+    return raw;
+  }
+
+  /**
+   * TCP to a SOCKS5 proxy and its CONNECT to the origin; then TLS over it for an https origin, or
+   * plain HTTP for an http one. The pool's connect timeout covers the whole handshake.
+   */
+  #openSocks(target: Target, proxy: TunnelProxy): Socket {
+    this.#tunnelling = true;
+    const raw = netConnect({ host: proxy.host, port: proxy.port });
+    raw.setNoDelay(true);
+    const onClose = (): void => this.#closed();
+    raw.once('close', onClose);
+    raw.on('error', (e) => {
+      this.#error = this.#tunnelling ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
+    });
+    const s = proxy.socks!;
+    socks5Connect(raw, { host: target.host, port: target.port, remoteDns: s.remoteDns, username: s.username, password: s.password })
+      .then(() => {
+        if (this.phase === Phase.Closed) return;
+        raw.off('close', onClose);
+        this.#tunnelling = false;
+        if (target.tls) {
+          this.#socket = this.#secure(target, raw);
+        } else {
+          raw.on('data', (b: Buffer) => this.#read(b, b.length));
+          this.#watch(raw);
+          this.#connected();
+        }
+        if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);
+      }, (e: Error) => this.#refuseTunnel(raw, `SOCKS5 proxy ${proxy.host}:${proxy.port}: ${e.message}`));
     return raw;
   }
 

@@ -15,8 +15,9 @@ export interface PoolOptions {
   /** Certificate authorities for https origins and proxies, replacing the bundled ones (a private upstream). */
   ca?: string | Buffer;
   /**
-   * An HTTP forward proxy. An https origin is reached through a CONNECT tunnel per socket; for an
-   * http origin the sockets go to the proxy itself, and the caller writes absolute-form requests.
+   * A forward proxy. Through an HTTP proxy an https origin is reached by a CONNECT tunnel per
+   * socket, and for an http origin the sockets go to the proxy itself and the caller writes
+   * absolute-form requests. Through SOCKS5 every socket is a tunnel, whatever the origin.
    */
   proxy?: TunnelProxy;
 }
@@ -46,7 +47,7 @@ export class OriginPool implements ConnectionOwner {
     const port = origin.port ? Number(origin.port) : tls ? 443 : 80;
     const proxy = options.proxy;
     this.#target = proxy === undefined ? { host, port, tls, ca: options.ca }
-      : tls ? { host, port, tls, ca: options.ca, tunnel: proxy }
+      : tls || proxy.socks != null ? { host, port, tls, ca: options.ca, tunnel: proxy }
       : { host: proxy.host, port: proxy.port, tls: proxy.tls, ca: options.ca };
     this.#o = options;
     const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs);

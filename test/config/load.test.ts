@@ -68,10 +68,13 @@ test('upstream proxies come from the file, else the conventional variables (lowe
   c = loadConfig({ file: p, env: { HTTPS_PROXY: 'http://env:3128', HTTP_PROXY: 'http://env:3128' } });
   assert.is(c.upstream.httpsProxy, 'http://file:8080', 'the file wins over the machine-wide variable');
   assert.is(c.upstream.httpProxy, '', 'an empty value in the file turns the variable off');
+  c = loadConfig({ env: { ALL_PROXY: 'socks5h://127.0.0.1:1080' } });
+  assert.is(c.upstream.allProxy, 'socks5h://127.0.0.1:1080');
 });
 
 test('an unusable proxy stops start-up naming the setting or the variable', () => {
-  throwsConfig(() => loadConfig({ env: { HTTPS_PROXY: 'socks5://proxy:1080' } }), /\/upstream\/httpsProxy \(from HTTPS_PROXY\).*http:\/\/ or https:\/\//);
+  throwsConfig(() => loadConfig({ env: { HTTPS_PROXY: 'socks4://proxy:1080' } }), /\/upstream\/httpsProxy \(from HTTPS_PROXY\).*socks5h:\/\//);
+  throwsConfig(() => loadConfig({ env: { ALL_PROXY: 'ftp://proxy' } }), /\/upstream\/allProxy \(from ALL_PROXY\)/);
   throwsConfig(() => loadConfig({ file: file('bad-proxy.json', '{"upstream":{"httpProxy":"http://proxy:3128/path"}}'), env: {} }),
     /\/upstream\/httpProxy \(file .*\): .*no path/);
   throwsConfig(() => loadConfig({ env: { http_proxy: 'http://[nope' } }), /\/upstream\/httpProxy \(from http_proxy\).*not a proxy URL/);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startHttpProxy, type HttpProxy } from '../support/http-proxy.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
+import { startSocksProxy } from '../support/socks-proxy.js';
 import { bearer, chatBody } from '../support/wait.js';
 
 let proxy: HttpProxy;
@@ -100,6 +101,43 @@ test('an https provider is reached through a CONNECT tunnel, its certificate che
     assert.is(secure.requests[0].headers.host, `groq.test:${secure.port}`);
   } finally {
     await gw3.cleanup();
+    await secure.close();
+  }
+});
+
+test('ALL_PROXY=socks5h://…: https and plain-http providers through SOCKS5 tunnels, streams included, names resolved by the proxy', async () => {
+  const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+  const secure = await startMockProvider({ tls: { cert: readFileSync(fixtures + 'localhost-cert.pem'), key: readFileSync(fixtures + 'localhost-key.pem') } });
+  const socks = await startSocksProxy({ user: 'gw', password: 's3cret', hosts: HOSTS });
+  const gw4 = await startGateway({
+    logLevel: 'info',
+    breaker: { volumeThreshold: 100_000 },
+    providers: { groq: { baseUrl: `https://groq.test:${secure.port}/v1`, apiKey: 'k1' }, together: { baseUrl: named('together', together), apiKey: 'k2' } },
+  }, { ALL_PROXY: `socks5h://gw:s3cret@127.0.0.1:${socks.port}`, NODE_EXTRA_CA_CERTS: fixtures + 'localhost-cert.pem' });
+  try {
+    const line = gw4.lines.find((l) => l.includes('forward proxy'));
+    assert.ok(line?.includes(`"https":"socks5h://127.0.0.1:${socks.port}"`), line);
+    assert.not.ok(line!.includes('s3cret'));
+    const { key: key4 } = await gw4.orgAndKey();
+    const client = new OpenAI({ apiKey: key4, baseURL: `${gw4.url}/v1`, maxRetries: 0 });
+    for (const provider of ['groq', 'together', 'groq']) {
+      const { data, response } = await client.chat.completions.create({
+        model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], provider,
+      } as any).withResponse();
+      assert.is(response.headers.get('x-gw-provider'), provider);
+      assert.ok(data.usage);
+    }
+    const stream = await client.chat.completions.create({ model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    assert.ok(text.length > 0);
+    assert.equal(socks.log.map((e) => `${e.addressType} ${e.host}:${e.port} ${e.user}`),
+      [`domain groq.test:${secure.port} gw`, `domain together.test:${together.port} gw`], 'one tunnel per origin, kept alive');
+    assert.is(secure.requests.length, 3);
+    assert.is(together.requests.length, 1);
+  } finally {
+    await gw4.cleanup();
+    await socks.close();
     await secure.close();
   }
 });

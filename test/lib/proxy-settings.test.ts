@@ -1,16 +1,35 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bypassesProxy, parseProxyUrl, proxyFor } from '../../src/lib/proxy-settings.js';
+import { bypassesProxy, describeProxies, parseProxyUrl, proxyFor, proxyOrigin } from '../../src/lib/proxy-settings.js';
 
 test('a proxy URL gives host, port, TLS and Basic credentials; the scheme may be left out', () => {
   assert.equal(parseProxyUrl('http://user:p%40ss@proxy.corp:3128'), {
-    host: 'proxy.corp', port: 3128, tls: false, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+    host: 'proxy.corp', port: 3128, tls: false, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`, socks: null,
   });
-  assert.equal(parseProxyUrl('proxy.corp:8080'), { host: 'proxy.corp', port: 8080, tls: false, authorization: null });
+  assert.equal(parseProxyUrl('proxy.corp:8080'), { host: 'proxy.corp', port: 8080, tls: false, authorization: null, socks: null });
   assert.equal(parseProxyUrl('http://[::1]').port, 80);
   assert.is(parseProxyUrl('http://[::1]:3128').host, '::1');
-  assert.equal(parseProxyUrl('https://secure.proxy'), { host: 'secure.proxy', port: 443, tls: true, authorization: null });
-  assert.throws(() => parseProxyUrl('socks5://proxy:1080'), /http:\/\/ or https:\/\//);
+  assert.equal(parseProxyUrl('https://secure.proxy'), { host: 'secure.proxy', port: 443, tls: true, authorization: null, socks: null });
+  assert.throws(() => parseProxyUrl('socks4://proxy:1080'), /http:\/\/, https:\/\/, socks5:\/\/ or socks5h:\/\//);
+});
+
+test('SOCKS5 URLs: socks5 resolves names in the gateway, socks5h in the proxy; port 1080 by default; RFC 1929 credentials', () => {
+  assert.equal(parseProxyUrl('socks5://127.0.0.1'), {
+    host: '127.0.0.1', port: 1080, tls: false, authorization: null, socks: { remoteDns: false, username: null, password: null },
+  });
+  assert.equal(parseProxyUrl('socks5h://me:p%40ss@[::1]:9050'), {
+    host: '::1', port: 9050, tls: false, authorization: null, socks: { remoteDns: true, username: 'me', password: 'p@ss' },
+  });
+  assert.is(proxyOrigin(parseProxyUrl('socks5h://me:secret@tunnel:1080')), 'socks5h://tunnel:1080', 'no credentials shown');
+  assert.throws(() => parseProxyUrl('socks5://'), /names a host|not a proxy URL/);
+});
+
+test('ALL_PROXY applies to a scheme without its own proxy; an empty own setting still turns it off', () => {
+  const s = { allProxy: 'socks5h://tunnel:1080', httpProxy: 'http://plain:1' };
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), s)?.host, 'tunnel');
+  assert.is(proxyFor(new URL('http://vllm.lan/v1'), s)?.host, 'plain');
+  assert.is(proxyFor(new URL('https://api.openai.com/v1'), { ...s, httpsProxy: '' }), null);
+  assert.equal(describeProxies(s), { https: 'socks5h://tunnel:1080', http: 'http://plain:1' });
 });
 
 test('the proxy is chosen by the origin scheme', () => {

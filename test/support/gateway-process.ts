@@ -37,7 +37,7 @@ export async function startGateway(config: Record<string, unknown> = {}, env: Re
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({ host: '127.0.0.1', port: 0, dbPath, logLevel: 'warn', ...config }));
   // A proxy in the machine's environment must not reroute the tests' loopback providers.
-  const noProxyEnv = { http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', no_proxy: '', NO_PROXY: '' };
+  const noProxyEnv = { http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', all_proxy: '', ALL_PROXY: '', no_proxy: '', NO_PROXY: '' };
   const childEnv = { ...process.env, GW_CONFIG: '', ...noProxyEnv, ...env };
   const gp = {
     url: '', port: 0, dir, dbPath, configPath, lines: [] as string[], proc: null as unknown as ChildProcess,

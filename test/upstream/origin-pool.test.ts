@@ -9,6 +9,7 @@ import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js'
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
 import { startHttpProxy } from '../support/http-proxy.js';
+import { startSocksProxy } from '../support/socks-proxy.js';
 
 // The gateway's own HTTP/1.1 client against real servers on 127.0.0.1: node:http, node:https
 // with a test certificate, and raw TCP servers that misbehave on purpose.
@@ -558,6 +559,84 @@ test('a proxy that refuses the tunnel, or cannot be reached, fails the connect s
     await wrongPassword.close();
     await unreachable.close();
     await proxy.close();
+  }
+});
+
+const socks = (port: number, remoteDns: boolean, username: string | null = null, password: string | null = null) =>
+  ({ host: '127.0.0.1', port, tls: false, authorization: null, socks: { remoteDns, username, password } });
+
+test('SOCKS5: an https origin by a name only the proxy resolves (socks5h), and a plain-http origin, each socket one tunnel', async () => {
+  const { port, sockets, server } = await testHttpsServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`${req.headers.host} ${(req.socket as import('node:tls').TLSSocket).encrypted}`);
+  });
+  const plain = await listen(echoServer());
+  const proxy = await startSocksProxy({ user: 'gw', password: 'pä55', hosts: { 'groq.test': '127.0.0.1' } });
+  const tunnelled = new OriginPool(new URL(`https://groq.test:${port}`), { ...OPTIONS, ca: CERT, proxy: socks(proxy.port, true, 'gw', 'pä55') });
+  const direct = new OriginPool(new URL(`http://127.0.0.1:${plain.port}`), { ...OPTIONS, proxy: socks(proxy.port, false, 'gw', 'pä55') });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const a = new Collector();
+      tunnelled.request(post('/', '{}', `groq.test:${port}`), a);
+      const ra = await a.done;
+      assert.is(ra.error, null);
+      assert.is(ra.body, `groq.test:${port} true`, 'TLS end to end, verified against the provider\'s name');
+      const b = new Collector();
+      direct.request(post('/v1/x', '{}'), b);
+      const rb = await b.done;
+      assert.is(rb.error, null);
+      assert.is(JSON.parse(rb.body).path, '/v1/x', 'origin-form: the proxy only carries bytes');
+    }
+    assert.equal(proxy.log, [
+      { addressType: 'domain', host: 'groq.test', port, user: 'gw' },
+      { addressType: 'ipv4', host: '127.0.0.1', port: plain.port, user: 'gw' },
+    ], 'one tunnel per kept-alive socket');
+  } finally {
+    await tunnelled.close();
+    await direct.close();
+    await proxy.close();
+    await close(plain.server, plain.sockets);
+    await close(server, sockets);
+  }
+});
+
+test('SOCKS5: socks5:// resolves the name in the gateway and sends the address', async () => {
+  const plain = await listen(echoServer());
+  const proxy = await startSocksProxy();
+  const pool = new OriginPool(new URL(`http://localhost:${plain.port}`), { ...OPTIONS, proxy: socks(proxy.port, false) });
+  try {
+    const c = new Collector();
+    pool.request(post('/', '{}', `localhost:${plain.port}`), c);
+    assert.is((await c.done).error, null);
+    assert.ok(proxy.log[0].addressType !== 'domain', JSON.stringify(proxy.log));
+  } finally {
+    await pool.close();
+    await proxy.close();
+    await close(plain.server, plain.sockets);
+  }
+});
+
+test('SOCKS5: wrong credentials, missing credentials and a refused CONNECT fail the connect saying why', async () => {
+  const withAuth = await startSocksProxy({ user: 'gw', password: 'right' });
+  const refusing = await startSocksProxy({ refuse: 5 });
+  const cases: [OriginPool, RegExp][] = [
+    [new OriginPool(new URL('http://127.0.0.1:9'), { ...OPTIONS, proxy: socks(withAuth.port, true, 'gw', 'wrong') }), /refused the username and password/],
+    [new OriginPool(new URL('http://127.0.0.1:9'), { ...OPTIONS, proxy: socks(withAuth.port, true) }), /requires authentication/],
+    [new OriginPool(new URL('https://localhost:9'), { ...OPTIONS, proxy: socks(refusing.port, true) }), /could not connect to localhost:9: connection refused/],
+  ];
+  try {
+    for (const [pool, message] of cases) {
+      const c = new Collector();
+      pool.request(post('/', '{}'), c);
+      const r = await c.done;
+      assert.is(r.error?.code, 'connect_error');
+      assert.match(r.error!.message, message);
+      assert.match(r.error!.message, /SOCKS5 proxy 127\.0\.0\.1:\d+/);
+    }
+  } finally {
+    for (const [pool] of cases) await pool.close();
+    await withAuth.close();
+    await refusing.close();
   }
 });
 

@@ -1,4 +1,4 @@
-import { fetch, ProxyAgent, type Dispatcher } from 'undici';
+import { fetch, ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
 import { errors } from '../../errors/catalog.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../lib/logger.js';
@@ -65,10 +65,13 @@ export class IdpHttp {
     const proxy = proxyFor(u, this.#proxies);
     if (proxy === null) return undefined;
     const uri = proxyOrigin(proxy);
-    const key = `${uri} ${proxy.authorization ?? ''}`;
+    const s = proxy.socks;
+    const key = `${uri} ${proxy.authorization ?? ''} ${s?.username ?? ''}:${s?.password ?? ''}`;
     let agent = this.#agents.get(key);
     if (agent === undefined) {
-      agent = new ProxyAgent({ uri, token: proxy.authorization ?? undefined });
+      // undici's SOCKS5 agent sends host names for the proxy to resolve, for socks5:// URLs too.
+      agent = s === null ? new ProxyAgent({ uri, token: proxy.authorization ?? undefined })
+        : new Socks5ProxyAgent(`socks5://${uri.slice(uri.indexOf('://') + 3)}`, { username: s.username ?? undefined, password: s.password ?? undefined });
       this.#agents.set(key, agent);
     }
     return agent;

@@ -8,6 +8,7 @@ import { IdpHttp } from '../../../src/control/oauth/idp-http.js';
 import { isGatewayError } from '../../../src/errors/gateway-error.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { startHttpProxy } from '../../support/http-proxy.js';
+import { startSocksProxy } from '../../support/socks-proxy.js';
 
 const log = createLogger('error', () => {});
 
@@ -30,6 +31,26 @@ test('identity provider calls go through the proxy; loopback ones directly', asy
     const b = await http.postForm(`http://127.0.0.1:${port}/token`, { code: 'x' }, 'token');
     assert.is(b.status, 200);
     assert.is(proxy.log.length, 1, 'loopback went direct');
+  } finally {
+    await proxy.close();
+    await new Promise<void>((r) => idp.close(() => r()));
+  }
+});
+
+test('identity provider calls go through a SOCKS5 proxy too, with its credentials', async () => {
+  const idp = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url, host: req.headers.host }));
+  });
+  await new Promise<void>((r) => idp.listen(0, '127.0.0.1', () => r()));
+  const port = (idp.address() as AddressInfo).port;
+  const proxy = await startSocksProxy({ user: 'gw', password: 's3cret', hosts: { 'idp.test': '127.0.0.1' } });
+  const http = new IdpHttp(log, { allProxy: `socks5h://gw:s3cret@127.0.0.1:${proxy.port}` }, 3_000);
+  try {
+    const a = await http.get(`http://idp.test:${port}/keys`, 'keys');
+    assert.is(a.status, 200);
+    assert.equal(a.json, { path: '/keys', host: `idp.test:${port}` });
+    assert.equal(proxy.log, [{ addressType: 'domain', host: 'idp.test', port, user: 'gw' }]);
   } finally {
     await proxy.close();
     await new Promise<void>((r) => idp.close(() => r()));
