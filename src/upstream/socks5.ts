@@ -75,7 +75,8 @@ async function targetAddress(t: SocksTarget): Promise<Buffer> {
   return Buffer.concat([Buffer.from([IPV6]), ipv6Bytes(ip)]);
 }
 
-function ipv6Bytes(ip: string): Buffer {
+/** An IPv6 address as its 16 bytes (what SOCKS5 sends for a name the gateway resolved). */
+export function ipv6Bytes(ip: string): Buffer {
   const [head, tail = ''] = ip.split('::');
   const groups = (s: string) => (s === '' ? [] : s.split(':'));
   let h = groups(head);
