@@ -2,7 +2,7 @@
 // gateway whose only way out is a proxy can still complete an OAuth sign-in.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IdpHttp } from '../../../src/control/oauth/idp-http.js';
 import { isGatewayError } from '../../../src/errors/gateway-error.js';
@@ -12,13 +12,18 @@ import { startSocksProxy } from '../../support/socks-proxy.js';
 
 const log = createLogger('error', () => {});
 
-test('identity provider calls go through the proxy; loopback ones directly', async () => {
+/** An identity provider that answers every call with its path and the host it was asked for. */
+async function echoIdp(): Promise<{ idp: Server; port: number }> {
   const idp = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ path: req.url, host: req.headers.host }));
   });
   await new Promise<void>((r) => idp.listen(0, '127.0.0.1', () => r()));
-  const port = (idp.address() as AddressInfo).port;
+  return { idp, port: (idp.address() as AddressInfo).port };
+}
+
+test('identity provider calls go through the proxy; loopback ones directly', async () => {
+  const { idp, port } = await echoIdp();
   const proxy = await startHttpProxy({ user: 'gw', password: 's3cret', hosts: { 'idp.test': '127.0.0.1' } });
   const http = new IdpHttp(log, { httpProxy: `http://gw:s3cret@127.0.0.1:${proxy.port}` }, 3_000);
   try {
@@ -38,12 +43,7 @@ test('identity provider calls go through the proxy; loopback ones directly', asy
 });
 
 test('identity provider calls go through a SOCKS5 proxy too, with its credentials', async () => {
-  const idp = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ path: req.url, host: req.headers.host }));
-  });
-  await new Promise<void>((r) => idp.listen(0, '127.0.0.1', () => r()));
-  const port = (idp.address() as AddressInfo).port;
+  const { idp, port } = await echoIdp();
   const proxy = await startSocksProxy({ user: 'gw', password: 's3cret', hosts: { 'idp.test': '127.0.0.1' } });
   const http = new IdpHttp(log, { allProxy: `socks5h://gw:s3cret@127.0.0.1:${proxy.port}` }, 3_000);
   try {
