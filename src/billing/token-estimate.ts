@@ -68,18 +68,3 @@ function embeddingInputTokens(input: unknown): number {
   }
   return n;
 }
-
-/** The output of a chat.completion object: message text, reasoning and tool-call arguments. */
-export function estimateCompletionTokens(answer: Record<string, unknown>): number {
-  const choices = answer.choices;
-  if (!Array.isArray(choices)) return 0;
-  let n = 0;
-  for (const c of choices) {
-    const m = (c as { message?: Record<string, unknown> } | null)?.message;
-    if (!m || typeof m !== 'object') continue;
-    n += contentTokens(m.content) + textTokens(m.reasoning_content) + textTokens(m.refusal) + toolCallTokens(m.tool_calls);
-    const fc = m.function_call as { name?: unknown; arguments?: unknown } | undefined;
-    if (fc) n += textTokens(fc.name) + textTokens(fc.arguments);
-  }
-  return n;
-}

@@ -1,4 +1,5 @@
-import { estimateCompletionTokens, estimatePromptTokens, tokensForBytes } from '../billing/token-estimate.js';
+import { estimatePromptTokens, tokensForBytes } from '../billing/token-estimate.js';
+import { generatedTextBytes, nullValueAt } from '../lib/json-text.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { Endpoint } from '../providers/types.js';
 import type { InferenceBody } from './inference-body.js';
@@ -12,10 +13,7 @@ export const ESTIMATED_HEADER = 'x-gw-usage';
  * Output never exceeds the request's max_tokens, which the provider would not have exceeded.
  */
 export function estimateUsage(endpoint: Endpoint, body: InferenceBody, textBytes: number): TokenUsage {
-  return usageOf(endpoint, body, tokensForBytes(textBytes));
-}
-
-function usageOf(endpoint: Endpoint, body: InferenceBody, completion: number): TokenUsage {
+  const completion = tokensForBytes(textBytes);
   const cap = body.maxTokens;
   return {
     promptTokens: estimatePromptTokens(endpoint, body.payload),
@@ -24,23 +22,44 @@ function usageOf(endpoint: Endpoint, body: InferenceBody, completion: number): T
 }
 
 /**
- * A whole answer without usage: the estimate, and the answer with a `usage` block (and the
- * marker) added so clients see what was billed. An answer that is not a JSON object is left
- * as it is and its bytes are counted as output.
+ * A whole answer without usage: the estimate, and the answer with a `usage` block and the
+ * marker spliced in (in place of `"usage": null`, else before the closing brace), so clients see
+ * what was billed. Nothing else of the answer is touched or re-serialised, and nothing is parsed:
+ * a 100 MB answer costs a linear scan, not a parse that would stall every other request. An
+ * answer that is not a JSON object is left as it is and its bytes are counted as output.
  */
 export function withEstimatedUsage(endpoint: Endpoint, body: InferenceBody, answer: Buffer): { usage: TokenUsage; answer: Buffer } {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(answer.toString('utf8'));
-  } catch {
-    doc = null;
+  const text = answer.toString('latin1');
+  const open = skipSpace(text, 0, 1);
+  const close = skipSpace(text, text.length - 1, -1);
+  if (open < 0 || close <= open || text.charCodeAt(open) !== LBRACE || text.charCodeAt(close) !== RBRACE) {
+    return { usage: estimateUsage(endpoint, body, answer.length), answer };
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { usage: estimateUsage(endpoint, body, answer.length), answer };
-  const o = doc as Record<string, unknown>;
-  const usage = usageOf(endpoint, body, endpoint === 'chat' ? estimateCompletionTokens(o) : 0);
-  o.usage = usageJson(endpoint, usage);
-  o.x_gw = ESTIMATED_MARK;
-  return { usage, answer: Buffer.from(JSON.stringify(o)) };
+  const usage = estimateUsage(endpoint, body, endpoint === 'chat' ? generatedTextBytes(text) : 0);
+  const block = JSON.stringify(usageJson(endpoint, usage));
+  const key = text.lastIndexOf('"usage"');
+  const nullAt = key >= 0 ? nullValueAt(text, key + 7) : -1;
+  const mark = `"x_gw":${MARK_JSON}`;
+  if (nullAt >= 0) {
+    return { usage, answer: Buffer.concat([answer.subarray(0, nullAt), Buffer.from(block), answer.subarray(nullAt + 4, close),
+      Buffer.from(`,${mark}`), answer.subarray(close)]) };
+  }
+  const empty = skipSpace(text, close - 1, -1) === open;
+  return { usage, answer: Buffer.concat([answer.subarray(0, close), Buffer.from(`${empty ? '' : ','}"usage":${block},${mark}`),
+    answer.subarray(close)]) };
+}
+
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const MARK_JSON = JSON.stringify(ESTIMATED_MARK);
+
+/** The first index from `i` (stepping by `step`) that is not JSON whitespace, or -1. */
+function skipSpace(text: string, i: number, step: 1 | -1): number {
+  for (; i >= 0 && i < text.length; i += step) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+  }
+  return -1;
 }
 
 function usageJson(endpoint: Endpoint, u: TokenUsage): Record<string, number> {

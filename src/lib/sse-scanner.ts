@@ -1,15 +1,9 @@
+import { generatedTextBytes, nullValueAt } from './json-text.js';
 import { scanUsageText, type TokenUsage } from './usage-scan.js';
 
 const NL = 0x0a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const SPACE = 0x20;
-const U = 0x75;
-const COLON = 0x3a;
 const USAGE = '"usage"';
 const DONE = 'data: [DONE]';
-// `content":` also matches `"reasoning_content":`; `arguments":` is a tool call's text.
-const TEXT_KEYS = ['content":', 'arguments":'];
 /** Longest partial line kept between chunks. A usage event is a few hundred bytes; a longer
  * line is still forwarded, but not scanned, so an upstream that never ends a line cannot grow
  * the gateway's memory. */
@@ -108,12 +102,12 @@ export class SseScanner {
     const text = lines.toString('latin1');
     const u = text.lastIndexOf(USAGE);
     // Content chunks say `"usage":null` when usage was asked for: skipped without a parse.
-    if (u >= 0 && !isNull(text, u + USAGE.length)) {
+    if (u >= 0 && nullValueAt(text, u + USAGE.length) < 0) {
       const found = scanUsageText(text.slice(u, text.indexOf('\n', u)));
       if (found) this.usage = found;
     }
     // The text is only counted for an estimate, which reported usage makes unnecessary.
-    if (this.usage === null) this.#countText(text);
+    if (this.usage === null) this.textBytes += generatedTextBytes(text);
     if (this.done) return;
     // Only at the start of a line: generated text may well contain "data: [DONE]" itself.
     for (let d = text.indexOf(DONE); d >= 0; d = text.indexOf(DONE, d + 1)) {
@@ -124,52 +118,4 @@ export class SseScanner {
       }
     }
   }
-
-  #countText(text: string): void {
-    for (const key of TEXT_KEYS) {
-      for (let i = text.indexOf(key); i >= 0; i = text.indexOf(key, i)) {
-        i += key.length;
-        while (text.charCodeAt(i) === SPACE) i++;
-        if (text.charCodeAt(i) !== QUOTE) continue;
-        const start = i + 1;
-        let end = text.indexOf('"', start);
-        while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
-        if (end < 0) return;
-        this.textBytes += end - start - escapeSavings(text, start, end);
-        i = end + 1;
-      }
-    }
-  }
-}
-
-/** Whether `text` has `:` then `null` at `at`, spaces allowed around the colon. */
-function isNull(text: string, at: number): boolean {
-  let i = at;
-  while (text.charCodeAt(i) === SPACE) i++;
-  if (text.charCodeAt(i) !== COLON) return false;
-  i++;
-  while (text.charCodeAt(i) === SPACE) i++;
-  return text.startsWith('null', i);
-}
-
-function escaped(text: string, quote: number): boolean {
-  let n = 0;
-  for (let k = quote - 1; text.charCodeAt(k) === BACKSLASH; k--) n++;
-  return n % 2 === 1;
-}
-
-/** How many more bytes the escapes in text[start, end) take than the UTF-8 they stand for. */
-function escapeSavings(text: string, start: number, end: number): number {
-  let saved = 0;
-  for (let k = text.indexOf('\\', start); k >= 0 && k < end; k = text.indexOf('\\', k)) {
-    if (text.charCodeAt(k + 1) === U) {
-      const code = Number.parseInt(text.slice(k + 2, k + 6), 16);
-      saved += 6 - (code < 0x80 ? 1 : code < 0x800 ? 2 : 3);
-      k += 6;
-    } else {
-      saved += 1;
-      k += 2;
-    }
-  }
-  return saved;
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { estimateCompletionTokens, estimatePromptTokens, tokensForBytes } from '../../src/billing/token-estimate.js';
+import { estimatePromptTokens, tokensForBytes } from '../../src/billing/token-estimate.js';
 
 test('four UTF-8 bytes a token, rounded up: Devanagari counts by its bytes, not its characters', () => {
   assert.is(tokensForBytes(0), 0);
@@ -30,19 +30,6 @@ test('embedding inputs: text by its bytes, token ids exactly', () => {
   assert.is(estimatePromptTokens('embeddings', { input: ['hello', 'world!'] }), 4);
   assert.is(estimatePromptTokens('embeddings', { input: [1, 2, 3] }), 3);
   assert.is(estimatePromptTokens('embeddings', { input: [[1, 2], [3, 4, 5]] }), 5);
-});
-
-test('a completion: message text, reasoning, refusal and tool-call arguments of every choice', () => {
-  const answer = {
-    choices: [
-      { index: 0, message: { role: 'assistant', content: 'Hello there!', reasoning_content: 'greet' } },
-      { index: 1, message: { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{}' } }] } },
-      { index: 2, message: { role: 'assistant', refusal: 'no' } },
-    ],
-  };
-  assert.is(estimateCompletionTokens(answer), 3 + 2 + 1 + 1 + 1);
-  assert.is(estimateCompletionTokens({ choices: 'nonsense' }), 0);
-  assert.is(estimateCompletionTokens({}), 0);
 });
 
 test.run();
