@@ -2,6 +2,7 @@ import type { Config } from './config/schema.js';
 import { loadCatalog } from './catalog/load.js';
 import { healthReporter } from './control/health.js';
 import { modelLister } from './control/model-list.js';
+import { providerLister } from './control/provider-list.js';
 import { Breakers } from './dataplane/breakers.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
@@ -76,6 +77,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const routes = buildRoutes({
     inference,
     listModels: modelLister(catalog, (id) => breakers.state(id)),
+    listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control)],
   });

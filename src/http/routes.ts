@@ -1,7 +1,9 @@
 import { HealthBody } from '../control/health.js';
 import { ModelList, type ModelListBody } from '../control/model-list.js';
+import { ProviderList, type ProviderListBody } from '../control/provider-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
+import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 
@@ -10,6 +12,7 @@ const GATEWAY_VERSION = '0.1.0';
 export interface RouteDeps {
   inference: InferenceService;
   listModels: () => ModelListBody;
+  listProviders: () => ProviderListBody;
   health: () => unknown;
   /** Control-plane routes (/auth/*, /me/*), declared by their modules. */
   control: RouteSpec[];
@@ -36,17 +39,27 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: () => ({ body: d.listModels() }),
     },
     {
+      kind: 'json', method: 'get', path: '/v1/providers', auth: 'public', response: ProviderList,
+      summary: 'Provider registry: configured status, residency, BYOK support, platform-key fallback, data handling and health',
+      handle: () => ({ body: d.listProviders() }),
+    },
+    {
       kind: 'json', method: 'get', path: '/health', auth: 'public', response: HealthBody,
       summary: 'Provider configuration and per-route circuit breaker state',
       handle: () => ({ body: d.health() }),
     },
     ...d.control,
   ];
-  const openapi = openApiDocument(routes, GATEWAY_VERSION);
   routes.push({
     kind: 'json', method: 'get', path: '/openapi.json', auth: 'public',
     summary: 'This document: OpenAPI 3.1, generated from the route table',
     handle: () => ({ body: openapi }),
+  }, {
+    kind: 'raw', method: 'get', path: '/llms.txt', auth: 'public',
+    summary: 'The API summarised for language models (llmstxt.org): how to call it, every route, the model catalog',
+    handle: async (_ctx, reply) => reply.send(200, 'text/plain; charset=utf-8', summary),
   });
+  const openapi = openApiDocument(routes, GATEWAY_VERSION);
+  const summary = llmsTxt(routes, d.listModels().data, GATEWAY_VERSION);
   return routes;
 }

@@ -34,6 +34,8 @@ test('the breaker opens after repeated failures, skips the route, then recovers 
   const models = await (await fetch(`${gw.url}/v1/models`)).json() as any;
   const llama = models.data.find((m: any) => m.id === 'llama-3.3-70b-instruct');
   assert.is(llama.routes.find((r: any) => r.provider === 'groq').health, 'open');
+  const providers = await (await fetch(`${gw.url}/v1/providers`)).json() as any;
+  assert.equal(providers.data.filter((p: any) => p.health !== 'ok').map((p: any) => [p.id, p.health]), [['groq', 'degraded']]);
 
   const before = groq.requests.length;
   await post(chatBody());

@@ -1,0 +1,35 @@
+import type { ModelListBody } from '../control/model-list.js';
+import type { RouteSpec } from '../domain/route-spec.js';
+
+const AUTH: Record<RouteSpec['auth'], string> = { api_key: 'API key', public: 'public', session: 'session' };
+
+/**
+ * /llms.txt (llmstxt.org): the API summarised for a language model that has to use it: how to
+ * call it, every route with its auth, and the catalog. Built once from the route table and the
+ * catalog, so it cannot drift from what the gateway serves.
+ */
+export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['data'], version: string): string {
+  const lines = [
+    '# gw inference gateway',
+    '',
+    `> An OpenAI-compatible inference gateway (version ${version}): point any OpenAI SDK at {base_url}/v1 with a gw- API key.`,
+    '> It routes each request across providers with failover and circuit breakers, streams, and bills per request in INR.',
+    '',
+    '- Auth: `Authorization: Bearer gw-…` on /v1 inference routes; dashboard routes (/me/*) use the gw_session cookie.',
+    '- Extensions to chat and embeddings bodies, removed before the request leaves: `optimize` (price, latency, throughput),',
+    '  `provider` (an id or an ordered list), `data_policy` (india_only, no_training, zero_retention), `upstream_key`.',
+    '- The provider that served a request is in the `x-gw-provider` header; `x-gw-request-id` names its ledger rows.',
+    '- Errors are always `{"error":{"message","type","code"}}`; `retry-after` accompanies 429 and 503.',
+    '- The full schema: [/openapi.json](/openapi.json).',
+    '',
+    '## Endpoints',
+    '',
+  ];
+  for (const r of routes) lines.push(`- ${r.method === 'del' ? 'DELETE' : r.method.toUpperCase()} ${r.path} (${AUTH[r.auth]}): ${r.summary}`);
+  lines.push('', '## Models', '');
+  for (const m of models) {
+    lines.push(`- ${m.id}: ${m.name}; ${m.kind}, ${m.context_length} tokens of context, ₹${m.pricing.input} in / ₹${m.pricing.output} out ` +
+      `per 1M tokens${m.available ? '' : ' (no provider configured on this gateway)'}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
