@@ -3,6 +3,10 @@ import { loadCatalog } from './catalog/load.js';
 import { healthReporter } from './control/health.js';
 import { modelLister } from './control/model-list.js';
 import { providerLister } from './control/provider-list.js';
+import { TrafficBook } from './control/traffic-book.js';
+import { trafficRoutes } from './control/traffic-routes.js';
+import type { UsageSink } from './dataplane/usage-record.js';
+import { trafficReader } from './store/traffic.js';
 import { Breakers } from './dataplane/breakers.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
@@ -62,8 +66,19 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const reader = limitsReader(db);
   const book = new SpendBook(reader);
   const gate = new LimitsGate({ gatewayRpm: config.limits.gatewayRpm, clock, book, ledgerSaturated: () => usage.saturated });
+  // Public traffic statistics see every record as it is made, and the ledger's last 30 days at start.
+  const traffic = new TrafficBook();
+  const ledgerRows = trafficReader(db);
+  traffic.load(ledgerRows, ledgerRows.lastId(), clock.now())
+    .catch((e: unknown) => log.error('traffic statistics could not be rebuilt from the ledger', { err: String(e) }));
+  const sink: UsageSink = {
+    record(r) {
+      usage.record(r);
+      traffic.add(r);
+    },
+  };
   const inference = new InferenceService({
-    auth, gate, planner: new RoutePlanner(catalog, breakers, stats), breakers, upstream, stats, usage, clock,
+    auth, gate, planner: new RoutePlanner(catalog, breakers, stats), breakers, upstream, stats, usage: sink, clock,
     reserveOutputTokens: config.billing.reserveOutputTokens,
   });
 
@@ -79,7 +94,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels: modelLister(catalog, (id) => breakers.state(id)),
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control)],
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control),
+      ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock })],
   });
   const readSession = sessionReader(db);
   const allowedOrigins = new Set<string>();
@@ -132,6 +148,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       clearInterval(poll);
       breakers.shutdown();
+      traffic.stop();
       await usage.close();
       await upstream.close();
       db.close();

@@ -1,19 +1,27 @@
-// The public catalog reads beside /v1/models: the provider registry and /llms.txt, with no key.
+// The public reads beside /v1/models, with no key: the provider registry, /llms.txt, and the
+// traffic statistics built from the ledger.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
+import { bearer, chatBody, waitFor } from '../support/wait.js';
 
 let gw: GatewayProcess;
 let mock: MockProvider;
+let other: MockProvider;
 
 test.before(async () => {
   mock = await startMockProvider();
-  gw = await startGateway({ providers: { groq: { baseUrl: mock.url, apiKey: 'k1' } } });
+  other = await startMockProvider();
+  gw = await startGateway({
+    breaker: { volumeThreshold: 100_000 },
+    providers: { groq: { baseUrl: mock.url, apiKey: 'k1' }, together: { baseUrl: other.url, apiKey: 'k2' } },
+  });
 });
 test.after(async () => {
   await gw.cleanup();
   await mock.close();
+  await other.close();
 });
 
 const get = (path: string) => fetch(`${gw.url}${path}`);
@@ -29,7 +37,7 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
     id: 'groq', name: 'Groq', kind: 'openai-compatible', residency: 'us', configured: true, byok: true, platform_key_fallback: true,
     stream_usage: true, trains_on_inputs: false, zero_retention: true, models: ['llama-3.3-70b-instruct', 'llama-3.1-8b-instruct'], health: 'ok',
   });
-  assert.equal([byId.together.configured, byId.together.platform_key_fallback, byId.together.byok], [false, false, true]);
+  assert.equal([byId.fireworks.configured, byId.fireworks.platform_key_fallback, byId.fireworks.byok], [false, false, true]);
   assert.equal([byId.sarvam.residency, byId.sarvam.stream_usage], ['in', false]);
   assert.equal([byId.sandbox.configured, byId.sandbox.byok, byId.sandbox.platform_key_fallback], [true, false, false]);
   assert.not.ok(JSON.stringify(data).includes(String(mock.port)), 'a configured base URL is not published');
@@ -53,6 +61,42 @@ test('GET /llms.txt: plain text naming every route of /openapi.json and every mo
   const price = models.data.find((m: any) => m.id === 'llama-3.3-70b-instruct').pricing;
   assert.ok(llama.includes(`₹${price.input} in / ₹${price.output} out per 1M tokens`), llama);
   assert.not.ok(llama.includes('no provider configured'), 'a model with a configured route is not marked');
+});
+
+test('model stats and rankings count this gateway\'s traffic, and are rebuilt from the ledger after a restart', async () => {
+  const { key } = await gw.orgAndKey();
+  const post = (body: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+  // 4 served by groq, 1 failing over from groq to together, 1 refused by groq as the caller's fault.
+  mock.enqueue({ kind: 'ok' }, { kind: 'ok' }, { kind: 'ok' }, { kind: 'ok' }, { kind: 'status', status: 500 },
+    { kind: 'status', status: 400 });
+  for (let i = 0; i < 5; i++) assert.is((await post(chatBody())).status, 200);
+  assert.is((await post(chatBody())).status, 400);
+  const embed = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ model: 'sandbox/embed', input: 'x' }) });
+  assert.is(embed.status, 200);
+
+  const expected = async () => {
+    const stats = await (await get('/v1/models/llama-3.3-70b-instruct/stats')).json() as any;
+    assert.equal([stats.model, stats.window_days, stats.requests, stats.attempts], ['llama-3.3-70b-instruct', 7, 5, 6]);
+    assert.is(stats.success_rate, 0.8333, '5 of 6 attempts; the 400 was the caller\'s');
+    assert.ok(stats.latency_ms.p50 > 0 && stats.latency_ms.p95 >= stats.latency_ms.p50, JSON.stringify(stats.latency_ms));
+    assert.ok(stats.tokens_per_second > 0);
+    const rankings = await (await get('/v1/rankings')).json() as any;
+    assert.equal(rankings.windows.map((w: any) => w.days), [7, 30]);
+    for (const w of rankings.windows) {
+      assert.equal(w.data.map((e: any) => [e.rank, e.model, e.requests]), [[1, 'llama-3.3-70b-instruct', 5], [2, 'sandbox/embed', 1]]);
+      assert.is(w.data[0].tokens, 5 * 18, '11 prompt + 7 completion tokens each');
+    }
+  };
+  await expected();
+  // The ledger has every row before a graceful stop ends; the restarted gateway reads them back.
+  await gw.stop('SIGTERM');
+  await gw.restart();
+  await waitFor(async () => (await get('/health')).status === 200, 5_000, 'the restarted gateway');
+  await expected();
+
+  const missing = await get('/v1/models/no-such-model/stats');
+  assert.is(missing.status, 404);
+  assert.is((await missing.json() as any).error.code, 'model_not_found');
 });
 
 test.run();
