@@ -8,6 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TrafficBook } from '../src/control/traffic-book.js';
+import { trafficReader } from '../src/store/traffic.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Config } from '../src/config/schema.js';
 import { usageRoutes } from '../src/control/usage-routes.js';
@@ -160,6 +162,18 @@ report('GET /me/activity/events?status=error (median)', await median(() => call(
 report(`GET /me/activity/events?key_id=<busiest key> (median)`, await median(() => call('/me/activity/events', `key_id=${bigKeys[0]}`)));
 report(`GET /me/activity/events?model=<rarest model> (median)`, await median(() => call('/me/activity/events', `model=${MODELS.at(-1)}`)));
 report('GET /me/activity/events?model=<absent> (median)', await median(() => call('/me/activity/events', 'model=none')));
+
+// ---- public traffic statistics (all orgs) ---------------------------------------------------
+const traffic = new TrafficBook();
+const ledgerRows = trafficReader(db);
+const trafficStall = monitorEventLoopDelay({ resolution: 1 });
+trafficStall.enable();
+report('traffic book rebuilt from the last 30 days of the ledger', await timed(() => traffic.load(ledgerRows, ledgerRows.lastId(), Date.now())));
+trafficStall.disable();
+console.log(`  event-loop delay during the rebuild: p50 ${(trafficStall.percentile(50) / 1e6).toFixed(1)} ms, `
+  + `p99 ${(trafficStall.percentile(99) / 1e6).toFixed(1)} ms, max ${(trafficStall.max / 1e6).toFixed(1)} ms`);
+report('GET /v1/models/:id/stats (median)', await median(async () => traffic.modelStats(MODELS[0], Date.now())));
+report('GET /v1/rankings (median)', await median(async () => traffic.rankings(Date.now())));
 
 // ---- plans ------------------------------------------------------------------------------------
 console.log('\nquery plans:');
