@@ -11,6 +11,7 @@ export class LogHistogram {
   total = 0;
 
   add(value: number): void {
+    if (!(value >= 0)) return;
     const i = Math.min(BUCKETS - 1, Math.max(0, Math.floor(Math.log2(value + 1) * PER_OCTAVE)));
     this.counts[i]++;
     this.total++;

@@ -30,9 +30,10 @@ const REPLIES = ['succeeded', 'general SOCKS server failure', 'connection not al
  * Rejects with the proxy's reason otherwise; the caller destroys the socket.
  */
 export async function socks5Connect(socket: Socket, t: SocksTarget): Promise<void> {
-  const address = await targetAddress(t);
+  // Listening from the start: a socket that fails during the name lookup fails the handshake.
   const reader = new HandshakeReader(socket);
   try {
+    const address = await targetAddress(t);
     const withAuth = t.username !== null;
     socket.write(Buffer.from(withAuth ? [VERSION, 2, NO_AUTH, USER_PASS] : [VERSION, 1, NO_AUTH]));
     const [version, method] = await reader.read(2);
