@@ -1,8 +1,9 @@
-import { fetch, ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
+import { fetch } from 'undici';
 import { errors } from '../../errors/catalog.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../lib/logger.js';
-import { proxyFor, proxyOrigin, type ProxySettings } from '../../lib/proxy-settings.js';
+import type { ProxySettings } from '../../lib/proxy-settings.js';
+import { ProxyDispatchers } from '../proxy-dispatchers.js';
 
 /** Identity providers answer in well under a second; past this a sign-in fails with 503 rather than hang. */
 export const IDP_TIMEOUT_MS = 10_000;
@@ -24,13 +25,11 @@ export interface IdpAnswer {
 export class IdpHttp {
   readonly #log: Logger;
   readonly #timeoutMs: number;
-  readonly #proxies: ProxySettings;
-  /** One undici ProxyAgent per proxy in use (keyed by its origin and credentials). */
-  readonly #agents = new Map<string, Dispatcher>();
+  readonly #dispatchers: ProxyDispatchers;
 
   constructor(log: Logger, proxies: ProxySettings = {}, timeoutMs = IDP_TIMEOUT_MS) {
     this.#log = log;
-    this.#proxies = proxies;
+    this.#dispatchers = new ProxyDispatchers(proxies);
     this.#timeoutMs = timeoutMs;
   }
 
@@ -60,30 +59,13 @@ export class IdpHttp {
     return errors.serviceUnavailable(`Sign-in with '${providerId}' is unavailable: its ${what} could not be read`);
   }
 
-  #dispatcher(url: string): Dispatcher | undefined {
-    const u = new URL(url);
-    const proxy = proxyFor(u, this.#proxies);
-    if (proxy === null) return undefined;
-    const uri = proxyOrigin(proxy);
-    const s = proxy.socks;
-    const key = `${uri} ${proxy.authorization ?? ''} ${s?.username ?? ''}:${s?.password ?? ''}`;
-    let agent = this.#agents.get(key);
-    if (agent === undefined) {
-      // undici's SOCKS5 agent sends host names for the proxy to resolve, for socks5:// URLs too.
-      agent = s === null ? new ProxyAgent({ uri, token: proxy.authorization ?? undefined })
-        : new Socks5ProxyAgent(`socks5://${uri.slice(uri.indexOf('://') + 3)}`, { username: s.username ?? undefined, password: s.password ?? undefined });
-      this.#agents.set(key, agent);
-    }
-    return agent;
-  }
-
   async #call(url: string, method: 'GET' | 'POST', body: string | undefined, what: string, headers: Record<string, string>): Promise<IdpAnswer> {
     let status: number;
     let text: string;
     try {
       const res = await fetch(url, {
         method, body, headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...headers },
-        signal: AbortSignal.timeout(this.#timeoutMs), dispatcher: this.#dispatcher(url),
+        signal: AbortSignal.timeout(this.#timeoutMs), dispatcher: this.#dispatchers.for(url),
       });
       status = res.status;
       text = await res.text();
