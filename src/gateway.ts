@@ -3,6 +3,7 @@ import { loadCatalog } from './catalog/load.js';
 import { healthReporter } from './control/health.js';
 import { modelLister } from './control/model-list.js';
 import { providerLister } from './control/provider-list.js';
+import { PriceComparer, pricingRoutes } from './control/price-compare.js';
 import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './dataplane/usage-record.js';
@@ -95,7 +96,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control),
-      ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock })],
+      ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
+      ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });
   const readSession = sessionReader(db);
   const allowedOrigins = new Set<string>();

@@ -25,6 +25,8 @@ export const ModelEntry = Type.Object({
   contextLength: Type.Integer({ minimum: 1 }),
   languages: Type.Array(Type.String()),
   priceInr: Price,
+  /** The same model's id at the router /v1/pricing/compare reads (OpenRouter's model list), if it lists it. */
+  compareId: Type.Optional(Type.String({ minLength: 1 })),
   routes: Type.Array(Type.Object({
     provider: Type.String(),
     upstreamModel: Type.String({ minLength: 1 }),

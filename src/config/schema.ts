@@ -85,6 +85,17 @@ export const ConfigSchema = Type.Object({
     /** Output tokens assumed for a request's cost hold when it gives no max_tokens. */
     reserveOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
   }, { additionalProperties: false, default: {} }),
+  /** GET /v1/pricing/compare: another router's public model list, its USD prices converted to INR. */
+  pricingCompare: Type.Object({
+    /** An OpenRouter-style `GET /models` list (`data[].id`, `data[].pricing.prompt|completion` in USD a token); '' turns it off. */
+    sourceUrl: Type.String({ default: 'https://openrouter.ai/api/v1/models' }),
+    /** ₹ per US$, the rate the catalog's own prices were set at. */
+    usdInr: Type.Number({ exclusiveMinimum: 0, default: 88 }),
+    refreshMs: Type.Integer({ minimum: 1_000, default: 3_600_000 }),
+    timeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** Largest list accepted from the source. */
+    maxBytes: Type.Integer({ minimum: 1_024, default: 16 * 1024 * 1024 }),
+  }, { additionalProperties: false, default: {} }),
   /** How often the gateway reads changes made by other processes (the CLI) to keys, budgets and credits. */
   changePollMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 1_000 }),
   auth: Type.Object({
