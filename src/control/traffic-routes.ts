@@ -43,16 +43,22 @@ export interface TrafficRouteDeps {
 
 /** Public traffic reads across all orgs: per-model stats over 7 days, and rankings by tokens. */
 export function trafficRoutes(d: TrafficRouteDeps): RouteSpec[] {
+  const stats = async (id: string) => {
+    if (!d.hasModel(id)) throw errors.modelNotFound(id);
+    await d.traffic.ready;
+    return { body: d.traffic.modelStats(id, d.clock.now()) };
+  };
   return [
     {
       kind: 'json', method: 'get', path: '/v1/models/:id/stats', auth: 'public', response: StatsBody,
       summary: '7-day traffic of one model on this gateway: success rate, p50 and p95 latency, tokens per second',
-      handle: async (ctx) => {
-        const id = ctx.params.id;
-        if (!d.hasModel(id)) throw errors.modelNotFound(id);
-        await d.traffic.ready;
-        return { body: d.traffic.modelStats(id, d.clock.now()) };
-      },
+      handle: (ctx) => stats(ctx.params.id),
+    },
+    {
+      // Ids such as sandbox/echo, written with their slash rather than %2F.
+      kind: 'json', method: 'get', path: '/v1/models/:owner/:name/stats', auth: 'public', response: StatsBody,
+      summary: 'The same, for a model id with a slash in it (sandbox/echo)',
+      handle: (ctx) => stats(`${ctx.params.owner}/${ctx.params.name}`),
     },
     {
       kind: 'json', method: 'get', path: '/v1/rankings', auth: 'public', response: RankingsBody,

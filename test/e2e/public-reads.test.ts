@@ -94,6 +94,10 @@ test('model stats and rankings count this gateway\'s traffic, and are rebuilt fr
   await waitFor(async () => (await get('/health')).status === 200, 5_000, 'the restarted gateway');
   await expected();
 
+  for (const path of ['/v1/models/sandbox/embed/stats', '/v1/models/sandbox%2Fembed/stats']) {
+    const s = await (await get(path)).json() as any;
+    assert.equal([s.model, s.requests], ['sandbox/embed', 1], path);
+  }
   const missing = await get('/v1/models/no-such-model/stats');
   assert.is(missing.status, 404);
   assert.is((await missing.json() as any).error.code, 'model_not_found');
