@@ -111,6 +111,8 @@ export class Connection implements ResponseEvents {
   /** Whether the current exchange has received any byte of its answer. */
   #answered = false;
   #error: Error | null = null;
+  /** A proxy socket's close, until the tunnel through it is open. */
+  readonly #proxyClosed = (): void => this.#closed();
 
   constructor(target: Target, owner: ConnectionOwner) {
     this.#owner = owner;
@@ -160,17 +162,14 @@ export class Connection implements ResponseEvents {
    * The pool's connect timeout covers the whole exchange.
    */
   #openTunnel(target: Target, proxy: TunnelProxy): Socket {
-    this.#tunnelling = true;
     // Over an https proxy the origin's TLS runs inside the proxy's: TLS over a TLS socket.
-    const raw = proxy.tls
+    const raw = this.#toProxy(proxy.tls
       ? tlsConnect({ host: proxy.host, port: proxy.port, servername: isIP(proxy.host) ? undefined : proxy.host, ca: target.ca })
-      : netConnect({ host: proxy.host, port: proxy.port });
-    raw.setNoDelay(true);
+      : netConnect({ host: proxy.host, port: proxy.port }), proxy);
     const authority = `${isIPv6(target.host) ? `[${target.host}]` : target.host}:${target.port}`;
     raw.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n` +
       `${proxy.authorization === null ? '' : `proxy-authorization: ${proxy.authorization}\r\n`}\r\n`);
     let head: Buffer = Buffer.alloc(0);
-    const onClose = (): void => this.#closed();
     const onData = (b: Buffer): void => {
       head = head.length === 0 ? b : Buffer.concat([head, b]);
       const end = head.indexOf('\r\n\r\n');
@@ -189,18 +188,9 @@ export class Connection implements ResponseEvents {
         return;
       }
       raw.off('data', onData);
-      raw.off('close', onClose);
-      this.#tunnelling = false;
-      this.#socket = this.#secure(target, raw);
-      if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);
+      this.#tunnelOpen(raw, target);
     };
     raw.on('data', onData);
-    // Errors after the handover reach the TLS socket too; this listener only keeps them handled.
-    raw.on('error', (e) => {
-      this.#error = this.#tunnelling
-        ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
-    });
-    raw.once('close', onClose);
     return raw;
   }
 
@@ -209,30 +199,39 @@ export class Connection implements ResponseEvents {
    * plain HTTP for an http one. The pool's connect timeout covers the whole handshake.
    */
   #openSocks(target: Target, proxy: TunnelProxy): Socket {
-    this.#tunnelling = true;
-    const raw = netConnect({ host: proxy.host, port: proxy.port });
-    raw.setNoDelay(true);
-    const onClose = (): void => this.#closed();
-    raw.once('close', onClose);
-    raw.on('error', (e) => {
-      this.#error = this.#tunnelling ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
-    });
+    const raw = this.#toProxy(netConnect({ host: proxy.host, port: proxy.port }), proxy);
     const s = proxy.socks!;
     socks5Connect(raw, { host: target.host, port: target.port, remoteDns: s.remoteDns, username: s.username, password: s.password })
       .then(() => {
-        if (this.phase === Phase.Closed) return;
-        raw.off('close', onClose);
-        this.#tunnelling = false;
-        if (target.tls) {
-          this.#socket = this.#secure(target, raw);
-        } else {
-          raw.on('data', (b: Buffer) => this.#read(b, b.length));
-          this.#watch(raw);
-          this.#connected();
-        }
-        if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);
+        if (this.phase !== Phase.Closed) this.#tunnelOpen(raw, target);
       }, (e: Error) => this.#refuseTunnel(raw, `SOCKS5 proxy ${proxy.host}:${proxy.port}: ${e.message}`));
     return raw;
+  }
+
+  /** A socket to a proxy: until the tunnel through it is open, its failures fail the connect, naming the proxy. */
+  #toProxy(raw: Socket, proxy: TunnelProxy): Socket {
+    this.#tunnelling = true;
+    raw.setNoDelay(true);
+    raw.once('close', this.#proxyClosed);
+    // Errors after the handover reach the socket that takes over too; this listener keeps them handled.
+    raw.on('error', (e) => {
+      this.#error = this.#tunnelling ? new Error(`proxy ${proxy.host}:${proxy.port} failed: ${e.message}`) : e;
+    });
+    return raw;
+  }
+
+  /** The tunnel is open: TLS to the origin inside it, or plain HTTP through it; a waiting request goes out. */
+  #tunnelOpen(raw: Socket, target: Target): void {
+    raw.off('close', this.#proxyClosed);
+    this.#tunnelling = false;
+    if (target.tls) {
+      this.#socket = this.#secure(target, raw);
+    } else {
+      raw.on('data', (b: Buffer) => this.#read(b, b.length));
+      this.#watch(raw);
+      this.#connected();
+    }
+    if (this.#exchange !== null) this.#socket.write(this.#exchange.payload);
   }
 
   #refuseTunnel(raw: Socket, message: string): void {
