@@ -29,24 +29,26 @@ export type ProviderListBody = Static<typeof ProviderList>;
  */
 export function providerLister(catalog: Catalog, state: (routeId: string) => BreakerState): () => ProviderListBody {
   const routes = [...catalog.routes.values()];
-  const data = [...catalog.providers.values()].map((p) => ({
-    id: p.id,
-    name: p.entry.name,
-    kind: p.entry.kind,
-    residency: p.entry.residency,
-    configured: p.configured,
-    byok: p.entry.byok,
-    platform_key_fallback: p.apiKey !== null,
-    stream_usage: p.entry.streamOptions,
-    trains_on_inputs: p.entry.trainsOnInputs,
-    zero_retention: p.entry.zeroRetention,
-    models: [...catalog.models.values()].filter((m) => m.routes.some((r) => r.provider === p)).map((m) => m.id),
-    health: 'ok',
+  const entries = [...catalog.providers.values()].map((p) => ({
     routeIds: routes.filter((r) => r.provider === p).map((r) => r.id),
+    shown: {
+      id: p.id,
+      name: p.entry.name,
+      kind: p.entry.kind,
+      residency: p.entry.residency,
+      configured: p.configured,
+      byok: p.entry.byok,
+      platform_key_fallback: p.apiKey !== null,
+      stream_usage: p.entry.streamOptions,
+      trains_on_inputs: p.entry.trainsOnInputs,
+      zero_retention: p.entry.zeroRetention,
+      models: [...catalog.models.values()].filter((m) => m.routes.some((r) => r.provider === p)).map((m) => m.id),
+      health: 'ok',
+    },
   }));
-  const body = { object: 'list' as const, data: data.map(({ routeIds: _, ...rest }) => rest) };
+  const body = { object: 'list' as const, data: entries.map((e) => e.shown) };
   return () => {
-    for (let i = 0; i < data.length; i++) body.data[i].health = data[i].routeIds.some((id) => state(id) !== 'closed') ? 'degraded' : 'ok';
+    for (const e of entries) e.shown.health = e.routeIds.some((id) => state(id) !== 'closed') ? 'degraded' : 'ok';
     return body;
   };
 }

@@ -59,6 +59,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     summary: 'The API summarised for language models (llmstxt.org): how to call it, every route, the model catalog',
     handle: async (_ctx, reply) => reply.send(200, 'text/plain; charset=utf-8', summary),
   });
+  // Built from the finished table, so both documents list themselves too.
   const openapi = openApiDocument(routes, GATEWAY_VERSION);
   const summary = llmsTxt(routes, d.listModels().data, GATEWAY_VERSION);
   return routes;
