@@ -5,7 +5,7 @@ import type { Endpoint } from '../providers/types.js';
  * Four UTF-8 bytes a token: OpenAI's rule of thumb for English, and about 0.75 tokens a
  * character for Devanagari (3 bytes each), between what older and newer tokenizers give.
  */
-export const BYTES_PER_TOKEN = 4;
+const BYTES_PER_TOKEN = 4;
 /** Chat framing per message, and for priming the reply (OpenAI's published counting recipe). */
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;

@@ -5,8 +5,8 @@ import type { TrafficRow } from '../store/traffic.js';
 
 /** Days kept: the longest window anything reads (rankings' 30 days). */
 const KEEP_DAYS = 30;
-export const STATS_DAYS = 7;
-export const RANKING_WINDOWS = [7, 30] as const;
+const STATS_DAYS = 7;
+const RANKING_WINDOWS = [7, 30] as const;
 /** Rows read per slice while rebuilding from the ledger; the event loop runs between slices. */
 const SLICE = 5_000;
 

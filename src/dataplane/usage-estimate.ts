@@ -5,7 +5,7 @@ import type { Endpoint } from '../providers/types.js';
 import type { InferenceBody } from './inference-body.js';
 
 /** The marker on an answer whose usage the gateway estimated (Groq's `x_groq` is the precedent). */
-export const ESTIMATED_MARK = { usage_estimated: true } as const;
+const ESTIMATED_MARK = { usage_estimated: true } as const;
 export const ESTIMATED_HEADER = 'x-gw-usage';
 
 /**

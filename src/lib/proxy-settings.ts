@@ -83,7 +83,7 @@ export function describeProxies(s: ProxySettings): Record<string, string> | null
 
 /**
  * The proxy an upstream origin is reached through, or null for a direct connection: the https
- * or http proxy by the origin's scheme, unless `noProxy` names the host. Loopback hosts are
+ * or http proxy by the origin's scheme (else `allProxy`), unless `noProxy` names the host. Loopback hosts are
  * always reached directly, as in Go's client: a proxy elsewhere would reach its own loopback,
  * never the self-hosted model server beside the gateway.
  */
