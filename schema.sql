@@ -196,3 +196,8 @@ DROP INDEX IF EXISTS usage_by_key_time;
 -- 1 when the provider reported no usage and the token counts (and so the cost) are the
 -- gateway's estimate (docs/limits-and-billing.md, "Answers without usage").
 ALTER TABLE usage ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 5
+-- What an audio request is billed on: seconds of audio heard (endpoint transcriptions), characters
+-- of text spoken (endpoint speech); 0 on token-billed rows (docs/audio.md).
+ALTER TABLE usage ADD COLUMN units INTEGER NOT NULL DEFAULT 0;

@@ -9,6 +9,7 @@ import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './dataplane/usage-record.js';
 import { trafficReader } from './store/traffic.js';
 import { Breakers } from './dataplane/breakers.js';
+import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
@@ -78,10 +79,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       traffic.add(r);
     },
   };
+  const planner = new RoutePlanner(catalog, breakers, stats);
   const inference = new InferenceService({
-    auth, gate, planner: new RoutePlanner(catalog, breakers, stats), breakers, upstream, stats, usage: sink, clock,
-    reserveOutputTokens: config.billing.reserveOutputTokens,
+    auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens,
   });
+  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
   const control: ControlDeps = {
     db, clock, config, log, baseUrl: config.baseUrl ?? '',
@@ -92,6 +94,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
   const routes = buildRoutes({
     inference,
+    audio,
+    maxAudioFileBytes: config.audio.maxFileBytes,
     listModels: modelLister(catalog, (id) => breakers.state(id)),
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),

@@ -7,7 +7,7 @@ import { tokensForBytes } from './token-estimate.js';
  * micro-rupees per token, rounded half up once per request (DESIGN.md, Money).
  */
 export function costMicros(route: Route, usage: TokenUsage): number {
-  return Math.round(usage.promptTokens * route.inputMicrosPerToken + usage.completionTokens * route.outputMicrosPerToken);
+  return Math.round(usage.promptTokens * route.inputMicrosPerUnit + usage.completionTokens * route.outputMicrosPerUnit);
 }
 
 /**
@@ -19,7 +19,7 @@ export function maxCostMicros(routes: readonly { route: Route }[], promptBytes: 
   const outTokens = maxTokens ?? outputCap;
   let worst = 0;
   for (const { route: r } of routes) {
-    const c = promptTokens * r.inputMicrosPerToken + outTokens * r.outputMicrosPerToken;
+    const c = promptTokens * r.inputMicrosPerUnit + outTokens * r.outputMicrosPerUnit;
     if (c > worst) worst = c;
   }
   return Math.ceil(worst);

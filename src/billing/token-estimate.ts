@@ -1,4 +1,4 @@
-import type { Endpoint } from '../providers/types.js';
+import type { TokenEndpoint } from '../providers/types.js';
 
 /**
  * Token estimates, for when a provider reports no usage (and for the cost hold before a call).
@@ -19,7 +19,7 @@ export function tokensForBytes(bytes: number): number {
 const textTokens = (s: unknown): number => (typeof s === 'string' ? tokensForBytes(Buffer.byteLength(s, 'utf8')) : 0);
 
 /** The prompt of a request as the provider would count it, near enough to bill. */
-export function estimatePromptTokens(endpoint: Endpoint, payload: Record<string, unknown>): number {
+export function estimatePromptTokens(endpoint: TokenEndpoint, payload: Record<string, unknown>): number {
   return endpoint === 'chat' ? chatPromptTokens(payload) : embeddingInputTokens(payload.input);
 }
 

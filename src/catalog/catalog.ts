@@ -1,5 +1,7 @@
 import type { ModelEntry, ProviderEntry } from './schema.js';
 
+export type ModelKind = ModelEntry['kind'];
+
 /** A provider as this deployment sees it: catalog entry plus configured base URL and credential. */
 export interface Provider {
   readonly entry: ProviderEntry;
@@ -17,16 +19,20 @@ export interface Route {
   readonly id: string;
   readonly provider: Provider;
   readonly upstreamModel: string;
-  /** Micro-rupees per token, derived once from ₹ per 1M tokens (1 ₹/1M tokens = 1 micro-rupee/token). */
-  readonly inputMicrosPerToken: number;
-  readonly outputMicrosPerToken: number;
+  /**
+   * Micro-rupees per billed unit, derived once from the catalog price: per token from ₹ per 1M
+   * tokens (1 ₹/1M = 1 micro-rupee each), per character from ₹ per 1M characters (speech), per
+   * second of audio from ₹ per minute (transcription).
+   */
+  readonly inputMicrosPerUnit: number;
+  readonly outputMicrosPerUnit: number;
   readonly priceInr: { input: number; output: number };
 }
 
 export interface Model {
   readonly entry: ModelEntry;
   readonly id: string;
-  readonly kind: 'chat' | 'embedding';
+  readonly kind: ModelKind;
   /** Every route in catalog order, configured or not (the catalog shows them all). */
   readonly routes: readonly Route[];
   /** The routes this deployment can call with its own credentials, in catalog order. */

@@ -6,6 +6,8 @@ import { ConfigError } from '../config/load.js';
 import { CatalogFile } from './schema.js';
 import type { Catalog, Model, Provider, Route } from './catalog.js';
 
+const AUDIO_KINDS: ReadonlySet<string> = new Set(['transcription', 'speech']);
+
 export const DEFAULT_CATALOG_PATH = fileURLToPath(new URL('../../../catalog.json', import.meta.url));
 
 /**
@@ -32,12 +34,15 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
     const apiKey = override.apiKey ?? (entry.keyEnv ? env[entry.keyEnv] || null : null);
     const enabled = override.enabled ?? true;
     const keyless = entry.kind === 'sandbox';
+    // A self-hosted server is opted into: its default address only says where one usually listens.
+    const usable = entry.selfHosted === true ? override.enabled === true || (override.enabled !== false && override.baseUrl !== undefined)
+      : enabled && (keyless || apiKey !== null);
     providers.set(entry.id, {
-      entry,
+      entry: override.residency === undefined ? entry : { ...entry, residency: override.residency },
       id: entry.id,
       baseUrl: (override.baseUrl ?? entry.baseUrl).replace(/\/+$/, ''),
       apiKey,
-      configured: enabled && (keyless || apiKey !== null),
+      configured: usable,
     });
   }
   for (const id of Object.keys(config.providers)) {
@@ -51,11 +56,15 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
     const modelRoutes: Route[] = entry.routes.map((r) => {
       const provider = providers.get(r.provider);
       if (!provider) throw new ConfigError(`invalid catalog ${path}: model '${entry.id}' names unknown provider '${r.provider}'`);
+      if (provider.entry.kind === 'sandbox' && AUDIO_KINDS.has(entry.kind)) {
+        throw new ConfigError(`invalid catalog ${path}: the sandbox cannot serve ${entry.kind} model '${entry.id}'`);
+      }
       const price = r.priceInr ?? entry.priceInr;
       const id = `${r.provider}:${r.upstreamModel}`;
       const route: Route = routes.get(id) ?? {
         id, provider, upstreamModel: r.upstreamModel, priceInr: price,
-        inputMicrosPerToken: price.input, outputMicrosPerToken: price.output,
+        inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * 1e6 / 60 : price.input,
+        outputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.output,
       };
       routes.set(id, route);
       return route;

@@ -16,14 +16,24 @@ export const ProviderEntry = Type.Object({
   streamOptions: Type.Boolean(),
   trainsOnInputs: Type.Boolean(),
   zeroRetention: Type.Boolean(),
+  /**
+   * Runs on the operator's own machine (a speaches or vLLM server): needs no key (one is sent if
+   * set) and stays off until `providers.<id>.enabled` or `providers.<id>.baseUrl` is set, so a
+   * server that was never started is not tried.
+   */
+  selfHosted: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 export const ModelEntry = Type.Object({
   id: Type.String({ minLength: 1 }),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding')]),
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding'), Type.Literal('transcription'), Type.Literal('speech')]),
   contextLength: Type.Integer({ minimum: 1 }),
   languages: Type.Array(Type.String()),
+  /**
+   * ₹ per 1M tokens (chat, embedding); ₹ per minute of audio (transcription: `input`); ₹ per 1M
+   * input characters (speech: `input`). Audio models have `output` 0.
+   */
   priceInr: Price,
   /** The same model's id at the router /v1/pricing/compare reads (OpenRouter's model list), if it lists it. */
   compareId: Type.Optional(Type.String({ minLength: 1 })),

@@ -46,13 +46,20 @@ export async function tail(db: Db, argv: string[], json: boolean): Promise<numbe
   return 0;
 }
 
+/** Tokens in and out; audio rows show their billed units instead: seconds heard, characters spoken. */
+function volume(r: UsageRow): [string, string] {
+  if (r.endpoint === 'transcriptions') return [`${r.units}s`.padStart(6), '-'.padStart(6)];
+  if (r.endpoint === 'speech') return [`${r.units}ch`.padStart(6), '-'.padStart(6)];
+  return [String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6)];
+}
+
 function formatRow(r: UsageRow): string {
   const t = new Date(r.at + IST_OFFSET_MS).toISOString().slice(11, 23);
   const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}${r.usage_estimated ? 'E' : '-'}`;
   return [
     t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
     String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),
-    String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6), formatInr(r.cost_micros).padStart(9),
+    ...volume(r), formatInr(r.cost_micros).padStart(9),
     r.latency_ms.toFixed(1).padStart(8), (r.ttfb_ms === null ? '-' : r.ttfb_ms.toFixed(1)).padStart(8), flags,
   ].join(' ');
 }

@@ -4,6 +4,8 @@ const ProviderOverride = Type.Object({
   baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   apiKey: Type.Optional(Type.String({ minLength: 1 })),
   enabled: Type.Optional(Type.Boolean()),
+  /** Where this deployment's copy runs (a self-hosted server in India: "in", so data_policy india_only may use it). */
+  residency: Type.Optional(Type.String({ minLength: 2 })),
 }, { additionalProperties: false });
 
 const OidcProvider = Type.Object({
@@ -80,6 +82,10 @@ export const ConfigSchema = Type.Object({
     batchSize: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
     flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
     maxInFlight: Type.Integer({ minimum: 1, default: 64 }),
+  }, { additionalProperties: false, default: {} }),
+  audio: Type.Object({
+    /** Largest audio file POST /v1/audio/transcriptions takes (spec 4.1: 25 MB); the form around it may add 1 MiB. */
+    maxFileBytes: Type.Integer({ minimum: 1_024, default: 25 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),
   billing: Type.Object({
     /** Output tokens assumed for a request's cost hold when it gives no max_tokens. */

@@ -10,12 +10,13 @@ export const ModelObject = Type.Object({
   created: Type.Integer(),
   owned_by: Type.String(),
   name: Type.String(),
-  kind: Type.String({ description: 'chat or embedding' }),
+  kind: Type.String({ description: 'chat, embedding, transcription or speech' }),
   context_length: Type.Integer(),
   languages: Type.Array(Type.String()),
   pricing: Type.Object({
     currency: Type.Literal('INR'),
-    unit: Type.Literal('per_1m_tokens'),
+    unit: Type.Union([Type.Literal('per_1m_tokens'), Type.Literal('per_minute'), Type.Literal('per_1m_characters')],
+      { description: 'per_minute: of audio heard (transcription, billed by the second); per_1m_characters: of text spoken (speech)' }),
     input: Type.Number(),
     output: Type.Number(),
   }),
@@ -30,6 +31,8 @@ export const ModelObject = Type.Object({
     pricing: Price,
   })),
 });
+
+const PRICE_UNIT = { chat: 'per_1m_tokens', embedding: 'per_1m_tokens', transcription: 'per_minute', speech: 'per_1m_characters' } as const;
 
 export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelObject) });
 export type ModelListBody = Static<typeof ModelList>;
@@ -58,7 +61,7 @@ function toObject(m: Model, created: number): Static<typeof ModelObject> {
     kind: m.kind,
     context_length: m.entry.contextLength,
     languages: m.entry.languages,
-    pricing: { currency: 'INR', unit: 'per_1m_tokens', input: m.entry.priceInr.input, output: m.entry.priceInr.output },
+    pricing: { currency: 'INR', unit: PRICE_UNIT[m.kind], input: m.entry.priceInr.input, output: m.entry.priceInr.output },
     residency: [...new Set(m.routes.map((r) => r.provider.entry.residency))],
     available: m.usableRoutes.length > 0,
     routes: m.routes.map((r) => ({

@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { checkBody, parseJsonText } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
-import type { Endpoint } from '../providers/types.js';
+import type { TokenEndpoint } from '../providers/types.js';
 
 /** Gateway extensions: consumed here and removed before the request leaves (spec 1). */
 export interface Extensions {
@@ -42,7 +42,7 @@ export const EmbeddingsBodySchema = Type.Object({
   encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
 });
 
-const CHECKS: Record<Endpoint, ReturnType<typeof TypeCompiler.Compile<TSchema>>> = {
+const CHECKS: Record<TokenEndpoint, ReturnType<typeof TypeCompiler.Compile<TSchema>>> = {
   chat: TypeCompiler.Compile(ChatBodySchema),
   embeddings: TypeCompiler.Compile(EmbeddingsBodySchema),
 };
@@ -52,7 +52,7 @@ const POLICIES = new Set(['india_only', 'no_training', 'zero_retention']);
 const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key'] as const;
 
 /** Parses and checks an inference body; throws 400 bad_request with the offending field named. */
-export function parseInferenceBody(endpoint: Endpoint, raw: Buffer): InferenceBody {
+export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody {
   const text = raw.toString('utf8');
   const payload = parseJsonText(text);
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
@@ -88,7 +88,7 @@ function forwardable(text: string): boolean {
   return model === 1 && stream < 2 && maxTokens < 2 && maxCompletion < 2;
 }
 
-function readExtensions(p: Record<string, unknown>): Extensions {
+export function readExtensions(p: Record<string, unknown>): Extensions {
   const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null };
   if (p.optimize !== undefined && p.optimize !== null) {
     if (typeof p.optimize !== 'string' || !OPTIMIZE.has(p.optimize)) throw errors.badRequest("Invalid 'optimize': expected price, latency or throughput");

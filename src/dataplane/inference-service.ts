@@ -5,9 +5,10 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../lib/clock.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
-import type { Endpoint, UpstreamResponse } from '../providers/types.js';
+import type { TokenEndpoint, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { Breakers, isOpenBreakerError } from './breakers.js';
+import { attemptFailure } from './attempt-failure.js';
+import type { Breakers } from './breakers.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import type { KeyAuthenticator } from './key-auth.js';
@@ -61,7 +62,7 @@ export class InferenceService {
     this.#d = deps;
   }
 
-  async handle(endpoint: Endpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
+  async handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
     const key = d.auth.authenticate(req.authorization);
     const ticket = d.gate.enter(key);
@@ -87,7 +88,7 @@ export class InferenceService {
   }
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
-  async #serve(endpoint: Endpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
+  async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
     reply: ClientReply): Promise<number> {
     const d = this.#d;
     const { model, payload, stream } = body;
@@ -111,8 +112,7 @@ export class InferenceService {
           this.#record(key, requestId, endpoint, model, a, i, e.status, e.code, null, 0, latencyMs, null, stream, false);
           throw e;
         }
-        const failure = isOpenBreakerError(e) ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
-          : transportFailure(e);
+        const failure = attemptFailure(e);
         const aborted = reply.aborted || failure.code === 'client_aborted';
         this.#record(key, requestId, endpoint, model, a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code,
           null, 0, latencyMs, null, stream, false);
@@ -146,7 +146,7 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: Endpoint, a: Attempt, payload: Record<string, unknown>, raw: string | null, stream: boolean,
+  async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: string | null, stream: boolean,
     abort: AbortSource, started: number): Promise<Served> {
     const call = adapterFor(a.route.provider.entry.kind)
       .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
@@ -169,7 +169,7 @@ export class InferenceService {
     }
   }
 
-  #finish(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number,
+  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number,
     u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
@@ -180,13 +180,13 @@ export class InferenceService {
     return cost;
   }
 
-  #record(key: KeyRecord, requestId: string, endpoint: Endpoint, model: string, a: Attempt, attempt: number, status: number,
+  #record(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number, status: number,
     errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
     streamed: boolean, billable: boolean, usageEstimated = false): void {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
-      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, costMicros: cost,
+      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, units: 0, costMicros: cost,
       latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated,
     };
     this.#d.usage.record(r);

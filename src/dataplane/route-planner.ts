@@ -1,4 +1,4 @@
-import type { Catalog, Model, Route } from '../catalog/catalog.js';
+import type { Catalog, Model, ModelKind, Route } from '../catalog/catalog.js';
 import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
@@ -21,6 +21,12 @@ function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
   const auth = apiKey ? adapterFor(route.provider.entry.kind).authHeaders(apiKey) : null;
   return { route, headers: auth ? { ...BASE_HEADERS, ...auth } : BASE_HEADERS, byok };
 }
+
+const KIND_OF: Record<Endpoint, ModelKind> = { chat: 'chat', embeddings: 'embedding', transcriptions: 'transcription', speech: 'speech' };
+const KIND_NAME: Record<ModelKind, string> = { chat: 'a chat', embedding: 'an embedding', transcription: 'a transcription', speech: 'a speech' };
+const PATH_OF: Record<ModelKind, string> = {
+  chat: '/v1/chat/completions', embedding: '/v1/embeddings', transcription: '/v1/audio/transcriptions', speech: '/v1/audio/speech',
+};
 
 const POLICY: Record<NonNullable<Extensions['dataPolicy']>, (r: Route) => boolean> = {
   india_only: (r) => r.provider.entry.residency === 'in',
@@ -51,9 +57,8 @@ export class RoutePlanner {
   plan(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
     const model = this.#catalog.models.get(modelId);
     if (!model) throw errors.modelNotFound(modelId);
-    const wanted = endpoint === 'chat' ? 'chat' : 'embedding';
-    if (model.kind !== wanted) {
-      throw errors.badRequest(`Model '${modelId}' is a${model.kind === 'chat' ? ' chat' : 'n embedding'} model; use ${model.kind === 'chat' ? '/v1/chat/completions' : '/v1/embeddings'}`);
+    if (model.kind !== KIND_OF[endpoint]) {
+      throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
     if (ext.optimize === null && ext.provider === null && ext.dataPolicy === null && ext.upstreamKey === null) {
       const plan = this.#defaultPlans.get(modelId)!;
@@ -95,7 +100,7 @@ export class RoutePlanner {
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {
     if (by === 'price') {
-      list.sort((a, b) => (a.route.inputMicrosPerToken + a.route.outputMicrosPerToken) - (b.route.inputMicrosPerToken + b.route.outputMicrosPerToken));
+      list.sort((a, b) => (a.route.inputMicrosPerUnit + a.route.outputMicrosPerUnit) - (b.route.inputMicrosPerUnit + b.route.outputMicrosPerUnit));
       return;
     }
     // Routes without samples keep their catalog order after the measured ones.

@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
-import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import type { Endpoint, TokenEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import { OriginPool } from '../upstream/origin-pool.js';
 import { TransportError } from '../upstream/transport-error.js';
 import { ByteBudget } from './byte-budget.js';
@@ -48,12 +48,19 @@ export class UpstreamClient {
   /** Resolves once the upstream's status and headers are in; the body is then pulled from the response. */
   async send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
     headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
-    if (route.provider.entry.kind === 'sandbox') return sandboxRespond(endpoint, route.upstreamModel, payload);
+    // The catalog loader keeps audio models off the sandbox.
+    if (route.provider.entry.kind === 'sandbox') return sandboxRespond(endpoint as TokenEndpoint, route.upstreamModel, payload);
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const base = this.#base(route.provider.baseUrl);
-    const head = this.#head(base, call.path, headers);
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
-    exchange.control = this.#pool(base).request(`${head}${Buffer.byteLength(call.body)}\r\n\r\n${call.body}`, exchange);
+    const body = call.body;
+    let request: string | Buffer;
+    if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    else {
+      const head = `${this.#head(base, call.path, headers, true)}content-type: ${call.contentType}\r\ncontent-length: ${body.length}\r\n\r\n`;
+      request = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+    }
+    exchange.control = this.#pool(base).request(request, exchange);
     abort.onAbort(() => exchange.cancel());
     try {
       return await exchange.started;
@@ -92,20 +99,24 @@ export class UpstreamClient {
     return b;
   }
 
-  /** `POST … HTTP/1.1`, host, the route's headers, `accept-encoding` and `content-length: `, awaiting the number. */
-  #head(base: BaseUrl, path: string, headers: Record<string, string>): string {
+  /**
+   * `POST … HTTP/1.1`, host, the route's headers, `accept-encoding` and `content-length: `, awaiting
+   * the number; with `ownType`, without the route's content-type and the length, for a call that sets both.
+   */
+  #head(base: BaseUrl, path: string, headers: Record<string, string>, ownType: boolean): string {
     let byPath = this.#heads.get(headers);
     if (byPath === undefined) {
       byPath = new Map();
       this.#heads.set(headers, byPath);
     }
-    const key = base.origin + base.path + path;
+    const key = ownType ? `\0${base.origin}${base.path}${path}` : base.origin + base.path + path;
     let head = byPath.get(key);
     if (head === undefined) {
       const absolute = base.proxy !== null && base.proxy.socks === null && base.origin.startsWith('http:');
       head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
       if (absolute && base.proxy!.authorization !== null) head += `proxy-authorization: ${base.proxy!.authorization}\r\n`;
       for (const [name, value] of Object.entries(headers)) {
+        if (ownType && name === 'content-type') continue;
         if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
           throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
         }
@@ -113,7 +124,7 @@ export class UpstreamClient {
       }
       // Without it any content coding is acceptable (RFC 9110 12.5.3), and the gateway relays
       // and scans bytes: a gzip answer would reach the client undecodable.
-      head += 'accept-encoding: identity\r\ncontent-length: ';
+      head += ownType ? 'accept-encoding: identity\r\n' : 'accept-encoding: identity\r\ncontent-length: ';
       byPath.set(key, head);
     }
     return head;

@@ -1,7 +1,7 @@
 import { estimatePromptTokens, tokensForBytes } from '../billing/token-estimate.js';
 import { generatedTextBytes, nullValueAt } from '../lib/json-text.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
-import type { Endpoint } from '../providers/types.js';
+import type { TokenEndpoint } from '../providers/types.js';
 import type { InferenceBody } from './inference-body.js';
 
 /** The marker on an answer whose usage the gateway estimated (Groq's `x_groq` is the precedent). */
@@ -12,7 +12,7 @@ export const ESTIMATED_HEADER = 'x-gw-usage';
  * Usage for an answer whose provider reported none, from the request and the text generated.
  * Output never exceeds the request's max_tokens, which the provider would not have exceeded.
  */
-export function estimateUsage(endpoint: Endpoint, body: InferenceBody, textBytes: number): TokenUsage {
+export function estimateUsage(endpoint: TokenEndpoint, body: InferenceBody, textBytes: number): TokenUsage {
   const completion = tokensForBytes(textBytes);
   const cap = body.maxTokens;
   return {
@@ -28,7 +28,7 @@ export function estimateUsage(endpoint: Endpoint, body: InferenceBody, textBytes
  * a 100 MB answer costs a linear scan, not a parse that would stall every other request. An
  * answer that is not a JSON object is left as it is and its bytes are counted as output.
  */
-export function withEstimatedUsage(endpoint: Endpoint, body: InferenceBody, answer: Buffer): { usage: TokenUsage; answer: Buffer } {
+export function withEstimatedUsage(endpoint: TokenEndpoint, body: InferenceBody, answer: Buffer): { usage: TokenUsage; answer: Buffer } {
   const text = answer.toString('latin1');
   const open = skipSpace(text, 0, 1);
   const close = skipSpace(text, text.length - 1, -1);
@@ -62,7 +62,7 @@ function skipSpace(text: string, i: number, step: 1 | -1): number {
   return -1;
 }
 
-function usageJson(endpoint: Endpoint, u: TokenUsage): Record<string, number> {
+function usageJson(endpoint: TokenEndpoint, u: TokenUsage): Record<string, number> {
   return endpoint === 'chat'
     ? { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens }
     : { prompt_tokens: u.promptTokens, total_tokens: u.promptTokens };

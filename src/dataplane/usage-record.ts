@@ -1,3 +1,5 @@
+import type { Endpoint } from '../providers/types.js';
+
 /** One upstream attempt as the ledger stores it (usage table). */
 export interface UsageRecord {
   at: number;
@@ -5,7 +7,7 @@ export interface UsageRecord {
   orgId: string;
   workspaceId: string;
   keyId: string;
-  endpoint: 'chat' | 'embeddings';
+  endpoint: Endpoint;
   model: string;
   provider: string | null;
   route: string | null;
@@ -14,6 +16,8 @@ export interface UsageRecord {
   errorCode: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** What an audio request is billed on: seconds of audio (transcriptions), characters (speech); 0 otherwise. */
+  units: number;
   costMicros: number;
   latencyMs: number;
   ttfbMs: number | null;

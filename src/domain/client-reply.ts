@@ -17,6 +17,12 @@ export interface ClientReply {
   streamWrite(chunk: Buffer | string): boolean;
   drained(): Promise<void>;
   streamEnd(last?: Buffer | string): void;
+  /**
+   * Ends a stream that cannot finish by closing the connection without the body's last chunk,
+   * so the client sees an incomplete answer, not a short one that looks whole (binary bodies,
+   * where no error event can be added).
+   */
+  streamAbort(): void;
   /** Runs `writes` so that every stream call inside it reaches the socket as one write. */
   batch(writes: () => void): void;
 }

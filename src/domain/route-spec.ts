@@ -40,6 +40,10 @@ interface RouteBase {
   headers?: readonly string[];
   /** Request body schema: validated by the router for json routes; documentation for raw ones. */
   body?: TSchema;
+  /** The body's media type in /openapi.json when it is not JSON (multipart uploads). */
+  bodyType?: 'multipart/form-data';
+  /** Replaces the server's bodyLimitBytes for this route (audio uploads). */
+  bodyLimitBytes?: number;
   /** Answers with a 302 redirect (sign-in flows), documented as such in /openapi.json. */
   redirects?: boolean;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */

@@ -19,8 +19,8 @@ export const errors = {
   notFound: (message = 'Not found') => new GatewayError(404, INVALID_REQUEST, 'not_found', message),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError(405, INVALID_REQUEST, 'method_not_allowed', `${method} is not allowed on ${path}`),
-  payloadTooLarge: (limit: number) =>
-    new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `Request body exceeds the limit of ${limit} bytes`),
+  payloadTooLarge: (limit: number, what = 'Request body') =>
+    new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `${what} exceeds the limit of ${limit} bytes`),
   invalidApiKey: (message = 'Missing, malformed, revoked or expired API key') =>
     new GatewayError(401, AUTH, 'invalid_api_key', message),
   modelNotFound: (model: string) =>

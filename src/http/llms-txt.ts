@@ -16,7 +16,7 @@ export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['dat
     '> It routes each request across providers with failover and circuit breakers, streams, and bills per request in INR.',
     '',
     '- Auth: `Authorization: Bearer gw-…` on /v1 inference routes; dashboard routes (/me/*) use the gw_session cookie.',
-    '- Extensions to chat and embeddings bodies, removed before the request leaves: `optimize` (price, latency, throughput),',
+    '- Extensions to inference bodies (chat, embeddings, speech; form fields on transcriptions), removed before the request leaves: `optimize` (price, latency, throughput),',
     '  `provider` (an id or an ordered list), `data_policy` (india_only, no_training, zero_retention), `upstream_key`.',
     '- The provider that served a request is in the `x-gw-provider` header; `x-gw-request-id` names its ledger rows.',
     '- Errors are always `{"error":{"message","type","code"}}`; `retry-after` accompanies 429 and 503.',
@@ -28,8 +28,10 @@ export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['dat
   for (const r of routes) lines.push(`- ${r.method === 'del' ? 'DELETE' : r.method.toUpperCase()} ${r.path} (${AUTH[r.auth]}): ${r.summary}`);
   lines.push('', '## Models', '');
   for (const m of models) {
-    lines.push(`- ${m.id}: ${m.name}; ${m.kind}, ${m.context_length} tokens of context, ₹${m.pricing.input} in / ₹${m.pricing.output} out ` +
-      `per 1M tokens${m.available ? '' : ' (no provider configured on this gateway)'}`);
+    const price = m.pricing.unit === 'per_minute' ? `₹${m.pricing.input} per minute of audio`
+      : m.pricing.unit === 'per_1m_characters' ? `₹${m.pricing.input} per 1M characters`
+        : `${m.context_length} tokens of context, ₹${m.pricing.input} in / ₹${m.pricing.output} out per 1M tokens`;
+    lines.push(`- ${m.id}: ${m.name}; ${m.kind}, ${price}${m.available ? '' : ' (no provider configured on this gateway)'}`);
   }
   return `${lines.join('\n')}\n`;
 }

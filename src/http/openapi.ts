@@ -18,6 +18,12 @@ const AUTH_ERRORS: Record<RouteSpec['auth'], Record<string, string>> = {
   public: { 429: 'rate_limit_exceeded (per IP, retry-after)' },
 };
 
+const RAW_ANSWERS: Record<string, string> = {
+  '/v1/chat/completions': 'chat.completion JSON, or text/event-stream when stream is true',
+  '/v1/audio/transcriptions': 'the transcription in the requested response_format (json, text, srt, verbose_json, vtt), as the provider wrote it',
+  '/v1/audio/speech': 'audio bytes in the requested response_format (audio/mpeg by default), streamed as the provider produces them',
+};
+
 /** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */
 const plain = (s: unknown) => JSON.parse(JSON.stringify(s));
 
@@ -33,11 +39,11 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       : {
         [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: r.response
           ? { description: 'OK', content: { 'application/json': { schema: plain(r.response) } } }
-          : { description: r.path.startsWith('/v1/chat') ? 'chat.completion JSON, or text/event-stream when stream is true' : 'OK' },
+          : { description: RAW_ANSWERS[r.path] ?? 'OK' },
       };
     responses[400] = { description: 'bad_request and the rule codes of this endpoint', content: { 'application/json': { schema: ERROR } } };
     for (const [status, what] of Object.entries(AUTH_ERRORS[r.auth])) responses[status] = { description: what, content: { 'application/json': { schema: ERROR } } };
-    if (r.path.startsWith('/v1/chat') || r.path.startsWith('/v1/embeddings')) {
+    if (r.auth === 'api_key' && r.path.startsWith('/v1/')) {
       responses[404] = { description: 'model_not_found', content: { 'application/json': { schema: ERROR } } };
       responses[502] = { description: 'all_routes_failed', content: { 'application/json': { schema: ERROR } } };
       responses[503] = {
@@ -49,7 +55,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       summary: r.summary,
       ...(params.length ? { parameters: params } : {}),
       ...(r.auth === 'api_key' ? { security: [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(r.body) } } } } : {}),
+      ...(r.body ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: plain(r.body) } } } } : {}),
       ...(r.role ? { 'x-gw-role': r.role } : {}),
       responses,
     };

@@ -3,6 +3,8 @@ import { ModelList, type ModelListBody } from '../control/model-list.js';
 import { ProviderList, type ProviderListBody } from '../control/provider-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
+import type { AudioService } from '../dataplane/audio-service.js';
+import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from '../domain/route-spec.js';
@@ -11,6 +13,8 @@ const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
+  audio: AudioService;
+  maxAudioFileBytes: number;
   listModels: () => ModelListBody;
   listProviders: () => ProviderListBody;
   health: () => unknown;
@@ -19,6 +23,9 @@ export interface RouteDeps {
 }
 
 const AUTH_HEADERS = ['authorization'] as const;
+const UPLOAD_HEADERS = ['authorization', 'content-type'] as const;
+/** Room for the form's other fields and framing around the largest audio file. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
@@ -32,6 +39,18 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', headers: AUTH_HEADERS, body: EmbeddingsBodySchema,
       summary: 'Embeddings (OpenAI format), routed with failover',
       handle: (ctx, reply) => d.inference.handle('embeddings', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/audio/transcriptions', auth: 'api_key', headers: UPLOAD_HEADERS,
+      body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
+      summary: 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price',
+      handle: (ctx, reply) => d.audio.handle('transcriptions',
+        { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', headers: AUTH_HEADERS, body: SpeechBodySchema,
+      summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
+      handle: (ctx, reply) => d.audio.handle('speech', { authorization: ctx.headers.authorization, contentType: '', body: ctx.body as Buffer }, reply),
     },
     {
       kind: 'json', method: 'get', path: '/v1/models', auth: 'public', response: ModelList,

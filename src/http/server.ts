@@ -91,6 +91,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
   const isPublic = route.auth === 'public' && opts.publicGate !== undefined;
+  const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
   const log = opts.log;
 
   const fail = (reply: UwsReply, e: unknown): void => {
@@ -137,7 +138,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       }
     }
     const declared = readsBody ? Number(req.getHeader('content-length') || 0) : 0;
-    const bodyPromise = readsBody ? reply.readBody(opts.bodyLimitBytes, declared) : null;
+    const bodyPromise = readsBody ? reply.readBody(bodyLimit, declared) : null;
 
     const run = async (): Promise<void> => {
       if (bodyPromise) {

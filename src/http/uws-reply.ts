@@ -162,6 +162,12 @@ export class UwsReply implements ClientReply {
     else this.#res.cork(writes);
   }
 
+  streamAbort(): void {
+    if (this.aborted || this.#ended) return;
+    this.#finish();
+    this.#res.close();
+  }
+
   streamEnd(last?: Buffer | string): void {
     if (this.aborted || this.#ended) return;
     const res = this.#res;

@@ -53,7 +53,7 @@ export class UsageBatcher implements UsageSink {
     this.#buf.push([
       r.at, r.requestId, r.orgId, r.workspaceId, r.keyId, r.endpoint, r.model, r.provider, r.route, r.attempt, r.status,
       r.errorCode, r.promptTokens, r.completionTokens, r.costMicros, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0, r.byok ? 1 : 0,
-      r.billable ? 1 : 0, r.usageEstimated ? 1 : 0,
+      r.billable ? 1 : 0, r.usageEstimated ? 1 : 0, r.units,
     ]);
     if (this.#buf.length >= this.#o.batchSize) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs);

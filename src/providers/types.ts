@@ -2,10 +2,17 @@
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
-  body: string;
+  /** JSON text, or bytes (a multipart upload). */
+  body: string | Buffer;
+  /** Replaces the route's JSON content-type (multipart uploads carry their boundary here). */
+  contentType?: string;
 }
 
-export type Endpoint = 'chat' | 'embeddings';
+/** Token-billed endpoints. */
+export type TokenEndpoint = 'chat' | 'embeddings';
+/** Audio endpoints, billed per unit: seconds of audio heard (transcriptions), characters spoken (speech). */
+export type AudioEndpoint = 'transcriptions' | 'speech';
+export type Endpoint = TokenEndpoint | AudioEndpoint;
 
 export interface AdapterCaps {
   /** The provider accepts `stream_options.include_usage`. */
@@ -24,6 +31,8 @@ export interface ProviderAdapter {
    * sends these bytes instead of serialising it again.
    */
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: string | null): UpstreamCall;
+  /** A multipart upload: `fields` (wire form, as the client sent them) forwarded with the upstream's model id. */
+  buildFormCall(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall;
   authHeaders(apiKey: string): Record<string, string>;
 }
 

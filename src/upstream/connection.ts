@@ -52,7 +52,7 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** One request in flight or waiting for a connection; its control is handed to the caller. */
 export class Exchange implements RequestControl {
-  readonly payload: string;
+  readonly payload: string | Buffer;
   readonly sink: ResponseSink;
   connection: Connection | null = null;
   finished = false;
@@ -60,7 +60,7 @@ export class Exchange implements RequestControl {
   resent = false;
   #queue: { abort(x: Exchange): void };
 
-  constructor(payload: string, sink: ResponseSink, queue: { abort(x: Exchange): void }) {
+  constructor(payload: string | Buffer, sink: ResponseSink, queue: { abort(x: Exchange): void }) {
     this.payload = payload;
     this.sink = sink;
     this.#queue = queue;

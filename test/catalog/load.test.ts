@@ -29,9 +29,9 @@ test('a provider key from its environment variable configures it; config overrid
 test('prices in ₹ per 1M tokens become micro-rupees per token; a route price overrides the model price', () => {
   const cat = loadCatalog(loadConfig({ env: {} }), {});
   const mini = cat.models.get('gpt-4o-mini')!.routes[0];
-  assert.is(mini.inputMicrosPerToken, 13.2);
+  assert.is(mini.inputMicrosPerUnit, 13.2);
   const groq = cat.models.get('llama-3.3-70b-instruct')!.routes.find((r) => r.provider.id === 'groq')!;
-  assert.is(groq.outputMicrosPerToken, 69.5);
+  assert.is(groq.outputMicrosPerUnit, 69.5);
 });
 
 test('a config entry for a provider the catalog lacks, or a broken catalog file, stops start-up', () => {

@@ -274,11 +274,16 @@ class MockProviderServer implements MockProvider {
         // not JSON: recorded as the raw string
       }
     }
+    if (path === '/v1/audio/transcriptions' && req.method === 'POST') {
+      void this.#transcription(req, res, path, raw);
+      return;
+    }
     if (this.#record) this.#remember(req, path, body, raw);
 
     const method = req.method;
     if (method === 'POST' && path === '/v1/chat/completions') this.#chat(res, body, this.#next());
     else if (method === 'POST' && path === '/v1/embeddings') this.#embeddings(res, body, this.#next());
+    else if (method === 'POST' && path === '/v1/audio/speech') this.#speech(res, body, this.#next());
     else if (method === 'GET' && path === '/v1/models') this.#send(res, 200, MODELS_BODY);
     else {
       this.#send(res, 404, JSON.stringify({
@@ -419,6 +424,57 @@ class MockProviderServer implements MockProvider {
     else answer();
   }
 
+  // The form is read with undici's own multipart parser, not the gateway's, and recorded as
+  // `body`: text fields as strings, files as { filename, type, bytes }.
+  async #transcription(req: IncomingMessage, res: ServerResponse, path: string, raw: Buffer): Promise<void> {
+    const fields: Record<string, unknown> = {};
+    try {
+      const form = await new Response(raw, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+      for (const [k, v] of form) {
+        fields[k] = typeof v === 'string' ? v : { filename: v.name, type: v.type, bytes: Buffer.from(await v.arrayBuffer()) };
+      }
+    } catch (e) {
+      this.#send(res, 400, JSON.stringify({ error: { message: `mock: bad form: ${(e as Error).message}`, type: 'invalid_request_error', code: 'bad_form' } }));
+      return;
+    }
+    if (this.#record) this.#remember(req, path, fields, raw);
+    const b = this.#next();
+    if (this.#common(res, b)) return;
+    const reported = b.kind === 'ok' && b.usage === null ? null : MOCK_AUDIO_SECONDS;
+    const text = b.kind === 'ok' && b.content !== undefined ? b.content : 'mock transcript';
+    const format = fields.response_format ?? 'json';
+    if (format === 'text') this.#send(res, 200, text, { 'content-type': 'text/plain; charset=utf-8' });
+    else if (format === 'verbose_json') {
+      this.#send(res, 200, JSON.stringify({ task: 'transcribe', language: 'hindi', text, segments: [], ...(reported === null ? {} : { duration: reported }) }));
+    } else {
+      this.#send(res, 200, JSON.stringify({ text, ...(reported === null ? {} : { usage: { type: 'duration', seconds: reported } }) }));
+    }
+  }
+
+  // Audio in SPEECH_CHUNKS writes 5 ms apart; `cut` drops the connection after `afterChunks` of them.
+  #speech(res: ServerResponse, body: any, b: Behavior): void {
+    if (this.#common(res, b)) return;
+    const chunks = speechAudio(String(body?.input ?? ''));
+    const type = AUDIO_TYPES[body?.response_format ?? 'mp3'] ?? 'application/octet-stream';
+    const stop = b.kind === 'cut' ? b.afterChunks : chunks.length;
+    if (b.kind === 'cut') this.#selfClosed.add(res);
+    res.writeHead(200, { 'content-type': type });
+    let i = 0;
+    const step = (): void => {
+      if (i === stop) {
+        if (b.kind === 'cut') res.socket?.destroy();
+        else res.end();
+        return;
+      }
+      const c = chunks[i++];
+      if (b.kind === 'cut') res.socket?.write(Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]));
+      else res.write(c);
+      this.#later(res, 5, step);
+    };
+    if (b.kind === 'cut') res.flushHeaders();
+    step();
+  }
+
   // Writes as fast as the client reads, honouring backpressure, until the client hangs up.
   #flood(res: ServerResponse, status: number, contentType: string): void {
     res.writeHead(status, { 'content-type': contentType });
@@ -453,6 +509,17 @@ class MockProviderServer implements MockProvider {
     const cancel = (): void => clearTimeout(t);
     res.once('close', cancel);
   }
+}
+
+export const MOCK_AUDIO_SECONDS = 3.2;
+const SPEECH_CHUNKS = 3;
+const AUDIO_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+
+/** The mock's "audio" for a speech input: binary chunks (every byte value) that name the input. */
+export function speechAudio(input: string): Buffer[] {
+  const all = Buffer.alloc(256);
+  for (let i = 0; i < 256; i++) all[i] = i;
+  return Array.from({ length: SPEECH_CHUNKS }, (_, i) => Buffer.concat([Buffer.from(`AUDIO${i}:${input}:`), all]));
 }
 
 // One chunked-encoding frame, as res.write would have framed it.

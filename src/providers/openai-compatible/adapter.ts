@@ -1,6 +1,9 @@
+import { encodeMultipart, textPart } from '../../lib/multipart.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
-const PATHS: Record<Endpoint, string> = { chat: '/chat/completions', embeddings: '/embeddings' };
+const PATHS: Record<Endpoint, string> = {
+  chat: '/chat/completions', embeddings: '/embeddings', transcriptions: '/audio/transcriptions', speech: '/audio/speech',
+};
 
 /**
  * OpenAI-compatible providers take the request as the client sent it: only the model id is
@@ -18,6 +21,10 @@ export const openAiCompatibleAdapter: ProviderAdapter = {
         : { include_usage: true };
     }
     return { path: PATHS[endpoint], body: raw ?? JSON.stringify(payload) };
+  },
+  buildFormCall(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall {
+    const { body, contentType } = encodeMultipart([textPart('model', upstreamModel), ...fields]);
+    return { path: PATHS[endpoint], body, contentType };
   },
   authHeaders(apiKey: string): Record<string, string> {
     return { authorization: `Bearer ${apiKey}` };

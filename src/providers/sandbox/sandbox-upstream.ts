@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { BufferedResponse, type Endpoint, type UpstreamResponse } from '../types.js';
+import { BufferedResponse, type TokenEndpoint, type UpstreamResponse } from '../types.js';
 
 /**
  * The built-in `sandbox` provider answers inside the gateway, so a fresh install can be tried
  * end to end (and load-tested) with no upstream account. `echo` repeats the last user message;
  * `embed` returns a deterministic unit vector per input. Tokens are estimated at 4 characters each.
  */
-export function sandboxRespond(endpoint: Endpoint, upstreamModel: string, payload: Record<string, unknown>): UpstreamResponse {
+export function sandboxRespond(endpoint: TokenEndpoint, upstreamModel: string, payload: Record<string, unknown>): UpstreamResponse {
   if (endpoint === 'embeddings') return jsonResponse(embed(payload, upstreamModel));
   const text = `echo: ${lastUserText(payload.messages)}`;
   const promptTokens = estimateTokens(JSON.stringify(payload.messages ?? ''));

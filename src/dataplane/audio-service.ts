@@ -1,0 +1,211 @@
+import { performance } from 'node:perf_hooks';
+import { billedSeconds, FALLBACK_BYTES_PER_SECOND, maxUnitCostMicros, reportedSeconds, unitCostMicros } from '../billing/audio-units.js';
+import { errors } from '../errors/catalog.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import type { Clock } from '../lib/clock.js';
+import { adapterFor } from '../providers/registry.js';
+import type { AudioEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import type { ClientReply } from '../domain/client-reply.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { RequestGate } from '../domain/request-gate.js';
+import { attemptFailure } from './attempt-failure.js';
+import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
+import type { Breakers } from './breakers.js';
+import { relayBytes } from './byte-relay.js';
+import type { Extensions } from './inference-body.js';
+import type { KeyAuthenticator } from './key-auth.js';
+import { RouteFailure } from './route-failure.js';
+import type { Attempt, RoutePlanner } from './route-planner.js';
+import type { RouteStatsBook } from './route-stats.js';
+import { classifyUpstreamError } from './upstream-error.js';
+import type { UpstreamClient } from './upstream-client.js';
+import type { UsageSink } from './usage-record.js';
+
+const ERROR_BODY_BYTES = 1024 * 1024;
+const ESTIMATED_HEADER = 'x-gw-usage';
+
+export interface AudioDeps {
+  auth: KeyAuthenticator;
+  gate: RequestGate;
+  planner: RoutePlanner;
+  breakers: Breakers;
+  upstream: UpstreamClient;
+  stats: RouteStatsBook;
+  usage: UsageSink;
+  clock: Clock;
+  /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
+  maxFileBytes: number;
+}
+
+export interface AudioRequest {
+  authorization: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/** One audio request, whatever its endpoint: how to call a route, and what it is billed on. */
+interface AudioJob {
+  endpoint: AudioEndpoint;
+  model: string;
+  ext: Extensions;
+  /** Units held against the balance before the call (seconds heard, or characters spoken). */
+  holdUnits: number;
+  call(a: Attempt): UpstreamCall;
+  /** Transcriptions: the gateway's own measure of the audio, or null. */
+  probedSeconds: number | null;
+  fileBytes: number;
+}
+
+/** An attempt that proved itself: a whole answer (transcriptions) or a body under way (speech). */
+type Served =
+  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
+  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
+
+const bootId = `${Date.now().toString(36)}a`;
+let counter = 0;
+
+/**
+ * Speech to text and text to speech, on the same path as chat: authenticate, admit with a hold,
+ * plan routes, try them through their breakers with failover, record every attempt. Billed per
+ * unit instead of per token: seconds of audio heard (the provider's figure, else the file's own
+ * header, else its size at 128 kbit/s), or characters of text spoken.
+ */
+export class AudioService {
+  readonly #d: AudioDeps;
+
+  constructor(deps: AudioDeps) {
+    this.#d = deps;
+  }
+
+  async handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
+    const d = this.#d;
+    const key = d.auth.authenticate(req.authorization);
+    const ticket = d.gate.enter(key);
+    let settled = false;
+    try {
+      const job = endpoint === 'transcriptions' ? this.#transcription(req) : this.#speech(req);
+      const plan = d.planner.plan(job.model, endpoint, job.ext);
+      const billed = key.tier === 'standard' && !plan[0].byok;
+      d.gate.admit(ticket, billed ? maxUnitCostMicros(plan, job.holdUnits) : 0);
+      const requestId = `${bootId}-${(counter++).toString(36)}`;
+      let cost: number;
+      try {
+        cost = await this.#serve(job, key, plan, requestId, reply);
+      } catch (e) {
+        throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
+      }
+      d.gate.settle(ticket, cost);
+      settled = true;
+    } finally {
+      if (!settled) d.gate.settle(ticket, 0);
+    }
+  }
+
+  #transcription(req: AudioRequest): AudioJob {
+    const t = parseTranscriptionBody(req.contentType, req.body, this.#d.maxFileBytes);
+    return {
+      endpoint: 'transcriptions', model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes,
+      holdUnits: billedSeconds(t.probedSeconds ?? t.fileBytes / FALLBACK_BYTES_PER_SECOND),
+      call: (a) => adapterFor(a.route.provider.entry.kind).buildFormCall('transcriptions', t.forward, a.route.upstreamModel),
+    };
+  }
+
+  #speech(req: AudioRequest): AudioJob {
+    const s = parseSpeechBody(req.body);
+    return {
+      endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, holdUnits: s.characters,
+      // Each attempt gets its own copy: the adapter writes the route's model into it.
+      call: (a) => adapterFor(a.route.provider.entry.kind)
+        .buildCall('speech', { ...s.payload }, a.route.upstreamModel, { streamOptions: false }, null),
+    };
+  }
+
+  async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
+    let last: { attempt: Attempt; failure: RouteFailure } | null = null;
+    for (let i = 0; i < plan.length; i++) {
+      const a = plan[i];
+      if (reply.aborted) return 0;
+      const started = performance.now();
+      let served: Served;
+      try {
+        served = await this.#d.breakers.fire(a.route.id, () => this.#attempt(job, a, reply, started));
+      } catch (e) {
+        const latencyMs = performance.now() - started;
+        if (isGatewayError(e)) {
+          this.#record(key, requestId, job, a, i, e.status, e.code, 0, 0, latencyMs, null, false, false);
+          throw e;
+        }
+        const failure = attemptFailure(e);
+        const aborted = reply.aborted || failure.code === 'client_aborted';
+        this.#record(key, requestId, job, a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, 0, 0,
+          latencyMs, null, false, false);
+        if (aborted) return 0;
+        last = { attempt: a, failure };
+        continue;
+      }
+      const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+      return served.kind === 'whole'
+        ? this.#transcribed(job, key, requestId, a, i, served, headers, reply, started)
+        : this.#spoken(job, key, requestId, a, i, served, headers, reply, started);
+    }
+    const l = last!;
+    throw errors.allRoutesFailed(`${l.attempt.route.provider.id} (${l.attempt.route.upstreamModel}): ${l.failure.message}`);
+  }
+
+  async #attempt(job: AudioJob, a: Attempt, reply: ClientReply, started: number): Promise<Served> {
+    const res = await this.#d.upstream.send(job.endpoint, a.route, job.call(a), {}, a.headers, reply);
+    const ttfbMs = performance.now() - started;
+    if (res.status >= 400) {
+      const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
+      throw classifyUpstreamError(res.status, body, a.byok);
+    }
+    try {
+      if (job.endpoint === 'transcriptions') return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
+      const first = await res.next();
+      if (first === null) throw new RouteFailure('empty_audio', 'upstream answered 200 with no audio');
+      return { kind: 'stream', res, first, ttfbMs: performance.now() - started };
+    } catch (e) {
+      throw isGatewayError(e) ? e : attemptFailure(e);
+    }
+  }
+
+  #transcribed(job: AudioJob, key: KeyRecord, requestId: string, a: Attempt, i: number, served: Extract<Served, { kind: 'whole' }>,
+    headers: Record<string, string>, reply: ClientReply, started: number): number {
+    const seconds = reportedSeconds(served.body, served.res.contentType) ?? job.probedSeconds;
+    const estimated = seconds === null;
+    if (estimated) headers[ESTIMATED_HEADER] = 'estimated';
+    const units = billedSeconds(seconds ?? job.fileBytes / FALLBACK_BYTES_PER_SECOND);
+    if (!reply.aborted) reply.send(200, served.res.contentType, served.body, headers);
+    return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null);
+  }
+
+  async #spoken(job: AudioJob, key: KeyRecord, requestId: string, a: Attempt, i: number, served: Extract<Served, { kind: 'stream' }>,
+    headers: Record<string, string>, reply: ClientReply, started: number): Promise<number> {
+    const outcome = await relayBytes(reply, served.res, served.first, served.res.contentType, headers);
+    return this.#finish(key, requestId, job, a, i, job.holdUnits, false, performance.now() - started, served.ttfbMs, outcome.aborted,
+      outcome.failure);
+  }
+
+  /**
+   * Records the serving attempt and returns its cost. A client that leaves mid-answer is billed
+   * in full (the provider did the work); audio the provider broke off is not billed at all.
+   */
+  #finish(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, i: number, units: number, estimated: boolean,
+    latencyMs: number, ttfbMs: number, aborted: boolean, failure: RouteFailure | null): number {
+    const cost = key.tier === 'trial' || a.byok || failure !== null ? 0 : unitCostMicros(a.route, units);
+    const code = aborted ? 'client_aborted' : failure ? failure.code : null;
+    this.#record(key, requestId, job, a, i, aborted ? 499 : 200, code, units, cost, latencyMs, ttfbMs, true, estimated);
+    if (!aborted && failure === null) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - ttfbMs);
+    return cost;
+  }
+
+  #record(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, attempt: number, status: number, errorCode: string | null,
+    units: number, cost: number, latencyMs: number, ttfbMs: number | null, billable: boolean, usageEstimated: boolean): void {
+    this.#d.usage.record({
+      at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint: job.endpoint,
+      model: job.model, provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode, promptTokens: 0,
+      completionTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
+      billable, usageEstimated,
+    });
+  }
+}
