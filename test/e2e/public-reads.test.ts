@@ -31,12 +31,15 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.is(r.status, 200);
   const { object, data } = await r.json() as any;
   assert.is(object, 'list');
-  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'sarvam', 'sandbox']);
+  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'sarvam', 'speaches', 'sandbox']);
   const byId = Object.fromEntries(data.map((p: any) => [p.id, p]));
   assert.equal(byId.groq, {
     id: 'groq', name: 'Groq', kind: 'openai-compatible', residency: 'us', configured: true, byok: true, platform_key_fallback: true,
-    stream_usage: true, trains_on_inputs: false, zero_retention: true, models: ['llama-3.3-70b-instruct', 'llama-3.1-8b-instruct'], health: 'ok',
+    stream_usage: true, trains_on_inputs: false, zero_retention: true, self_hosted: false,
+    models: ['llama-3.3-70b-instruct', 'llama-3.1-8b-instruct', 'whisper-large-v3', 'whisper-large-v3-turbo'], health: 'ok',
   });
+  // Self-hosted and not turned on: listed, not configured, and never tried.
+  assert.equal([byId.speaches.configured, byId.speaches.self_hosted, byId.speaches.platform_key_fallback], [false, true, false]);
   assert.equal([byId.fireworks.configured, byId.fireworks.platform_key_fallback, byId.fireworks.byok], [false, false, true]);
   assert.equal([byId.sarvam.residency, byId.sarvam.stream_usage], ['in', false]);
   assert.equal([byId.sandbox.configured, byId.sandbox.byok, byId.sandbox.platform_key_fallback], [true, false, false]);
