@@ -164,7 +164,7 @@ report(`GET /me/activity/events?model=<rarest model> (median)`, await median(() 
 report('GET /me/activity/events?model=<absent> (median)', await median(() => call('/me/activity/events', 'model=none')));
 
 // ---- public traffic statistics (all orgs) ---------------------------------------------------
-const traffic = new TrafficBook();
+const traffic = new TrafficBook(() => true);
 const ledgerRows = trafficReader(db);
 const trafficStall = monitorEventLoopDelay({ resolution: 1 });
 trafficStall.enable();

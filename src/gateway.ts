@@ -69,7 +69,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const book = new SpendBook(reader);
   const gate = new LimitsGate({ gatewayRpm: config.limits.gatewayRpm, clock, book, ledgerSaturated: () => usage.saturated });
   // Public traffic statistics see every record as it is made, and the ledger's last 30 days at start.
-  const traffic = new TrafficBook();
+  const traffic = new TrafficBook((model) => catalog.models.has(model));
   const ledgerRows = trafficReader(db);
   traffic.load(ledgerRows, ledgerRows.lastId(), clock.now())
     .catch((e: unknown) => log.error('traffic statistics could not be rebuilt from the ledger', { err: String(e) }));

@@ -27,6 +27,11 @@ export interface Route {
   readonly inputMicrosPerUnit: number;
   readonly outputMicrosPerUnit: number;
   readonly priceInr: { input: number; output: number };
+  /**
+   * Not in the catalog: a `provider/model-id` a caller addressed on its own key. Such routes are
+   * made per request, so their breakers are kept in a bounded cache and they keep no statistics.
+   */
+  readonly direct: boolean;
 }
 
 export interface Model {

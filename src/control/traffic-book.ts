@@ -59,11 +59,18 @@ export interface Rankings {
  */
 export class TrafficBook {
   readonly #days = new Map<number, Map<string, Cell>>();
+  /** Only catalog models are counted: a provider/model-id a caller sends on its own key is theirs to name, without bound. */
+  readonly #counts: (model: string) => boolean;
   #newestDay = 0;
   #ready: Promise<void> = Promise.resolve();
   #stopped = false;
 
+  constructor(counts: (model: string) => boolean) {
+    this.#counts = counts;
+  }
+
   add(s: TrafficSample): void {
+    if (!this.#counts(s.model)) return;
     const day = istDayNumber(s.at);
     let byModel = this.#days.get(day);
     if (byModel === undefined) {

@@ -128,7 +128,7 @@ export class AudioService {
       const started = performance.now();
       let served: Served;
       try {
-        served = await this.#d.breakers.fire(a.route.id, () => this.#attempt(job, a, reply, started));
+        served = await this.#d.breakers.fire(a.route, () => this.#attempt(job, a, reply, started));
       } catch (e) {
         const latencyMs = performance.now() - started;
         if (isGatewayError(e)) {
@@ -195,7 +195,7 @@ export class AudioService {
     const cost = key.tier === 'trial' || a.byok || failure !== null ? 0 : unitCostMicros(a.route, units);
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
     this.#record(key, requestId, job, a, i, aborted ? 499 : 200, code, units, cost, latencyMs, ttfbMs, true, estimated);
-    if (!aborted && failure === null) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - ttfbMs);
+    if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - ttfbMs);
     return cost;
   }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import CircuitBreaker from 'opossum';
 import type { Config } from '../config/schema.js';
 import { isGatewayError } from '../errors/gateway-error.js';
@@ -7,6 +8,10 @@ import type { BreakerState } from '../domain/breaker-state.js';
 export type { BreakerState };
 
 type Action = () => Promise<unknown>;
+type Breaker = CircuitBreaker<[Action], unknown>;
+
+/** Breakers of direct routes (provider/model-id on the caller's key) kept at once; the least recently used goes first. */
+const DIRECT_BREAKERS = 1_000;
 
 /**
  * One opossum breaker per route. A route opens after repeated failures in the rolling window and
@@ -15,7 +20,9 @@ type Action = () => Promise<unknown>;
  */
 export class Breakers {
   readonly #opts: CircuitBreaker.Options;
-  readonly #byRoute = new Map<string, CircuitBreaker<[Action], unknown>>();
+  readonly #byRoute = new Map<string, Breaker>();
+  /** Callers name direct routes, so their number has no bound of its own. */
+  readonly #direct = new LRUCache<string, Breaker>({ max: DIRECT_BREAKERS, dispose: (b) => b.shutdown() });
 
   constructor(cfg: Config['breaker']) {
     this.#opts = {
@@ -33,22 +40,23 @@ export class Breakers {
     };
   }
 
-  #get(routeId: string): CircuitBreaker<[Action], unknown> {
-    let b = this.#byRoute.get(routeId);
+  #get(route: { id: string; direct: boolean }): Breaker {
+    const map = route.direct ? this.#direct : this.#byRoute;
+    let b = map.get(route.id);
     if (!b) {
-      b = new CircuitBreaker<[Action], unknown>((action: Action) => action(), { ...this.#opts, name: routeId });
-      this.#byRoute.set(routeId, b);
+      b = new CircuitBreaker<[Action], unknown>((action: Action) => action(), { ...this.#opts, name: route.id });
+      map.set(route.id, b);
     }
     return b;
   }
 
   /** Runs one attempt through the route's breaker; rejects at once when it is open. */
-  fire<T>(routeId: string, action: () => Promise<T>): Promise<T> {
-    return this.#get(routeId).fire(action) as Promise<T>;
+  fire<T>(route: { id: string; direct: boolean }, action: () => Promise<T>): Promise<T> {
+    return this.#get(route).fire(action) as Promise<T>;
   }
 
   state(routeId: string): BreakerState {
-    const b = this.#byRoute.get(routeId);
+    const b = this.#byRoute.get(routeId) ?? this.#direct.peek(routeId);
     if (!b) return 'closed';
     if (b.halfOpen) return 'half_open';
     return b.opened ? 'open' : 'closed';
@@ -56,12 +64,13 @@ export class Breakers {
 
   /** True when a request sent now would be refused without trying the upstream. */
   isOpen(routeId: string): boolean {
-    const b = this.#byRoute.get(routeId);
+    const b = this.#byRoute.get(routeId) ?? this.#direct.peek(routeId);
     return b !== undefined && b.opened && !b.halfOpen;
   }
 
   shutdown(): void {
     for (const b of this.#byRoute.values()) b.shutdown();
+    this.#direct.clear();
   }
 }
 

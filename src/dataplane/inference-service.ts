@@ -104,7 +104,7 @@ export class InferenceService {
       let served: Served;
       try {
         const raw = a.route.upstreamModel === model ? body.raw : null;
-        served = await d.breakers.fire(a.route.id, () => this.#attempt(endpoint, a, payload, raw, stream, reply, started));
+        served = await d.breakers.fire(a.route, () => this.#attempt(endpoint, a, payload, raw, stream, reply, started));
       } catch (e) {
         const latencyMs = performance.now() - started;
         if (isGatewayError(e)) {
@@ -176,7 +176,7 @@ export class InferenceService {
     const status = aborted ? 499 : 200;
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
     this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated);
-    if (!aborted && !failure) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
+    if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
     return cost;
   }
 

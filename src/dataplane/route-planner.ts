@@ -28,6 +28,9 @@ const PATH_OF: Record<ModelKind, string> = {
   chat: '/v1/chat/completions', embedding: '/v1/embeddings', transcription: '/v1/audio/transcriptions', speech: '/v1/audio/speech',
 };
 
+/** The gateway's price for a direct route: the caller pays the provider on their own key. */
+const FREE = Object.freeze({ input: 0, output: 0 });
+
 const POLICY: Record<NonNullable<Extensions['dataPolicy']>, (r: Route) => boolean> = {
   india_only: (r) => r.provider.entry.residency === 'in',
   no_training: (r) => !r.provider.entry.trainsOnInputs,
@@ -56,7 +59,7 @@ export class RoutePlanner {
 
   plan(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
     const model = this.#catalog.models.get(modelId);
-    if (!model) throw errors.modelNotFound(modelId);
+    if (!model) return this.#direct(modelId, ext);
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
@@ -96,6 +99,35 @@ export class RoutePlanner {
     if (candidates.length === 0) throw errors.noRoute(model.id, 'no provider serving it is configured on this gateway');
     if (ext.optimize !== null) this.#order(candidates, ext.optimize);
     return candidates;
+  }
+
+  /**
+   * `provider/model-id` (spec 4.1): a model of a BYOK provider that the catalog does not list,
+   * called on the caller's own key (`upstream_key`) under the provider's own id. Catalog ids win:
+   * `sandbox/echo` is a catalog model, not the sandbox's `echo`.
+   */
+  #direct(modelId: string, ext: Extensions): Attempt[] {
+    const slash = modelId.indexOf('/');
+    const provider = slash > 0 ? this.#catalog.providers.get(modelId.slice(0, slash)) : undefined;
+    if (provider === undefined) throw errors.modelNotFound(modelId);
+    const upstreamModel = modelId.slice(slash + 1);
+    if (upstreamModel.trim() === '') throw errors.badRequest(`Invalid 'model': '${modelId}' names no model after the provider`);
+    if (!provider.entry.byok) {
+      throw errors.badRequest(`Provider '${provider.id}' does not take callers' keys, so '${modelId}' cannot be addressed directly; use a catalog model id`);
+    }
+    if (ext.upstreamKey === null) {
+      throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, sent in 'upstream_key'`);
+    }
+    if (ext.provider !== null && !ext.provider.includes(provider.id)) {
+      throw errors.noRoute(modelId, `it is served by ${provider.id} only, and provider pins ${ext.provider.join(', ')}`);
+    }
+    const route: Route = {
+      id: `${provider.id}:${upstreamModel}`, provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0, outputMicrosPerUnit: 0, direct: true,
+    };
+    if (ext.dataPolicy !== null && !POLICY[ext.dataPolicy](route)) {
+      throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
+    }
+    return [attempt(route, ext.upstreamKey, true)];
   }
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {

@@ -10,7 +10,7 @@ const sample = (over: Partial<TrafficSample> = {}): TrafficSample => ({
 });
 
 test('model stats over 7 IST days: success rate over attempts that reflect on providers, TTFB quantiles, output speed', () => {
-  const b = new TrafficBook();
+  const b = new TrafficBook(() => true);
   for (let i = 0; i < 8; i++) b.add(sample({ ttfbMs: 100 }));
   b.add(sample({ status: 502, errorCode: 'upstream_error', billable: false, completionTokens: 0 }));
   b.add(sample({ status: 200, errorCode: 'stream_interrupted' }));
@@ -29,7 +29,7 @@ test('model stats over 7 IST days: success rate over attempts that reflect on pr
 });
 
 test('rankings by tokens of served requests, per window; days past 30 are forgotten', () => {
-  const b = new TrafficBook();
+  const b = new TrafficBook(() => true);
   b.add(sample({ model: 'big', promptTokens: 1000, completionTokens: 0 }));
   b.add(sample({ model: 'small', promptTokens: 100, completionTokens: 0 }));
   b.add(sample({ model: 'old', at: NOW - 20 * DAY, promptTokens: 5000, completionTokens: 0 }));
@@ -61,7 +61,7 @@ test('a rebuild reads the ledger from 30 days back up to the given row, in slice
       return out;
     },
   };
-  const b = new TrafficBook();
+  const b = new TrafficBook(() => true);
   await b.load(reader, 11_000, NOW);
   const first = rows.find((r) => r.at >= Date.parse('2026-10-24T18:30:00Z'))!.id;
   assert.is(b.rankings(NOW).windows[1].data[0].requests, 11_000 - first + 1);

@@ -229,6 +229,21 @@ test('speech the provider breaks off closes the client connection mid-body and i
   assert.equal(query(gw.dbPath, balanceMismatches), []);
 });
 
+test('a client that leaves mid-speech cancels the provider\'s answer and is billed in full', async () => {
+  openai.enqueue({ kind: 'parts', parts: ['first audio bytes'], contentType: 'audio/mpeg', hold: true });
+  const ac = new AbortController();
+  const r = await fetch(`${gw.url}/v1/audio/speech`, {
+    method: 'POST', headers: bearer(key), body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'बस' }), signal: ac.signal,
+  });
+  const reader = r.body!.getReader();
+  assert.is(Buffer.from((await reader.read()).value!).toString(), 'first audio bytes');
+  ac.abort();
+  await openai.waitForAbort(5_000);
+  const [row] = await rowsOf(r.headers.get('x-gw-request-id')!);
+  assert.equal([row.status, row.error_code, row.units, row.billable], [499, 'client_aborted', 2, 1]);
+  assert.is(row.cost_micros, 2 * TTS_PER_CHAR);
+});
+
 test('bad speech requests get the error envelope', async () => {
   const long = 'क'.repeat(4097);
   const cases: [Record<string, unknown>, number, string][] = [

@@ -454,6 +454,7 @@ class MockProviderServer implements MockProvider {
   // Audio in SPEECH_CHUNKS writes 5 ms apart; `cut` drops the connection after `afterChunks` of them.
   #speech(res: ServerResponse, body: any, b: Behavior): void {
     if (this.#common(res, b)) return;
+    if (b.kind === 'parts') return this.#parts(res, b);
     const chunks = speechAudio(String(body?.input ?? ''));
     const type = AUDIO_TYPES[body?.response_format ?? 'mp3'] ?? 'application/octet-stream';
     const stop = b.kind === 'cut' ? b.afterChunks : chunks.length;
