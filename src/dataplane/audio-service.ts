@@ -1,38 +1,21 @@
 import { performance } from 'node:perf_hooks';
 import { billedSeconds, FALLBACK_BYTES_PER_SECOND, maxUnitCostMicros, reportedSeconds, unitCostMicros } from '../billing/audio-units.js';
-import { errors } from '../errors/catalog.js';
-import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import type { Clock } from '../lib/clock.js';
+import { isGatewayError } from '../errors/gateway-error.js';
 import { adapterFor } from '../providers/registry.js';
-import type { AudioEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import type { AudioEndpoint, UpstreamCall } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import type { RequestGate } from '../domain/request-gate.js';
-import { attemptFailure } from './attempt-failure.js';
+import { admitted } from './admission.js';
 import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
-import type { Breakers } from './breakers.js';
 import { relayBytes } from './byte-relay.js';
 import type { Extensions } from './inference-body.js';
-import type { KeyAuthenticator } from './key-auth.js';
 import { RouteFailure } from './route-failure.js';
-import type { Attempt, RoutePlanner } from './route-planner.js';
-import type { RouteStatsBook } from './route-stats.js';
-import { classifyUpstreamError } from './upstream-error.js';
-import type { UpstreamClient } from './upstream-client.js';
-import type { UsageSink } from './usage-record.js';
+import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import type { Attempt } from './route-planner.js';
+import { transportFailure } from './upstream-client.js';
+import { ESTIMATED_HEADER } from './usage-estimate.js';
 
-const ERROR_BODY_BYTES = 1024 * 1024;
-const ESTIMATED_HEADER = 'x-gw-usage';
-
-export interface AudioDeps {
-  auth: KeyAuthenticator;
-  gate: RequestGate;
-  planner: RoutePlanner;
-  breakers: Breakers;
-  upstream: UpstreamClient;
-  stats: RouteStatsBook;
-  usage: UsageSink;
-  clock: Clock;
+export interface AudioDeps extends RouteDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
   maxFileBytes: number;
 }
@@ -56,14 +39,6 @@ interface AudioJob {
   fileBytes: number;
 }
 
-/** An attempt that proved itself: a whole answer (transcriptions) or a body under way (speech). */
-type Served =
-  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
-  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
-
-const bootId = `${Date.now().toString(36)}a`;
-let counter = 0;
-
 /**
  * Speech to text and text to speech, on the same path as chat: authenticate, admit with a hold,
  * plan routes, try them through their breakers with failover, record every attempt. Billed per
@@ -77,28 +52,15 @@ export class AudioService {
     this.#d = deps;
   }
 
-  async handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
+  handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
-    const key = d.auth.authenticate(req.authorization);
-    const ticket = d.gate.enter(key);
-    let settled = false;
-    try {
-      const job = endpoint === 'transcriptions' ? this.#transcription(req) : this.#speech(req);
-      const plan = d.planner.plan(job.model, endpoint, job.ext);
-      const billed = key.tier === 'standard' && !plan[0].byok;
-      d.gate.admit(ticket, billed ? maxUnitCostMicros(plan, job.holdUnits) : 0);
-      const requestId = `${bootId}-${(counter++).toString(36)}`;
-      let cost: number;
-      try {
-        cost = await this.#serve(job, key, plan, requestId, reply);
-      } catch (e) {
-        throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
-      }
-      d.gate.settle(ticket, cost);
-      settled = true;
-    } finally {
-      if (!settled) d.gate.settle(ticket, 0);
-    }
+    return admitted(d.auth, d.gate, req.authorization,
+      () => {
+        const job = endpoint === 'transcriptions' ? this.#transcription(req) : this.#speech(req);
+        return { job, plan: d.planner.plan(job.model, endpoint, job.ext) };
+      },
+      (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
+      (key, p, requestId) => this.#serve(p.job, key, p.plan, requestId, reply));
   }
 
   #transcription(req: AudioRequest): AudioJob {
@@ -121,51 +83,26 @@ export class AudioService {
   }
 
   async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
-    let last: { attempt: Attempt; failure: RouteFailure } | null = null;
-    for (let i = 0; i < plan.length; i++) {
-      const a = plan[i];
-      if (reply.aborted) return 0;
-      const started = performance.now();
-      let served: Served;
-      try {
-        served = await this.#d.breakers.fire(a.route, () => this.#attempt(job, a, reply, started));
-      } catch (e) {
-        const latencyMs = performance.now() - started;
-        if (isGatewayError(e)) {
-          this.#record(key, requestId, job, a, i, e.status, e.code, 0, 0, latencyMs, null, false, false);
-          throw e;
-        }
-        const failure = attemptFailure(e);
-        const aborted = reply.aborted || failure.code === 'client_aborted';
-        this.#record(key, requestId, job, a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, 0, 0,
-          latencyMs, null, false, false);
-        if (aborted) return 0;
-        last = { attempt: a, failure };
-        continue;
-      }
-      const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
-      return served.kind === 'whole'
-        ? this.#transcribed(job, key, requestId, a, i, served, headers, reply, started)
-        : this.#spoken(job, key, requestId, a, i, served, headers, reply, started);
-    }
-    const l = last!;
-    throw errors.allRoutesFailed(`${l.attempt.route.provider.id} (${l.attempt.route.upstreamModel}): ${l.failure.message}`);
+    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(job, a, reply, started),
+      (a, i, status, code, latencyMs) => this.#record(key, requestId, job, a, i, status, code, 0, 0, latencyMs, null, false, false));
+    if (won === null) return 0;
+    const { a, i, served, started } = won;
+    const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+    return served.kind === 'whole'
+      ? this.#transcribed(job, key, requestId, a, i, served, headers, reply, started)
+      : this.#spoken(job, key, requestId, a, i, served, headers, reply, started);
   }
 
   async #attempt(job: AudioJob, a: Attempt, reply: ClientReply, started: number): Promise<Served> {
-    const res = await this.#d.upstream.send(job.endpoint, a.route, job.call(a), {}, a.headers, reply);
+    const res = await openAnswer(this.#d.upstream, job.endpoint, a, job.call(a), {}, reply);
     const ttfbMs = performance.now() - started;
-    if (res.status >= 400) {
-      const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
-      throw classifyUpstreamError(res.status, body, a.byok);
-    }
     try {
       if (job.endpoint === 'transcriptions') return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
       const first = await res.next();
       if (first === null) throw new RouteFailure('empty_audio', 'upstream answered 200 with no audio');
       return { kind: 'stream', res, first, ttfbMs: performance.now() - started };
     } catch (e) {
-      throw isGatewayError(e) ? e : attemptFailure(e);
+      throw isGatewayError(e) ? e : transportFailure(e);
     }
   }
 

@@ -1,39 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import { costMicros, maxCostMicros } from '../billing/cost.js';
-import { errors } from '../errors/catalog.js';
-import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import type { Clock } from '../lib/clock.js';
+import { isGatewayError } from '../errors/gateway-error.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
-import type { TokenEndpoint, UpstreamResponse } from '../providers/types.js';
+import type { TokenEndpoint } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { attemptFailure } from './attempt-failure.js';
-import type { Breakers } from './breakers.js';
+import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
-import type { KeyAuthenticator } from './key-auth.js';
-import type { RequestGate } from '../domain/request-gate.js';
 import { RouteFailure } from './route-failure.js';
-import type { Attempt, RoutePlanner } from './route-planner.js';
-import type { RouteStatsBook } from './route-stats.js';
+import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import type { Attempt } from './route-planner.js';
 import { relayStream } from './stream-relay.js';
-import { classifyUpstreamError } from './upstream-error.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
-import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
-import type { UsageRecord, UsageSink } from './usage-record.js';
+import { transportFailure, type AbortSource } from './upstream-client.js';
+import type { UsageRecord } from './usage-record.js';
 
-/** An upstream error body is read for its message only; a larger one is classified by status alone. */
-const ERROR_BODY_BYTES = 1024 * 1024;
-
-export interface InferenceDeps {
-  auth: KeyAuthenticator;
-  gate: RequestGate;
-  planner: RoutePlanner;
-  breakers: Breakers;
-  upstream: UpstreamClient;
-  stats: RouteStatsBook;
-  usage: UsageSink;
-  clock: Clock;
+export interface InferenceDeps extends RouteDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
 }
@@ -42,14 +25,6 @@ export interface InferenceRequest {
   authorization: string;
   body: Buffer;
 }
-
-/** What a successful attempt hands back: a whole body, or a stream with its first chunk read. */
-type Served =
-  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
-  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
-
-const bootId = Date.now().toString(36);
-let counter = 0;
 
 /**
  * The inference path: authenticate, admit, plan routes, try them in order through their
@@ -62,87 +37,50 @@ export class InferenceService {
     this.#d = deps;
   }
 
-  async handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
+  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
-    const key = d.auth.authenticate(req.authorization);
-    const ticket = d.gate.enter(key);
-    let settled = false;
-    try {
-      const body = parseInferenceBody(endpoint, req.body);
-      const plan = d.planner.plan(body.model, endpoint, body.ext);
-      const billed = key.tier === 'standard' && !plan[0].byok;
-      d.gate.admit(ticket, billed ? maxCostMicros(plan, req.body.length, body.maxTokens, d.reserveOutputTokens) : 0);
-      const requestId = `${bootId}-${(counter++).toString(36)}`;
-      let cost: number;
-      try {
-        cost = await this.#serve(endpoint, key, body, plan, requestId, reply);
-      } catch (e) {
-        // Failures that reached the ledger carry the request id too, so they can be found there.
-        throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
-      }
-      d.gate.settle(ticket, cost);
-      settled = true;
-    } finally {
-      if (!settled) d.gate.settle(ticket, 0);
-    }
+    return admitted(d.auth, d.gate, req.authorization,
+      () => {
+        const body = parseInferenceBody(endpoint, req.body);
+        return { body, plan: d.planner.plan(body.model, endpoint, body.ext) };
+      },
+      (p) => maxCostMicros(p.plan, req.body.length, p.body.maxTokens, d.reserveOutputTokens),
+      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply));
   }
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
     reply: ClientReply): Promise<number> {
-    const d = this.#d;
     const { model, payload, stream } = body;
     const streamOptions = payload.stream_options;
-    let last: { attempt: Attempt; failure: RouteFailure } | null = null;
-
-    for (let i = 0; i < plan.length; i++) {
-      const a = plan[i];
-      if (reply.aborted) return 0;
+    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => {
+      // An adapter may have added stream_options for the route before.
       if (streamOptions === undefined) delete payload.stream_options;
       else payload.stream_options = streamOptions;
-      const started = performance.now();
-      let served: Served;
-      try {
-        const raw = a.route.upstreamModel === model ? body.raw : null;
-        served = await d.breakers.fire(a.route, () => this.#attempt(endpoint, a, payload, raw, stream, reply, started));
-      } catch (e) {
-        const latencyMs = performance.now() - started;
-        if (isGatewayError(e)) {
-          // The caller's own mistake reported by the upstream: returned as is, never failed over.
-          this.#record(key, requestId, endpoint, model, a, i, e.status, e.code, null, 0, latencyMs, null, stream, false);
-          throw e;
-        }
-        const failure = attemptFailure(e);
-        const aborted = reply.aborted || failure.code === 'client_aborted';
-        this.#record(key, requestId, endpoint, model, a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code,
-          null, 0, latencyMs, null, stream, false);
-        if (aborted) return 0;
-        last = { attempt: a, failure };
-        continue;
-      }
+      return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started);
+    }, (a, i, status, code, latencyMs) => this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false));
+    if (won === null) return 0;
+    const { a, i, served, started } = won;
 
-      const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
-      if (served.kind === 'whole') {
-        let usage = scanUsage(served.body);
-        let answer = served.body;
-        const estimated = usage === null;
-        if (estimated) {
-          ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
-          headers[ESTIMATED_HEADER] = 'estimated';
-        }
-        const latencyMs = performance.now() - started;
-        if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-        return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
+    const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+    if (served.kind === 'whole') {
+      let usage = scanUsage(served.body);
+      let answer = served.body;
+      const estimated = usage === null;
+      if (estimated) {
+        ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
+        headers[ESTIMATED_HEADER] = 'estimated';
       }
-      const outcome = await relayStream(reply, served.res, served.first, headers, body);
       const latencyMs = performance.now() - started;
-      // A stream cut short, by either side, is billed for what was generated before the cut.
-      const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
-      return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
-        served.ttfbMs, true, outcome.aborted, outcome.failure);
+      if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
+      return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
     }
-    const l = last!;
-    throw errors.allRoutesFailed(`${l.attempt.route.provider.id} (${l.attempt.route.upstreamModel}): ${l.failure.message}`);
+    const outcome = await relayStream(reply, served.res, served.first, headers, body);
+    const latencyMs = performance.now() - started;
+    // A stream cut short, by either side, is billed for what was generated before the cut.
+    const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
+    return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
+      served.ttfbMs, true, outcome.aborted, outcome.failure);
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
@@ -150,12 +88,8 @@ export class InferenceService {
     abort: AbortSource, started: number): Promise<Served> {
     const call = adapterFor(a.route.provider.entry.kind)
       .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
-    const res = await this.#d.upstream.send(endpoint, a.route, call, payload, a.headers, abort);
+    const res = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
     const ttfbMs = performance.now() - started;
-    if (res.status >= 400) {
-      const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
-      throw classifyUpstreamError(res.status, body, a.byok);
-    }
     try {
       if (stream && res.contentType.startsWith('text/event-stream')) {
         const first = await res.next();

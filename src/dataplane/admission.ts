@@ -1,0 +1,42 @@
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { RequestGate } from '../domain/request-gate.js';
+import type { KeyAuthenticator } from './key-auth.js';
+import type { Attempt } from './route-planner.js';
+
+const bootId = Date.now().toString(36);
+let counter = 0;
+
+/** A request once parsed and planned: its routes, and what else serving it needs. */
+export interface Planned {
+  plan: Attempt[];
+}
+
+/**
+ * One request between the gate's admission and settlement, whatever its endpoint: the key is
+ * authenticated and counted, `prepare` parses and plans the request, its maximum cost is held
+ * (standard keys on the platform's credentials only) until `serve` returns the true cost, and
+ * the hold is released if anything throws. Errors thrown while serving carry the request id, so
+ * they can be found in the ledger.
+ */
+export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: RequestGate, authorization: string,
+  prepare: () => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  const key = auth.authenticate(authorization);
+  const ticket = gate.enter(key);
+  let settled = false;
+  try {
+    const p = prepare();
+    gate.admit(ticket, key.tier === 'standard' && !p.plan[0].byok ? maxCost(p) : 0);
+    const requestId = `${bootId}-${(counter++).toString(36)}`;
+    let cost: number;
+    try {
+      cost = await serve(key, p, requestId);
+    } catch (e) {
+      throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
+    }
+    gate.settle(ticket, cost);
+    settled = true;
+  } finally {
+    if (!settled) gate.settle(ticket, 0);
+  }
+}

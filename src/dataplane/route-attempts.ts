@@ -1,0 +1,92 @@
+import { performance } from 'node:perf_hooks';
+import { errors } from '../errors/catalog.js';
+import { isGatewayError } from '../errors/gateway-error.js';
+import type { Clock } from '../lib/clock.js';
+import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import type { RequestGate } from '../domain/request-gate.js';
+import type { KeyAuthenticator } from './key-auth.js';
+import { isOpenBreakerError, type Breakers } from './breakers.js';
+import { RouteFailure } from './route-failure.js';
+import type { Attempt, RoutePlanner } from './route-planner.js';
+import type { RouteStatsBook } from './route-stats.js';
+import { classifyUpstreamError } from './upstream-error.js';
+import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
+import type { UsageSink } from './usage-record.js';
+
+/** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
+export type Served =
+  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
+  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
+
+/** The attempt that proved itself: its route, its place in the plan, what it served, and when it started. */
+export interface Winner<S> {
+  a: Attempt;
+  i: number;
+  served: S;
+  started: number;
+}
+
+/** What both inference services (tokens, audio) are built from. */
+export interface RouteDeps {
+  auth: KeyAuthenticator;
+  gate: RequestGate;
+  planner: RoutePlanner;
+  breakers: Breakers;
+  upstream: UpstreamClient;
+  stats: RouteStatsBook;
+  usage: UsageSink;
+  clock: Clock;
+}
+
+/** An upstream error body is read for its message only; a larger one is classified by status alone. */
+const ERROR_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Sends one attempt's call and waits for the answer's head. An error status is read for its
+ * message and thrown as a route failure (fail over) or the caller's own error (return as is).
+ */
+export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a: Attempt, call: UpstreamCall,
+  payload: Record<string, unknown>, client: AbortSource): Promise<UpstreamResponse> {
+  const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client);
+  if (res.status >= 400) {
+    const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
+    throw classifyUpstreamError(res.status, body, a.byok);
+  }
+  return res;
+}
+
+/** Told of each failed attempt, for the ledger. */
+export type AttemptFailed = (a: Attempt, i: number, status: number, code: string, latencyMs: number) => void;
+
+/**
+ * Tries the planned routes in order, each through its circuit breaker, until one proves itself.
+ * A GatewayError (the caller's own mistake reported by the upstream, or the gateway's own limit)
+ * ends the request as it is; route failures move on to the next route and, after the last, become
+ * 502 all_routes_failed naming the last upstream error. Resolves null when the client went away.
+ */
+export async function firstServing<S>(breakers: Breakers, plan: readonly Attempt[], client: AbortSource,
+  attempt: (a: Attempt, started: number) => Promise<S>, failed: AttemptFailed): Promise<Winner<S> | null> {
+  let last: { a: Attempt; failure: RouteFailure } | null = null;
+  for (let i = 0; i < plan.length; i++) {
+    const a = plan[i];
+    if (client.aborted) return null;
+    const started = performance.now();
+    try {
+      return { a, i, served: await breakers.fire(a.route, () => attempt(a, started)), started };
+    } catch (e) {
+      const latencyMs = performance.now() - started;
+      if (isGatewayError(e)) {
+        failed(a, i, e.status, e.code, latencyMs);
+        throw e;
+      }
+      const failure = isOpenBreakerError(e) ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
+        : transportFailure(e);
+      const aborted = client.aborted || failure.code === 'client_aborted';
+      failed(a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, latencyMs);
+      if (aborted) return null;
+      last = { a, failure };
+    }
+  }
+  const l = last!;
+  throw errors.allRoutesFailed(`${l.a.route.provider.id} (${l.a.route.upstreamModel}): ${l.failure.message}`);
+}
