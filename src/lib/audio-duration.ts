@@ -1,19 +1,32 @@
 /**
  * The playing time of an audio file, read from its container: WAV (data size / byte rate), FLAC
- * (STREAMINFO), Ogg Opus and Vorbis (the last page's granule position), MP4/M4A (mvhd) and MP3
+ * (STREAMINFO), Ogg Opus and Vorbis (the last page's granule position), MP4/M4A (mvhd), WebM and
+ * Matroska (the Duration element, else the last block's time, as browsers record it) and MP3
  * (the Xing/Info/VBRI frame count, else a walk over the frames). Returns seconds, or null for a
  * format it does not know or a header it cannot trust. Only headers are read; nothing is decoded.
  */
 export function audioDurationSeconds(data: Buffer): number | null {
   if (data.length < 12) return null;
   let s: number | null = null;
-  if (tag(data, 0, 'RIFF') && tag(data, 8, 'WAVE')) s = wav(data);
-  else if (tag(data, 0, 'fLaC')) s = flac(data);
-  else if (tag(data, 0, 'OggS')) s = ogg(data);
-  else if (tag(data, 4, 'ftyp')) s = mp4(data);
-  else s = mp3(data);
-  return s !== null && Number.isFinite(s) && s > 0 ? s : null;
+  try {
+    if (tag(data, 0, 'RIFF') && tag(data, 8, 'WAVE')) s = wav(data);
+    else if (tag(data, 0, 'fLaC')) s = flac(data);
+    else if (tag(data, 0, 'OggS')) s = ogg(data);
+    else if (tag(data, 4, 'ftyp')) s = mp4(data);
+    else if (data.readUInt32BE(0) === EBML_MAGIC) s = matroska(data);
+    else s = mp3(data);
+  } catch (e) {
+    // A read past the end of a damaged header: the file says nothing that can be trusted.
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
+  // A header that claims more time than the bytes could hold is damaged or made up: a bill is
+  // never read from it.
+  return s !== null && Number.isFinite(s) && s > 0 && s <= data.length / MIN_BYTES_PER_SECOND ? s : null;
 }
+
+/** 640 bit/s: below the lowest rate of any codec a speech service takes (Opus goes down to 6 kbit/s). */
+const MIN_BYTES_PER_SECOND = 80;
 
 function tag(b: Buffer, at: number, t: string): boolean {
   return b.length >= at + t.length && b.toString('latin1', at, at + t.length) === t;
@@ -47,6 +60,7 @@ function flac(b: Buffer): number | null {
 
 function ogg(b: Buffer): number | null {
   const first = 27 + b[26];
+  if (first + 16 > b.length) return null;
   let rate: number;
   let skip = 0;
   if (tag(b, first, 'OpusHead')) {
@@ -89,6 +103,64 @@ function box(b: Buffer, from: number, to: number, type: string): { start: number
     at += size;
   }
   return null;
+}
+
+const EBML_MAGIC = 0x1a45dfa3;
+// Elements whose children are walked as if they were siblings: Segment, Info, Cluster, BlockGroup.
+// A recorder streaming as it goes (MediaRecorder) leaves Segment and Cluster sizes unknown, so
+// the walk never relies on a container's size.
+const CONTAINERS = new Set([0x18538067, 0x1549a966, 0x1f43b675, 0xa0]);
+const TIMECODE_SCALE = 0x2ad7b1;
+const DURATION = 0x4489;
+const CLUSTER_TIMECODE = 0xe7;
+const SIMPLE_BLOCK = 0xa3;
+const BLOCK = 0xa1;
+
+/** An EBML variable-length integer at `at`: its length, and its value (marker bit kept for ids; null for "unknown size"). */
+function vint(b: Buffer, at: number, keepMarker: boolean): { len: number; value: number | null } | null {
+  if (at >= b.length || b[at] === 0) return null;
+  const len = Math.clz32(b[at]) - 23;
+  if (at + len > b.length || (keepMarker && len > 4)) return null;
+  let value = keepMarker ? b[at] : b[at] & (0xff >> len);
+  let ones = value === 0xff >> len;
+  for (let i = 1; i < len; i++) {
+    value = value * 256 + b[at + i];
+    ones &&= b[at + i] === 0xff;
+  }
+  return { len, value: !keepMarker && ones ? null : value };
+}
+
+function matroska(b: Buffer): number | null {
+  let scale = 1_000_000; // nanoseconds a tick
+  let duration: number | null = null;
+  let cluster = 0;
+  let last = -1;
+  for (let at = 0; at < b.length;) {
+    const id = vint(b, at, true);
+    const size = id && vint(b, at + id.len, false);
+    if (!id || !size) break;
+    const body = at + id.len + size.len;
+    if (CONTAINERS.has(id.value!)) {
+      at = body;
+      continue;
+    }
+    if (size.value === null) break;
+    const end = body + size.value;
+    if (id.value === SIMPLE_BLOCK || id.value === BLOCK) {
+      // Track number (a vint), then the block's time relative to its cluster; readable even in a block cut short.
+      const track = vint(b, body, false);
+      if (track && body + track.len + 2 <= b.length) last = Math.max(last, cluster + b.readInt16BE(body + track.len));
+    }
+    if (end > b.length) break;
+    const uint = size.value >= 1 && size.value <= 6;
+    if (id.value === TIMECODE_SCALE && uint) scale = b.readUIntBE(body, size.value);
+    else if (id.value === CLUSTER_TIMECODE && uint) cluster = b.readUIntBE(body, size.value);
+    else if (id.value === DURATION) duration = size.value === 4 ? b.readFloatBE(body) : size.value === 8 ? b.readDoubleBE(body) : null;
+    at = end;
+  }
+  // Without a Duration, the last block's start: short of the length by at most one frame.
+  const ticks = duration ?? (last >= 0 ? last : null);
+  return ticks === null ? null : ticks * scale / 1e9;
 }
 
 // MPEG audio bitrates in kbit/s by [MPEG-1?][layer 1..3][index].

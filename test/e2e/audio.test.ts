@@ -124,7 +124,7 @@ test('without a figure from the provider the WAV header gives the length; an unk
 
   groq.enqueue({ kind: 'ok', usage: null });
   const opaque = Buffer.alloc(40_000, 0x42); // no container the gateway reads: 40,000 bytes at 16,000 a second
-  const e = await transcribe(form({ model: 'whisper-large-v3' }, opaque, 'clip.webm'));
+  const e = await transcribe(form({ model: 'whisper-large-v3' }, opaque, 'clip.aac'));
   assert.is(e.status, 200);
   assert.is(e.headers.get('x-gw-usage'), 'estimated');
   const [estimated] = await rowsOf(e.headers.get('x-gw-request-id')!);
