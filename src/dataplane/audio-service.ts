@@ -52,6 +52,11 @@ export class AudioService {
     this.#d = deps;
   }
 
+  /** Refuses a missing, unknown, revoked or expired key (401) before an upload is read. */
+  checkKey(authorization: string): void {
+    this.#d.auth.authenticate(authorization);
+  }
+
   handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
     return admitted(d.auth, d.gate, req.authorization,

@@ -54,11 +54,13 @@ export class UpstreamClient {
     const base = this.#base(route.provider.baseUrl);
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
     const body = call.body;
-    let request: string | Buffer;
+    let request: string | readonly Buffer[];
     if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
     else {
-      const head = `${this.#head(base, call.path, headers, true)}content-type: ${call.contentType}\r\ncontent-length: ${body.length}\r\n\r\n`;
-      request = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+      let length = 0;
+      for (const piece of body) length += piece.length;
+      const head = `${this.#head(base, call.path, headers, true)}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
+      request = [Buffer.from(head, 'latin1'), ...body];
     }
     exchange.control = this.#pool(base).request(request, exchange);
     abort.onAbort(() => exchange.cancel());

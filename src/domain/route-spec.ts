@@ -44,6 +44,11 @@ interface RouteBase {
   bodyType?: 'multipart/form-data';
   /** Replaces the server's bodyLimitBytes for this route (audio uploads). */
   bodyLimitBytes?: number;
+  /**
+   * Runs on the request's headers before its body is read; a throw refuses the request at once.
+   * Routes with large bodies check the key here, so a stranger cannot make the gateway hold an upload.
+   */
+  beforeBody?: (ctx: RequestContext) => void;
   /** Answers with a 302 redirect (sign-in flows), documented as such in /openapi.json. */
   redirects?: boolean;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */

@@ -43,6 +43,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     {
       kind: 'raw', method: 'post', path: '/v1/audio/transcriptions', auth: 'api_key', headers: UPLOAD_HEADERS,
       body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
+      beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
       summary: 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price',
       handle: (ctx, reply) => d.audio.handle('transcriptions',
         { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),

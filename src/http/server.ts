@@ -137,6 +137,14 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
         return;
       }
     }
+    if (route.beforeBody) {
+      try {
+        route.beforeBody(ctx);
+      } catch (e) {
+        refuse(e);
+        return;
+      }
+    }
     const declared = readsBody ? Number(req.getHeader('content-length') || 0) : 0;
     const bodyPromise = readsBody ? reply.readBody(bodyLimit, declared) : null;
 

@@ -85,10 +85,11 @@ export function textPart(name: string, value: string): Buffer {
 }
 
 /**
- * Frames parts (each its headers and content, as in FormPart.raw) into one body under a fresh
- * boundary that occurs in none of them; returns the body and its content type.
+ * Frames parts (each its headers and content, as in FormPart.raw) under a fresh boundary that
+ * occurs in none of them; returns the body as pieces to send in order (a large file is not
+ * copied to join them) and its content type.
  */
-export function encodeMultipart(raws: readonly Buffer[]): { body: Buffer; contentType: string } {
+export function encodeMultipart(raws: readonly Buffer[]): { body: Buffer[]; contentType: string } {
   let boundary: string;
   do boundary = `gw-${randomBytes(16).toString('hex')}`;
   while (raws.some((r) => r.includes(boundary)));
@@ -96,5 +97,5 @@ export function encodeMultipart(raws: readonly Buffer[]): { body: Buffer; conten
   const pieces: Buffer[] = [];
   for (const r of raws) pieces.push(open, r, CRLF);
   pieces.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
+  return { body: pieces, contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -2,8 +2,8 @@
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
-  /** JSON text, or bytes (a multipart upload). */
-  body: string | Buffer;
+  /** JSON text, or the pieces of a multipart upload, sent one after another (never joined into one copy). */
+  body: string | readonly Buffer[];
   /** Replaces the route's JSON content-type (multipart uploads carry their boundary here). */
   contentType?: string;
 }

@@ -1,5 +1,7 @@
 // Speech to text and text to speech end to end: the openai SDK and raw fetch against the real
 // gateway, with mock providers on 127.0.0.1 that read the upload with their own form parser.
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI, { toFile } from 'openai';
@@ -186,7 +188,26 @@ test('bad uploads get the error envelope, and none reaches a provider', async ()
   assert.match(m413, /audio file/);
   const huge = await transcribe(form({ model: 'whisper-large-v3' }, Buffer.alloc(MAX_FILE + 2 * 1024 * 1024, 1)));
   assert.equal((await errorOf(huge)).slice(0, 2), [413, 'payload_too_large']);
+  for (const authorization of ['Bearer gw-not-a-real-key-000000000000000000000000', '']) {
+    const r = await fetch(`${gw.url}/v1/audio/transcriptions`, {
+      method: 'POST', headers: authorization ? { authorization } : {}, body: form({ model: 'whisper-large-v3' }, Buffer.alloc(MAX_FILE, 1)),
+    });
+    assert.equal((await errorOf(r)).slice(0, 2), [401, 'invalid_api_key']);
+  }
   assert.is(groq.requests.length + local.requests.length, 0);
+});
+
+test('an upload without a valid key is refused from its headers alone, before any of its body is sent', async () => {
+  const socket = connect(gw.port, '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (d) => (answer += d.toString('latin1')));
+  // Headers announce 300 KB that never come: only a refusal made from the headers can answer.
+  socket.write(`POST /v1/audio/transcriptions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer gw-unknown-key-00000000000000000000\r\n` +
+    `content-type: multipart/form-data; boundary=b\r\ncontent-length: ${300 * 1024}\r\n\r\n`);
+  await waitForValue(() => answer.includes('invalid_api_key'), 3_000, 'the 401 before the body');
+  assert.match(answer, /^HTTP\/1\.1 401 /);
+  socket.destroy();
 });
 
 test('a provider\'s own 400 comes back as it is, without failover', async () => {

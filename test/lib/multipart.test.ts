@@ -41,7 +41,7 @@ test('parts re-framed under a new boundary read back the same through undici\'s 
   const parts = parse(body, type);
   const out = encodeMultipart([textPart('model', 'Systran/faster-whisper-large-v3'), ...parts.map((p) => p.raw)]);
   assert.match(out.contentType, /^multipart\/form-data; boundary=gw-[0-9a-f]{32}$/);
-  const back = await new Response(out.body, { headers: { 'content-type': out.contentType } }).formData();
+  const back = await new Response(Buffer.concat(out.body), { headers: { 'content-type': out.contentType } }).formData();
   assert.is(back.get('model'), 'Systran/faster-whisper-large-v3');
   assert.is(back.get('language'), 'hi');
   const file = back.get('file') as File;
