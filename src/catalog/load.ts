@@ -4,9 +4,12 @@ import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load.js';
 import { CatalogFile } from './schema.js';
-import type { Catalog, Model, Provider, Route } from './catalog.js';
+import { adapterFor } from '../providers/registry.js';
+import type { Endpoint } from '../providers/types.js';
+import type { Catalog, Model, ModelKind, Provider, Route } from './catalog.js';
 
 const AUDIO_KINDS: ReadonlySet<string> = new Set(['transcription', 'speech']);
+const ENDPOINT_OF: Record<ModelKind, Endpoint> = { chat: 'chat', embedding: 'embeddings', transcription: 'transcriptions', speech: 'speech' };
 
 export const DEFAULT_CATALOG_PATH = fileURLToPath(new URL('../../../catalog.json', import.meta.url));
 
@@ -58,6 +61,9 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       if (!provider) throw new ConfigError(`invalid catalog ${path}: model '${entry.id}' names unknown provider '${r.provider}'`);
       if (provider.entry.kind === 'sandbox' && AUDIO_KINDS.has(entry.kind)) {
         throw new ConfigError(`invalid catalog ${path}: the sandbox cannot serve ${entry.kind} model '${entry.id}'`);
+      }
+      if (!adapterFor(provider.entry.kind).endpoints.has(ENDPOINT_OF[entry.kind])) {
+        throw new ConfigError(`invalid catalog ${path}: provider '${provider.id}' (${provider.entry.kind}) cannot serve ${entry.kind} model '${entry.id}'`);
       }
       const price = r.priceInr ?? entry.priceInr;
       const id = `${r.provider}:${r.upstreamModel}`;

@@ -8,7 +8,7 @@ const Price = Type.Object({
 export const ProviderEntry = Type.Object({
   id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('openai-compatible'), Type.Literal('sandbox')]),
+  kind: Type.Union([Type.Literal('openai-compatible'), Type.Literal('sandbox'), Type.Literal('sarvam')]),
   baseUrl: Type.String(),
   keyEnv: Type.Union([Type.String(), Type.Null()]),
   residency: Type.String({ minLength: 2 }),

@@ -73,7 +73,12 @@ export class AudioService {
     return {
       endpoint: 'transcriptions', model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes,
       holdUnits: billedSeconds(t.probedSeconds ?? t.fileBytes / FALLBACK_BYTES_PER_SECOND),
-      call: (a) => adapterFor(a.route.provider.entry.kind).buildFormCall('transcriptions', t.forward, a.route.upstreamModel),
+      call: (a) => {
+        const adapter = adapterFor(a.route.provider.entry.kind);
+        // Unreachable: the catalog loader and the planner keep transcriptions off adapters that take no uploads.
+        if (adapter.buildFormCall === undefined) throw new RouteFailure('unsupported', `${a.route.provider.id} takes no audio uploads`);
+        return adapter.buildFormCall('transcriptions', t.forward, a.route.upstreamModel);
+      },
     };
   }
 

@@ -59,7 +59,7 @@ export class RoutePlanner {
 
   plan(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
     const model = this.#catalog.models.get(modelId);
-    if (!model) return this.#direct(modelId, ext);
+    if (!model) return this.#direct(modelId, endpoint, ext);
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
@@ -106,7 +106,7 @@ export class RoutePlanner {
    * called on the caller's own key (`upstream_key`) under the provider's own id. Catalog ids win:
    * `sandbox/echo` is a catalog model, not the sandbox's `echo`.
    */
-  #direct(modelId: string, ext: Extensions): Attempt[] {
+  #direct(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
     const slash = modelId.indexOf('/');
     const provider = slash > 0 ? this.#catalog.providers.get(modelId.slice(0, slash)) : undefined;
     if (provider === undefined) throw errors.modelNotFound(modelId);
@@ -114,6 +114,9 @@ export class RoutePlanner {
     if (upstreamModel.trim() === '') throw errors.badRequest(`Invalid 'model': '${modelId}' names no model after the provider`);
     if (!provider.entry.byok) {
       throw errors.badRequest(`Provider '${provider.id}' does not take callers' keys, so '${modelId}' cannot be addressed directly; use a catalog model id`);
+    }
+    if (!adapterFor(provider.entry.kind).endpoints.has(endpoint)) {
+      throw errors.badRequest(`Provider '${provider.id}' does not serve ${endpoint}; '${modelId}' cannot be called here`);
     }
     if (ext.upstreamKey === null) {
       throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, sent in 'upstream_key'`);

@@ -25,6 +25,8 @@ export interface AdapterCaps {
  * billing or limits.
  */
 export interface ProviderAdapter {
+  /** The endpoints this wire format can serve; the catalog loader refuses routes to any other. */
+  readonly endpoints: ReadonlySet<Endpoint>;
   /**
    * `raw` is the client's JSON text when it says exactly what `payload` says with the model
    * already the upstream's (null otherwise): an adapter that would send the payload unchanged
@@ -32,7 +34,7 @@ export interface ProviderAdapter {
    */
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: string | null): UpstreamCall;
   /** A multipart upload: `fields` (wire form, as the client sent them) forwarded with the upstream's model id. */
-  buildFormCall(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall;
+  buildFormCall?(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall;
   authHeaders(apiKey: string): Record<string, string>;
 }
 

@@ -18,12 +18,13 @@ let gw: GatewayProcess;
 let groq: MockProvider;
 let local: MockProvider;
 let openai: MockProvider;
+let sarvam: MockProvider;
 let orgId: string;
 let key: string;
 let client: OpenAI;
 
 test.before(async () => {
-  [groq, local, openai] = await Promise.all([startMockProvider(), startMockProvider(), startMockProvider()]);
+  [groq, local, openai, sarvam] = await Promise.all([startMockProvider(), startMockProvider(), startMockProvider(), startMockProvider()]);
   gw = await startGateway({
     breaker: { volumeThreshold: 100_000 },
     audio: { maxFileBytes: MAX_FILE },
@@ -32,6 +33,7 @@ test.before(async () => {
       // Self-hosted: turned on by naming where it runs; said to run in India for data_policy.
       speaches: { baseUrl: local.url, residency: 'in' },
       openai: { baseUrl: openai.url, apiKey: 'ok' },
+      'sarvam-speech': { baseUrl: sarvam.url, apiKey: 'sv-key' },
     },
   });
   ({ orgId, key } = await gw.orgAndKey({ credit: 100 }));
@@ -39,12 +41,13 @@ test.before(async () => {
 });
 test.after(async () => {
   await gw.cleanup();
-  await Promise.all([groq.close(), local.close(), openai.close()]);
+  await Promise.all([groq.close(), local.close(), openai.close(), sarvam.close()]);
 });
 test.before.each(() => {
   groq.reset();
   local.reset();
   openai.reset();
+  sarvam.reset();
 });
 
 /** A mono 16-bit PCM WAV file of `seconds` at 16 kHz. */
@@ -263,6 +266,33 @@ test('a client that leaves mid-speech cancels the provider\'s answer and is bill
   const [row] = await rowsOf(r.headers.get('x-gw-request-id')!);
   assert.equal([row.status, row.error_code, row.units, row.billable], [499, 'client_aborted', 2, 1]);
   assert.is(row.cost_micros, 2 * TTS_PER_CHAR);
+});
+
+test('Hindi speech on Sarvam, in India: OpenAI\'s request becomes Bulbul\'s, the audio streams back, and india_only can use it', async () => {
+  const input = 'नमस्ते, आप कैसे हैं?';
+  const res = await client.audio.speech.create({ model: 'bulbul-v3', voice: 'shubh', input, speed: 1.25 });
+  assert.is(res.headers.get('x-gw-provider'), 'sarvam-speech');
+  assert.is(res.headers.get('content-type'), 'audio/mpeg');
+  assert.ok(Buffer.from(await res.arrayBuffer()).equals(Buffer.concat(speechAudio(input))));
+  const sent = sarvam.requests[0];
+  assert.is(sent.path, '/v1/text-to-speech/stream');
+  assert.is(sent.headers['api-subscription-key'], 'sv-key');
+  assert.is(sent.headers.authorization, undefined);
+  assert.equal(sent.body, { text: input, target_language_code: 'hi-IN', speaker: 'shubh', model: 'bulbul:v3', output_audio_codec: 'mp3', pace: 1.25 });
+  const [row] = await rowsOf(res.headers.get('x-gw-request-id')!);
+  assert.equal([row.provider, row.units, row.cost_micros], ['sarvam-speech', 20, 20 * 3000]);
+
+  // The language: given (any form), else from the script (Tamil here), else Indian English.
+  const tamil = await speak({ model: 'bulbul-v3', voice: 'ritu', input: 'வணக்கம்', response_format: 'wav', data_policy: 'india_only' });
+  assert.is(tamil.headers.get('content-type'), 'audio/wav');
+  await tamil.arrayBuffer();
+  const marathi = await speak({ model: 'bulbul-v3', voice: 'ritu', input: 'नमस्कार', language: 'mr', response_format: 'pcm' });
+  await marathi.arrayBuffer();
+  const english = await speak({ model: 'bulbul-v3', voice: { id: 'amit' }, input: 'Hello' });
+  await english.arrayBuffer();
+  assert.equal(sarvam.requests.slice(1).map((r) => [r.body.target_language_code, r.body.output_audio_codec, r.body.speaker]),
+    [['ta-IN', 'wav', 'ritu'], ['mr-IN', 'linear16', 'ritu'], ['en-IN', 'mp3', 'amit']]);
+  assert.equal((await errorOf(await speak({ model: 'tts-1', voice: 'alloy', input: 'hi', data_policy: 'india_only' }))).slice(0, 2), [400, 'no_route']);
 });
 
 test('bad speech requests get the error envelope', async () => {

@@ -84,6 +84,7 @@ test('what cannot be addressed directly is refused in the envelope, before any p
     [{ model: 'nope/some-model', upstream_key: CALLER_KEY }, 404, 'model_not_found', /nope\/some-model/],
     [{ model: 'gpt-unknown', upstream_key: CALLER_KEY }, 404, 'model_not_found', /gpt-unknown/],
     [{ model: 'openai/', upstream_key: CALLER_KEY }, 400, 'bad_request', /names no model/],
+    [{ model: 'sarvam-speech/bulbul:v2', upstream_key: CALLER_KEY }, 400, 'bad_request', /does not serve chat/],
     [{ model: 'speaches/whisper', upstream_key: CALLER_KEY }, 400, 'bad_request', /does not take callers' keys/],
     [{ model: 'openai/gpt-4.1-nano', upstream_key: CALLER_KEY, data_policy: 'india_only' }, 400, 'no_route', /india_only/],
     [{ model: 'openai/gpt-4.1-nano', upstream_key: CALLER_KEY, provider: 'groq' }, 400, 'no_route', /groq/],

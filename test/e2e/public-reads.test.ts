@@ -31,7 +31,7 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.is(r.status, 200);
   const { object, data } = await r.json() as any;
   assert.is(object, 'list');
-  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'sarvam', 'speaches', 'sandbox']);
+  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'sarvam', 'sarvam-speech', 'speaches', 'sandbox']);
   const byId = Object.fromEntries(data.map((p: any) => [p.id, p]));
   assert.equal(byId.groq, {
     id: 'groq', name: 'Groq', kind: 'openai-compatible', residency: 'us', configured: true, byok: true, platform_key_fallback: true,

@@ -284,6 +284,8 @@ class MockProviderServer implements MockProvider {
     if (method === 'POST' && path === '/v1/chat/completions') this.#chat(res, body, this.#next());
     else if (method === 'POST' && path === '/v1/embeddings') this.#embeddings(res, body, this.#next());
     else if (method === 'POST' && path === '/v1/audio/speech') this.#speech(res, body, this.#next());
+    // Sarvam's own speech API (text, output_audio_codec), streamed the same way.
+    else if (method === 'POST' && path === '/v1/text-to-speech/stream') this.#speech(res, body, this.#next());
     else if (method === 'GET' && path === '/v1/models') this.#send(res, 200, MODELS_BODY);
     else {
       this.#send(res, 404, JSON.stringify({
@@ -455,8 +457,8 @@ class MockProviderServer implements MockProvider {
   #speech(res: ServerResponse, body: any, b: Behavior): void {
     if (this.#common(res, b)) return;
     if (b.kind === 'parts') return this.#parts(res, b);
-    const chunks = speechAudio(String(body?.input ?? ''));
-    const type = AUDIO_TYPES[body?.response_format ?? 'mp3'] ?? 'application/octet-stream';
+    const chunks = speechAudio(String(body?.input ?? body?.text ?? ''));
+    const type = AUDIO_TYPES[body?.response_format ?? body?.output_audio_codec ?? 'mp3'] ?? 'application/octet-stream';
     const stop = b.kind === 'cut' ? b.afterChunks : chunks.length;
     if (b.kind === 'cut') this.#selfClosed.add(res);
     res.writeHead(200, { 'content-type': type });
@@ -514,7 +516,9 @@ class MockProviderServer implements MockProvider {
 
 export const MOCK_AUDIO_SECONDS = 3.2;
 const SPEECH_CHUNKS = 3;
-const AUDIO_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+const AUDIO_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm', linear16: 'audio/pcm',
+};
 
 /** The mock's "audio" for a speech input: binary chunks (every byte value) that name the input. */
 export function speechAudio(input: string): Buffer[] {

@@ -10,6 +10,7 @@ const PATHS: Record<Endpoint, string> = {
  * swapped for the provider's, and on streams usage is requested so the last chunk carries it.
  */
 export const openAiCompatibleAdapter: ProviderAdapter = {
+  endpoints: new Set<Endpoint>(['chat', 'embeddings', 'transcriptions', 'speech']),
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps,
     raw: string | null): UpstreamCall {
     payload.model = upstreamModel;
