@@ -3,7 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { checkBody, parseJsonText } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { audioDurationSeconds } from '../lib/audio-duration.js';
-import { boundaryOf, parseMultipart } from '../lib/multipart.js';
+import { boundaryOf, parseMultipart, type FormPart } from '../lib/multipart.js';
 import { readExtensions, type Extensions } from './inference-body.js';
 
 /** The most fields a transcription form may have: OpenAI's take about ten. */
@@ -15,8 +15,10 @@ const EXTENSION_FIELDS = new Set(['optimize', 'provider', 'data_policy', 'upstre
 export interface TranscriptionRequest {
   model: string;
   ext: Extensions;
-  /** Every field but `model` and the extensions, in wire form, forwarded as the client sent it. */
-  forward: Buffer[];
+  /** Every field but `model` and the extensions, as the client sent them (`raw` is the wire form). */
+  forward: FormPart[];
+  /** The answer format asked for (OpenAI's default: json). */
+  responseFormat: string;
   fileBytes: number;
   /** The audio's length as the gateway reads it from the file's own header, or null for a container it does not read. */
   probedSeconds: number | null;
@@ -44,7 +46,8 @@ export function parseTranscriptionBody(contentType: string, body: Buffer, maxFil
   let model: string | null = null;
   let file: Buffer | null = null;
   const extFields: Record<string, unknown> = {};
-  const forward: Buffer[] = [];
+  const forward: FormPart[] = [];
+  let responseFormat = 'json';
   for (const p of parts) {
     if (p.name === 'model') {
       if (model !== null) throw errors.badRequest("Invalid 'model': given more than once");
@@ -60,13 +63,14 @@ export function parseTranscriptionBody(contentType: string, body: Buffer, maxFil
         if (file !== null) throw errors.badRequest("Invalid 'file': given more than once");
         file = p.data;
       }
-      forward.push(p.raw);
+      if (p.name === 'response_format') responseFormat = p.data.toString('utf8').trim();
+      forward.push(p);
     }
   }
   if (!model) throw errors.badRequest("Invalid 'model': a model id is required");
   if (file === null || file.length === 0) throw errors.badRequest("Invalid 'file': an audio file is required");
   if (file.length > maxFileBytes) throw errors.payloadTooLarge(maxFileBytes, 'The audio file');
-  return { model, ext: readExtensions(extFields), forward, fileBytes: file.length, probedSeconds: audioDurationSeconds(file) };
+  return { model, ext: readExtensions(extFields), forward, responseFormat, fileBytes: file.length, probedSeconds: audioDurationSeconds(file) };
 }
 
 /** The form as documented in /openapi.json; parseTranscriptionBody checks what the gateway relies on. */

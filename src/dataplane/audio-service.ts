@@ -36,6 +36,8 @@ interface AudioJob {
   call(a: Attempt): UpstreamCall;
   /** Transcriptions: the gateway's own measure of the audio, or null. */
   probedSeconds: number | null;
+  /** Transcriptions: the response_format asked for. */
+  responseFormat: string;
   fileBytes: number;
 }
 
@@ -71,7 +73,7 @@ export class AudioService {
   #transcription(req: AudioRequest): AudioJob {
     const t = parseTranscriptionBody(req.contentType, req.body, this.#d.maxFileBytes);
     return {
-      endpoint: 'transcriptions', model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes,
+      endpoint: 'transcriptions', model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes, responseFormat: t.responseFormat,
       holdUnits: billedSeconds(t.probedSeconds ?? t.fileBytes / FALLBACK_BYTES_PER_SECOND),
       call: (a) => {
         const adapter = adapterFor(a.route.provider.entry.kind);
@@ -85,7 +87,7 @@ export class AudioService {
   #speech(req: AudioRequest): AudioJob {
     const s = parseSpeechBody(req.body);
     return {
-      endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, holdUnits: s.characters,
+      endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, responseFormat: '', holdUnits: s.characters,
       // Each attempt gets its own copy: the adapter writes the route's model into it.
       call: (a) => adapterFor(a.route.provider.entry.kind)
         .buildCall('speech', { ...s.payload }, a.route.upstreamModel, { streamOptions: false }, null),
@@ -122,7 +124,10 @@ export class AudioService {
     const estimated = seconds === null;
     if (estimated) headers[ESTIMATED_HEADER] = 'estimated';
     const units = billedSeconds(seconds ?? job.fileBytes / FALLBACK_BYTES_PER_SECOND);
-    if (!reply.aborted) reply.send(200, served.res.contentType, served.body, headers);
+    const adapter = adapterFor(a.route.provider.entry.kind);
+    const out = adapter.readAnswer ? adapter.readAnswer('transcriptions', served.body, served.res.contentType, job.responseFormat)
+      : { body: served.body, contentType: served.res.contentType };
+    if (!reply.aborted) reply.send(200, out.contentType, out.body, headers);
     return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null);
   }
 

@@ -1,3 +1,5 @@
+import type { FormPart } from '../lib/multipart.js';
+
 /** What a provider adapter produces for one upstream call. */
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
@@ -33,8 +35,17 @@ export interface ProviderAdapter {
    * sends these bytes instead of serialising it again.
    */
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: string | null): UpstreamCall;
-  /** A multipart upload: `fields` (wire form, as the client sent them) forwarded with the upstream's model id. */
-  buildFormCall?(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall;
+  /**
+   * A multipart upload: the client's fields (its `model` and the gateway's extensions already
+   * taken out) sent on with the upstream's model id. May throw a GatewayError (400) for a request
+   * this provider cannot answer in the form asked.
+   */
+  buildFormCall?(endpoint: Endpoint, fields: readonly FormPart[], upstreamModel: string): UpstreamCall;
+  /**
+   * Rewrites a successful whole answer into OpenAI's shape, for providers whose answers differ;
+   * absent, answers pass through as the provider wrote them. `format` is the response_format asked for.
+   */
+  readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string): { body: Buffer | string; contentType: string };
   authHeaders(apiKey: string): Record<string, string>;
 }
 

@@ -295,6 +295,36 @@ test('Hindi speech on Sarvam, in India: OpenAI\'s request becomes Bulbul\'s, the
   assert.equal((await errorOf(await speak({ model: 'tts-1', voice: 'alloy', input: 'hi', data_policy: 'india_only' }))).slice(0, 2), [400, 'no_route']);
 });
 
+test('Hindi speech to text on Sarvam: the upload is rewritten for Saaras and its transcript comes back in OpenAI\'s shapes', async () => {
+  sarvam.enqueue({ kind: 'ok', content: 'नमस्ते दुनिया' });
+  const audio = wav(2.5);
+  const { data, response } = await client.audio.transcriptions.create({
+    file: await toFile(audio, 'hello.wav', { type: 'audio/wav' }), model: 'saaras-v3', prompt: 'no counterpart', temperature: 0.2,
+  }).withResponse();
+  assert.equal(data, { text: 'नमस्ते दुनिया' } as any);
+  assert.is(response.headers.get('x-gw-provider'), 'sarvam-speech');
+  const sent = sarvam.requests[0];
+  assert.is(sent.path, '/v1/speech-to-text');
+  assert.is(sent.headers['api-subscription-key'], 'sv-key');
+  assert.equal(Object.keys(sent.body).sort(), ['file', 'language_code', 'model']);
+  assert.equal([sent.body.model, sent.body.language_code], ['saaras:v3', 'unknown']);
+  assert.ok(audio.equals(sent.body.file.bytes));
+  // Sarvam reports no length: the WAV header gives it.
+  const [row] = await rowsOf(response.headers.get('x-gw-request-id')!);
+  assert.equal([row.units, row.usage_estimated, row.cost_micros], [3, 0, Math.round(3 * 0.5e6 / 60)]);
+
+  const text = await transcribe(form({ model: 'saaras-v3', language: 'mr', response_format: 'text', data_policy: 'india_only' }, wav(1)));
+  assert.equal([text.status, text.headers.get('content-type'), await text.text()], [200, 'text/plain; charset=utf-8', 'mock transcript']);
+  const verbose = await transcribe(form({ model: 'saaras-v3', language: 'hi-IN', response_format: 'verbose_json' }, wav(1)));
+  assert.equal(await verbose.json(), { task: 'transcribe', language: 'hi-IN', text: 'mock transcript', segments: [] });
+  assert.equal(sarvam.requests.slice(1).map((r) => r.body.language_code), ['mr-IN', 'hi-IN']);
+  const srt = await transcribe(form({ model: 'saaras-v3', response_format: 'srt' }, wav(1)));
+  const [status, code, message] = await errorOf(srt);
+  assert.equal([status, code], [400, 'bad_request']);
+  assert.match(message, /json, text or verbose_json/);
+  assert.is(sarvam.requests.length, 3);
+});
+
 test('bad speech requests get the error envelope', async () => {
   const long = 'क'.repeat(4097);
   const cases: [Record<string, unknown>, number, string][] = [

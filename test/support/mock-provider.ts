@@ -274,7 +274,7 @@ class MockProviderServer implements MockProvider {
         // not JSON: recorded as the raw string
       }
     }
-    if (path === '/v1/audio/transcriptions' && req.method === 'POST') {
+    if ((path === '/v1/audio/transcriptions' || path === '/v1/speech-to-text') && req.method === 'POST') {
       void this.#transcription(req, res, path, raw);
       return;
     }
@@ -444,6 +444,12 @@ class MockProviderServer implements MockProvider {
     if (this.#common(res, b)) return;
     const reported = b.kind === 'ok' && b.usage === null ? null : MOCK_AUDIO_SECONDS;
     const text = b.kind === 'ok' && b.content !== undefined ? b.content : 'mock transcript';
+    if (path === '/v1/speech-to-text') {
+      // Sarvam's shape: no duration, the detected language when asked to detect.
+      const language = fields.language_code === 'unknown' ? 'hi-IN' : fields.language_code;
+      this.#send(res, 200, JSON.stringify({ request_id: `mock-${++this.#seq}`, transcript: text, language_code: language }));
+      return;
+    }
     const format = fields.response_format ?? 'json';
     if (format === 'text') this.#send(res, 200, text, { 'content-type': 'text/plain; charset=utf-8' });
     else if (format === 'verbose_json') {

@@ -1,4 +1,4 @@
-import { encodeMultipart, textPart } from '../../lib/multipart.js';
+import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
 const PATHS: Record<Endpoint, string> = {
@@ -23,8 +23,8 @@ export const openAiCompatibleAdapter: ProviderAdapter = {
     }
     return { path: PATHS[endpoint], body: raw ?? JSON.stringify(payload) };
   },
-  buildFormCall(endpoint: Endpoint, fields: readonly Buffer[], upstreamModel: string): UpstreamCall {
-    const { body, contentType } = encodeMultipart([textPart('model', upstreamModel), ...fields]);
+  buildFormCall(endpoint: Endpoint, fields: readonly FormPart[], upstreamModel: string): UpstreamCall {
+    const { body, contentType } = encodeMultipart([textPart('model', upstreamModel), ...fields.map((f) => f.raw)]);
     return { path: PATHS[endpoint], body, contentType };
   },
   authHeaders(apiKey: string): Record<string, string> {

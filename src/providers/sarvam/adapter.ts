@@ -1,3 +1,5 @@
+import { errors } from '../../errors/catalog.js';
+import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
 /** OpenAI's response_format → Sarvam's output_audio_codec. */
@@ -15,16 +17,22 @@ const SCRIPTS: readonly [number, string][] = [
   [0x0c80, 'kn-IN'], [0x0d00, 'ml-IN'],
 ];
 
+/** The answer formats a Sarvam transcript can be given in: it has no timings for srt or vtt. */
+const TRANSCRIPT_FORMATS = new Set(['json', 'text', 'verbose_json']);
+
 /**
- * Sarvam's own speech API (Bulbul: Hindi and ten other Indian languages, hosted in India), from
- * OpenAI's speech request: `input` → `text`, `voice` → `speaker`, `speed` → `pace`,
- * `response_format` → `output_audio_codec`. Its streaming endpoint answers with audio bytes, which
+ * Sarvam's own speech APIs, hosted in India, in OpenAI's shapes. Speech (Bulbul: Hindi and ten
+ * other Indian languages): `input` → `text`, `voice` → `speaker`, `speed` → `pace`,
+ * `response_format` → `output_audio_codec`; its streaming endpoint answers with audio bytes, which
  * the gateway relays as they come. The language Bulbul requires is the request's `language` if it
  * gives one (`hi`, `mr-IN`…), else read from the script of the text (Devanagari as Hindi), else
- * Indian English. Sarvam's chat models stay on its OpenAI-compatible API (provider `sarvam`).
+ * Indian English. Speech to text (Saaras): the file and the model go up with `language` as
+ * `language_code` (`unknown`, Sarvam's own detection, when absent), and the `transcript` comes back
+ * as OpenAI's json, text or verbose_json. Sarvam's chat models stay on its OpenAI-compatible API
+ * (provider `sarvam`).
  */
 export const sarvamAdapter: ProviderAdapter = {
-  endpoints: new Set<Endpoint>(['speech']),
+  endpoints: new Set<Endpoint>(['speech', 'transcriptions']),
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, _caps: AdapterCaps): UpstreamCall {
     if (endpoint !== 'speech') throw new Error(`the sarvam adapter serves speech, not ${endpoint}`);
     const text = String(payload.input);
@@ -39,10 +47,47 @@ export const sarvamAdapter: ProviderAdapter = {
     if (typeof payload.speed === 'number') body.pace = payload.speed;
     return { path: '/text-to-speech/stream', body: JSON.stringify(body) };
   },
+  buildFormCall(_endpoint: Endpoint, fields: readonly FormPart[], upstreamModel: string): UpstreamCall {
+    let file: FormPart | null = null;
+    let language = 'unknown';
+    let format = 'json';
+    for (const f of fields) {
+      if (f.name === 'file') file = f;
+      else if (f.name === 'language') language = sarvamLanguage(f.data.toString('utf8').trim()) ?? language;
+      else if (f.name === 'response_format') format = f.data.toString('utf8').trim();
+    }
+    if (!TRANSCRIPT_FORMATS.has(format)) {
+      throw errors.badRequest(`Invalid 'response_format': Sarvam transcribes to json, text or verbose_json, not '${format}'`);
+    }
+    // OpenAI's other fields (prompt, temperature, timestamp_granularities) have no Sarvam counterpart.
+    const { body, contentType } = encodeMultipart([file!.raw, textPart('model', upstreamModel), textPart('language_code', language)]);
+    return { path: '/speech-to-text', body, contentType };
+  },
+  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, format: string): { body: Buffer | string; contentType: string } {
+    if (endpoint !== 'transcriptions') return { body: answer, contentType };
+    let doc: { transcript?: unknown; language_code?: unknown };
+    try {
+      doc = JSON.parse(answer.toString('utf8'));
+    } catch {
+      return { body: answer, contentType };
+    }
+    const text = typeof doc?.transcript === 'string' ? doc.transcript : '';
+    if (format === 'text') return { body: text, contentType: 'text/plain; charset=utf-8' };
+    const out = format === 'verbose_json'
+      ? { task: 'transcribe', language: typeof doc.language_code === 'string' ? doc.language_code : null, text, segments: [] }
+      : { text };
+    return { body: JSON.stringify(out), contentType: 'application/json' };
+  },
   authHeaders(apiKey: string): Record<string, string> {
     return { 'api-subscription-key': apiKey };
   },
 };
+
+/** `hi`, `hi-IN`, `or`… as Sarvam's code; a code with a region is taken as it is; null when empty. */
+function sarvamLanguage(given: string): string | null {
+  if (given === '') return null;
+  return LANGUAGES[given.toLowerCase()] ?? (given.includes('-') ? given : `${given.toLowerCase()}-IN`);
+}
 
 function languageOf(given: unknown, text: string): string {
   if (typeof given === 'string') {
