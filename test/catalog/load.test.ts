@@ -53,11 +53,11 @@ test('a config entry for a provider the catalog lacks, or a broken catalog file,
 test('a route whose provider\'s wire format cannot serve the model\'s kind stops start-up', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-cat-'));
   const data = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
-  data.models.find((m: any) => m.id === 'whisper-1').routes[0].provider = 'sarvam-speech';
+  data.models.find((m: any) => m.id === 'gpt-4o-mini').routes[0].provider = 'sarvam-speech';
   const p = join(dir, 'cat.json');
   writeFileSync(p, JSON.stringify(data));
   assert.throws(() => loadCatalog(loadConfig({ env: {}, overrides: { catalogFile: p } }), {}),
-    (e: unknown) => e instanceof ConfigError && /provider 'sarvam-speech' \(sarvam\) cannot serve transcription model 'whisper-1'/.test((e as Error).message));
+    (e: unknown) => e instanceof ConfigError && /provider 'sarvam-speech' \(sarvam\) cannot serve chat model 'gpt-4o-mini'/.test((e as Error).message));
 });
 
 test.run();
