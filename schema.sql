@@ -201,3 +201,15 @@ ALTER TABLE usage ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0;
 -- What an audio request is billed on: seconds of audio heard (endpoint transcriptions), characters
 -- of text spoken (endpoint speech); 0 on token-billed rows (docs/audio.md).
 ALTER TABLE usage ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 6
+-- An org's saved routing chain per model (spec 4.7): `steps` is a JSON array of
+-- {"model", "provider"} tried in order when a request names `model` (docs/routing.md).
+CREATE TABLE routing_chains (
+  org_id      TEXT NOT NULL REFERENCES orgs(id),
+  model       TEXT NOT NULL,
+  steps       TEXT NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  updated_by  TEXT NOT NULL,
+  PRIMARY KEY (org_id, model)
+) WITHOUT ROWID;

@@ -8,6 +8,8 @@ import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './dataplane/usage-record.js';
 import { trafficReader } from './store/traffic.js';
+import { allChains } from './store/routing-chains.js';
+import { routingRoutes } from './control/routing-routes.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -80,6 +82,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   const planner = new RoutePlanner(catalog, breakers, stats);
+  for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens,
   });
@@ -90,6 +93,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
+      chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
     },
   };
   const routes = buildRoutes({
@@ -99,7 +103,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels: modelLister(catalog, (id) => breakers.state(id)),
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control),
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });

@@ -20,12 +20,12 @@ export interface Planned {
  * they can be found in the ledger.
  */
 export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: RequestGate, authorization: string,
-  prepare: () => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
   const key = auth.authenticate(authorization);
   const ticket = gate.enter(key);
   let settled = false;
   try {
-    const p = prepare();
+    const p = prepare(key);
     gate.admit(ticket, key.tier === 'standard' && !p.plan[0].byok ? maxCost(p) : 0);
     const requestId = `${bootId}-${(counter++).toString(36)}`;
     let cost: number;

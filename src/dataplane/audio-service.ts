@@ -62,9 +62,9 @@ export class AudioService {
   handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
     return admitted(d.auth, d.gate, req.authorization,
-      () => {
+      (key) => {
         const job = endpoint === 'transcriptions' ? this.#transcription(req) : this.#speech(req);
-        return { job, plan: d.planner.plan(job.model, endpoint, job.ext) };
+        return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };
       },
       (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
       (key, p, requestId) => this.#serve(p.job, key, p.plan, requestId, reply));

@@ -40,9 +40,9 @@ export class InferenceService {
   handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
     return admitted(d.auth, d.gate, req.authorization,
-      () => {
+      (key) => {
         const body = parseInferenceBody(endpoint, req.body);
-        return { body, plan: d.planner.plan(body.model, endpoint, body.ext) };
+        return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };
       },
       (p) => maxCostMicros(p.plan, req.body.length, p.body.maxTokens, d.reserveOutputTokens),
       (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply));

@@ -2,6 +2,7 @@ import type { Catalog, Model, ModelKind, Route } from '../catalog/catalog.js';
 import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
+import type { ChainStep } from '../domain/chain.js';
 import type { Breakers } from './breakers.js';
 import type { Extensions } from './inference-body.js';
 import type { RouteStatsBook } from './route-stats.js';
@@ -47,6 +48,8 @@ export class RoutePlanner {
   readonly #stats: RouteStatsBook;
   /** The common case (no extensions) precomputed per model. */
   readonly #defaultPlans = new Map<string, Attempt[]>();
+  /** Orgs' saved chains (spec 4.7), expanded to their usable routes once, when saved. */
+  readonly #chains = new Map<string, Map<string, Attempt[]>>();
 
   constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
     this.#catalog = catalog;
@@ -57,21 +60,53 @@ export class RoutePlanner {
     }
   }
 
-  plan(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
+  /**
+   * Saves (or with null removes) an org's chain for a model: its steps expand, in order, to the
+   * usable routes of each step's model, restricted to the step's provider when it names one.
+   * Steps naming a model or provider the catalog no longer has are skipped.
+   */
+  setChain(orgId: string, modelId: string, steps: readonly ChainStep[] | null): void {
+    let byModel = this.#chains.get(orgId);
+    if (steps === null) {
+      byModel?.delete(modelId);
+      if (byModel?.size === 0) this.#chains.delete(orgId);
+      return;
+    }
+    const seen = new Set<string>();
+    const plan: Attempt[] = [];
+    for (const step of steps) {
+      for (const route of this.#catalog.models.get(step.model)?.usableRoutes ?? []) {
+        if ((step.provider === null || route.provider.id === step.provider) && !seen.has(route.id)) {
+          seen.add(route.id);
+          plan.push(attempt(route, route.provider.apiKey, false));
+        }
+      }
+    }
+    if (byModel === undefined) this.#chains.set(orgId, (byModel = new Map()));
+    byModel.set(modelId, plan);
+  }
+
+  plan(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null = null): Attempt[] {
     const model = this.#catalog.models.get(modelId);
     if (!model) return this.#direct(modelId, endpoint, ext);
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
+    // A caller's own key goes to the catalog route it pins; a saved chain is about the org's routes.
+    const chain = orgId === null || ext.upstreamKey !== null ? undefined : this.#chains.get(orgId)?.get(modelId);
     if (ext.optimize === null && ext.provider === null && ext.dataPolicy === null && ext.upstreamKey === null) {
-      const plan = this.#defaultPlans.get(modelId)!;
-      if (plan.length === 0) throw errors.noRoute(modelId, 'no provider serving it is configured on this gateway');
+      const plan = chain ?? this.#defaultPlans.get(modelId)!;
+      if (plan.length === 0) {
+        throw errors.noRoute(modelId, chain ? 'no route of the organisation\'s saved chain is configured on this gateway'
+          : 'no provider serving it is configured on this gateway');
+      }
       return plan;
     }
-    return this.#planWith(model, ext);
+    return this.#planWith(model, ext, chain);
   }
 
-  #planWith(model: Model, ext: Extensions): Attempt[] {
+  /** Candidates (a saved chain's, else the model's usable routes), filtered and ordered by the extensions. */
+  #planWith(model: Model, ext: Extensions, chain: readonly Attempt[] | undefined): Attempt[] {
     let candidates: Attempt[];
     if (ext.upstreamKey !== null) {
       if (ext.provider === null || ext.provider.length !== 1) {
@@ -80,7 +115,7 @@ export class RoutePlanner {
       candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox')
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
-      candidates = model.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false));
+      candidates = chain ? [...chain] : model.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false));
     }
     if (ext.dataPolicy !== null) {
       const keep = POLICY[ext.dataPolicy];
