@@ -213,3 +213,43 @@ CREATE TABLE routing_chains (
   updated_by  TEXT NOT NULL,
   PRIMARY KEY (org_id, model)
 ) WITHOUT ROWID;
+
+-- migration: 7
+-- Collections (spec 4.8): a named, versioned chain an org may share publicly, star, fork and
+-- import as its routing. `slug` is global and never changes; every edit adds a version row.
+CREATE TABLE collections (
+  id           TEXT PRIMARY KEY,
+  org_id       TEXT NOT NULL REFERENCES orgs(id),
+  slug         TEXT NOT NULL UNIQUE,
+  name         TEXT NOT NULL,
+  model        TEXT NOT NULL,
+  steps        TEXT NOT NULL,
+  readme_md    TEXT NOT NULL DEFAULT '',
+  public       INTEGER NOT NULL DEFAULT 0,
+  version      INTEGER NOT NULL DEFAULT 1,
+  forked_from  TEXT,
+  monitored    INTEGER NOT NULL DEFAULT 0,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+);
+CREATE INDEX collections_by_org ON collections(org_id);
+CREATE INDEX collections_public ON collections(public, updated_at);
+
+CREATE TABLE collection_versions (
+  collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  version        INTEGER NOT NULL,
+  name           TEXT NOT NULL,
+  model          TEXT NOT NULL,
+  steps          TEXT NOT NULL,
+  readme_md      TEXT NOT NULL,
+  created_at     INTEGER NOT NULL,
+  PRIMARY KEY (collection_id, version)
+) WITHOUT ROWID;
+
+-- One star per org per collection.
+CREATE TABLE collection_stars (
+  collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  org_id         TEXT NOT NULL REFERENCES orgs(id),
+  created_at     INTEGER NOT NULL,
+  PRIMARY KEY (collection_id, org_id)
+) WITHOUT ROWID;

@@ -10,6 +10,7 @@ import type { UsageSink } from './dataplane/usage-record.js';
 import { trafficReader } from './store/traffic.js';
 import { allChains } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing-routes.js';
+import { collectionRoutes } from './control/collection-routes.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -104,6 +105,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
+      ...collectionRoutes({ ...control, catalog }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });

@@ -123,6 +123,8 @@ export const ConfigSchema = Type.Object({
     maxTeamOrgsPerUser: Type.Integer({ minimum: 0, default: 5 }),
     maxMembersPerOrg: Type.Integer({ minimum: 1, default: 25 }),
     maxActiveKeysPerOrg: Type.Integer({ minimum: 1, default: 5 }),
+    /** Collections an org may keep (spec 4.8: 400 cap past it). */
+    maxCollectionsPerOrg: Type.Integer({ minimum: 1, default: 50 }),
   }, { additionalProperties: false, default: {} }),
   providers: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderOverride, { default: {} }),
 }, { additionalProperties: false });

@@ -6,6 +6,7 @@ import {
   istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, UsageRollup, type EventFilter, type OrgKey, type UsageCell,
 } from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
+import { queryParams, shown } from './query-params.js';
 
 const WINDOW_DAYS = 30;
 const MAX_SPAN_DAYS = 366;
@@ -103,21 +104,6 @@ function dailyRows(cells: Iterable<UsageCell>) {
 const keyStatus = (k: OrgKey, now: number) => (k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
 
 // ---- query strings --------------------------------------------------------------------------
-
-const shown = (s: string) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
-
-/** The query string as a map; unknown or repeated parameters are a 400, so a typo is not silently ignored. */
-function queryParams(raw: string, allowed: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [k, v] of new URLSearchParams(raw)) {
-    if (!allowed.includes(k)) {
-      throw errors.badRequest(`Unknown query parameter ${shown(k)}${allowed.length ? `; this endpoint takes ${allowed.join(', ')}` : ''}`);
-    }
-    if (out.has(k)) throw errors.badRequest(`Query parameter '${k}' is given more than once`);
-    out.set(k, v);
-  }
-  return out;
-}
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -116,16 +116,18 @@ test('a chain is the org\'s own: another org\'s requests keep the catalog order,
   assert.equal([notDeleted.status, (await json(notDeleted)).error.code], [403, 'forbidden']);
 });
 
-test('steps are checked against the catalog, with the offending step named', async () => {
+test('steps are checked against the catalog (400 bad_steps naming the step), the model too (400 bad_model)', async () => {
   const cases: [string, unknown, number, string, RegExp][] = [
-    ['llama-3.3-70b-instruct', [], 400, 'bad_request', /steps/],
-    ['llama-3.3-70b-instruct', Array.from({ length: 11 }, () => ({ provider: 'groq' })), 400, 'bad_request', /steps/],
-    ['llama-3.3-70b-instruct', [{ model: 'gpt-9' }], 400, 'bad_request', /steps\.0\.model.*gpt-9/],
-    ['llama-3.3-70b-instruct', [{ provider: 'groq' }, { model: 'bge-m3' }], 400, 'bad_request', /steps\.1\.model.*embedding/],
-    ['llama-3.3-70b-instruct', [{ provider: 'openai' }], 400, 'bad_request', /steps\.0\.provider.*openai/],
-    ['llama-3.3-70b-instruct', [{ provider: 'groq' }, { provider: 'groq' }], 400, 'bad_request', /steps\.1.*repeats step 0/],
-    ['llama-3.3-70b-instruct', [{ provider: 'groq', extra: 1 }], 400, 'bad_request', /steps/],
-    ['no-such-model', [{}], 404, 'model_not_found', /no-such-model/],
+    ['llama-3.3-70b-instruct', [], 400, 'bad_steps', /1 to 10/],
+    ['llama-3.3-70b-instruct', Array.from({ length: 11 }, () => ({ provider: 'groq' })), 400, 'bad_steps', /1 to 10/],
+    ['llama-3.3-70b-instruct', 'groq', 400, 'bad_steps', /1 to 10/],
+    ['llama-3.3-70b-instruct', [{ model: 'gpt-9' }], 400, 'bad_steps', /steps\.0.*gpt-9/],
+    ['llama-3.3-70b-instruct', [{ provider: 'groq' }, { model: 'bge-m3' }], 400, 'bad_steps', /steps\.1.*embedding/],
+    ['llama-3.3-70b-instruct', [{ provider: 'openai' }], 400, 'bad_steps', /steps\.0.*openai/],
+    ['llama-3.3-70b-instruct', [{ provider: 'groq' }, { provider: 'groq' }], 400, 'bad_steps', /steps\.1.*repeats step 0/],
+    ['llama-3.3-70b-instruct', [{ provider: 'groq', extra: 1 }], 400, 'bad_steps', /unknown field 'extra'/],
+    ['llama-3.3-70b-instruct', [7], 400, 'bad_steps', /steps\.0/],
+    ['no-such-model', [{}], 400, 'bad_model', /no-such-model/],
   ];
   for (const [model, steps, status, code, message] of cases) {
     const r = await put(owner, model, steps);
@@ -134,6 +136,10 @@ test('steps are checked against the catalog, with the offending step named', asy
     assert.match(body.error.message, message);
   }
   assert.equal((await json(await owner.get('/me/routing'))).data, []);
+  const unknown = await owner.get('/me/routing/no-such-model');
+  assert.equal([unknown.status, (await json(unknown)).error.code], [400, 'bad_model']);
+  const none = await owner.get('/me/routing/gpt-4o');
+  assert.equal([none.status, (await json(none)).error.code], [404, 'not_found']);
 });
 
 test('ids with a slash work written as is or as %2F, and chains outlive a restart', async () => {

@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Catalog, Model } from '../catalog/catalog.js';
+import type { ChainStep } from '../domain/chain.js';
+import { errors } from '../errors/catalog.js';
+
+/** Spec 8: chains and collections have 1 to 10 steps. */
+const MAX_STEPS = 10;
+
+/** A step as sent; checked by checkSteps, so the router's schema only documents it. */
+export const StepsField = Type.Unknown({
+  description: `1-${MAX_STEPS} steps, each {"model"?: a catalog model of the same kind (absent: the chain's own), "provider"?: the one provider to use for it}`,
+});
+
+export const StepView = Type.Object({ model: Type.String(), provider: Type.Union([Type.String(), Type.Null()]) });
+
+export const ExpandedRoutes = Type.Array(Type.Object({
+  provider: Type.String(), model: Type.String(), upstream_model: Type.String(),
+  configured: Type.Boolean({ description: 'usable on this gateway now; routes that are not are skipped' }),
+}), { description: 'what the steps expand to, in the order requests try them' });
+
+/** The catalog model a chain or collection is for; 400 bad_model when it is not a catalog id. */
+export function catalogModel(catalog: Catalog, id: unknown): Model {
+  const m = typeof id === 'string' ? catalog.models.get(id) : undefined;
+  if (!m) throw errors.rule('bad_model', `'${String(id)}' is not a catalog model id`);
+  return m;
+}
+
+/**
+ * The steps as saved: 1-10, each naming a catalog model of the chain's kind and, if any, a
+ * provider that serves it, none repeating another. Anything else is 400 bad_steps naming the step.
+ */
+export function checkSteps(catalog: Catalog, model: Model, given: unknown): ChainStep[] {
+  if (!Array.isArray(given) || given.length < 1 || given.length > MAX_STEPS) {
+    throw errors.rule('bad_steps', `'steps' must be an array of 1 to ${MAX_STEPS} steps`);
+  }
+  const seen = new Map<string, number>();
+  return given.map((s: unknown, i) => {
+    const bad = (why: string) => errors.rule('bad_steps', `Invalid 'steps.${i}': ${why}`);
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) throw bad('expected an object with model and/or provider');
+    const step = s as Record<string, unknown>;
+    const extra = Object.keys(step).find((k) => k !== 'model' && k !== 'provider');
+    if (extra !== undefined) throw bad(`unknown field '${extra}'`);
+    if (step.model !== undefined && typeof step.model !== 'string') throw bad('model must be a string');
+    if (step.provider !== undefined && step.provider !== null && typeof step.provider !== 'string') throw bad('provider must be a string');
+    const stepModel = catalog.models.get((step.model as string | undefined) ?? model.id);
+    if (!stepModel) throw bad(`no model '${String(step.model)}' in the catalog`);
+    if (stepModel.kind !== model.kind) throw bad(`'${stepModel.id}' is a ${stepModel.kind} model and '${model.id}' a ${model.kind} model`);
+    const provider = (step.provider as string | null | undefined) ?? null;
+    if (provider !== null && !stepModel.routes.some((r) => r.provider.id === provider)) throw bad(`'${provider}' does not serve '${stepModel.id}'`);
+    const key = `${stepModel.id}\u0000${provider}`;
+    if (seen.has(key)) throw bad(`it repeats step ${seen.get(key)}`);
+    seen.set(key, i);
+    return { model: stepModel.id, provider };
+  });
+}
+
+/** The routes steps try, in order, as the data plane expands them (configured or not, for the dashboard). */
+export function expandSteps(catalog: Catalog, steps: readonly ChainStep[]): Static<typeof ExpandedRoutes> {
+  const seen = new Set<string>();
+  const out: Static<typeof ExpandedRoutes> = [];
+  for (const s of steps) {
+    for (const r of catalog.models.get(s.model)?.routes ?? []) {
+      if ((s.provider === null || r.provider.id === s.provider) && !seen.has(r.id)) {
+        seen.add(r.id);
+        out.push({ provider: r.provider.id, model: s.model, upstream_model: r.upstreamModel, configured: r.provider.configured });
+      }
+    }
+  }
+  return out;
+}
