@@ -15,7 +15,7 @@ const json = async (r: Response) => (await r.json()) as any;
 
 async function snapshotOfB(): Promise<string> {
   const parts: string[] = [];
-  for (const path of ['/me', '/me/keys', '/me/members', '/me/workspaces', '/me/orgs']) {
+  for (const path of ['/me', '/me/keys', '/me/members', '/me/workspaces', '/me/orgs', '/me/routing', '/me/collections']) {
     const r = await b.get(path);
     parts.push(`${path} ${r.status} ${r.status === 200 ? JSON.stringify(stripVolatile(await json(r))) : ''}`);
   }
@@ -59,6 +59,11 @@ test.before(async () => {
   bSecrets.push(key.prefix);
   const ws = await b.send('POST', '/me/workspaces', { name: 'bob-workspace' });
   if (ws.status === 201 || ws.status === 200) bIds.push((await json(ws)).id);
+  // A private collection and a saved chain of B's: their ids and slug must not reach A either.
+  const col = await json(await b.send('POST', '/me/collections', { name: 'bob-collection', model: 'sandbox/echo', steps: [{}], readme_md: 'bob-readme' }));
+  bIds.push(col.id, col.slug);
+  bSecrets.push('bob-readme');
+  await b.send('PUT', '/me/routing/sandbox/echo', { steps: [{ provider: 'sandbox' }] });
   // A team org of B's with a pending invitation, so member and invitation ids exist too.
   const team = await b.send('POST', '/me/orgs', { name: 'bob-team' });
   if (team.status === 201 || team.status === 200) {
@@ -81,6 +86,8 @@ test.after(async () => {
 test('the resources of org B exist and B can see them', async () => {
   assert.ok(bIds.length >= 3);
   assert.is((await json(await b.get('/me/keys'))).data.length, 1);
+  assert.is((await json(await b.get('/me/collections'))).data.length, 1);
+  assert.is((await json(await b.get('/me/routing'))).data.length, 1);
 });
 
 test('every /me list read by a member of org A shows none of org B\'s data', async () => {
