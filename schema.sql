@@ -253,3 +253,20 @@ CREATE TABLE collection_stars (
   created_at     INTEGER NOT NULL,
   PRIMARY KEY (collection_id, org_id)
 ) WITHOUT ROWID;
+
+-- migration: 8
+-- An org's saved provider key (spec 4.5), sealed with the master key (AES-256-GCM, bound to the
+-- org and provider); `models` is the JSON list of model ids discovered when it was checked.
+CREATE TABLE byok_keys (
+  org_id       TEXT NOT NULL REFERENCES orgs(id),
+  provider     TEXT NOT NULL,
+  key_sealed   TEXT NOT NULL,
+  key_hint     TEXT NOT NULL,
+  label        TEXT,
+  always_use   INTEGER NOT NULL DEFAULT 0,
+  models       TEXT NOT NULL DEFAULT '[]',
+  verified_at  INTEGER NOT NULL,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (org_id, provider)
+) WITHOUT ROWID;

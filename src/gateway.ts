@@ -11,6 +11,10 @@ import { trafficReader } from './store/traffic.js';
 import { allChains } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing-routes.js';
 import { collectionRoutes } from './control/collection-routes.js';
+import { byokRoutes } from './control/byok-routes.js';
+import { loadMasterKey } from './config/master-key.js';
+import { allByokKeys } from './store/byok-keys.js';
+import { unseal } from './lib/secret-box.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -84,6 +88,18 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
   const planner = new RoutePlanner(catalog, breakers, stats);
   for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
+  // Only a gateway that keeps provider keys needs (and creates) a master key.
+  const masterKey = config.byok.enabled ? loadMasterKey(config) : Buffer.alloc(0);
+  if (config.byok.enabled) {
+    for (const k of allByokKeys(db)) {
+      try {
+        planner.setOrgKey(k.org_id, k.provider, { key: unseal(k.key_sealed, masterKey, `${k.org_id}:${k.provider}`), alwaysUse: k.always_use });
+      } catch {
+        // Sealed under another master key (GW_MASTER_KEY changed): unusable until saved again.
+        log.warn('saved provider key does not open with this master key; skipped', { org: k.org_id, provider: k.provider });
+      }
+    }
+  }
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens,
   });
@@ -95,6 +111,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
       chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
+      orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
     },
   };
   const routes = buildRoutes({
@@ -105,7 +122,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
-      ...collectionRoutes({ ...control, catalog }),
+      ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });

@@ -34,9 +34,9 @@ export function unitCostMicros(route: Route, units: number): number {
   return Math.round(units * route.inputMicrosPerUnit);
 }
 
-/** The most `units` can cost on any of the planned routes: the hold taken before the call. */
-export function maxUnitCostMicros(routes: readonly { route: Route }[], units: number): number {
+/** The most `units` can cost on any of the planned routes (not on the caller's own key): the hold taken before the call. */
+export function maxUnitCostMicros(routes: readonly { route: Route; byok: boolean }[], units: number): number {
   let worst = 0;
-  for (const { route } of routes) worst = Math.max(worst, units * route.inputMicrosPerUnit);
+  for (const { route, byok } of routes) if (!byok) worst = Math.max(worst, units * route.inputMicrosPerUnit);
   return Math.ceil(worst);
 }

@@ -12,13 +12,15 @@ export function costMicros(route: Route, usage: TokenUsage): number {
 
 /**
  * The most a request can cost before it runs: the prompt estimated at 4 bytes a token plus
- * max_tokens of output (when absent, up to outputCap) at the dearest route's prices.
+ * max_tokens of output (when absent, up to outputCap) at the dearest route's prices. Routes on
+ * the caller's own key cost nothing.
  */
-export function maxCostMicros(routes: readonly { route: Route }[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
+export function maxCostMicros(routes: readonly { route: Route; byok: boolean }[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
   const promptTokens = tokensForBytes(promptBytes);
   const outTokens = maxTokens ?? outputCap;
   let worst = 0;
-  for (const { route: r } of routes) {
+  for (const { route: r, byok } of routes) {
+    if (byok) continue;
     const c = promptTokens * r.inputMicrosPerUnit + outTokens * r.outputMicrosPerUnit;
     if (c > worst) worst = c;
   }

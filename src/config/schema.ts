@@ -83,6 +83,15 @@ export const ConfigSchema = Type.Object({
     flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
     maxInFlight: Type.Integer({ minimum: 1, default: 64 }),
   }, { additionalProperties: false, default: {} }),
+  /** Saved provider keys (spec 4.5). */
+  byok: Type.Object({
+    /** false: /me/byok answers 503 byok_disabled and no saved key is used. */
+    enabled: Type.Boolean({ default: true }),
+    /** Where the master key lives when GW_MASTER_KEY is unset; default master.key beside the database. */
+    masterKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** Time allowed for the live check of a key against its provider. */
+    verifyTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  }, { additionalProperties: false, default: {} }),
   audio: Type.Object({
     /** Largest audio file POST /v1/audio/transcriptions takes (spec 4.1: 25 MB); the form around it may add 1 MiB. */
     maxFileBytes: Type.Integer({ minimum: 1_024, default: 25 * 1024 * 1024 }),

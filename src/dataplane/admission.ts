@@ -15,7 +15,7 @@ export interface Planned {
 /**
  * One request between the gate's admission and settlement, whatever its endpoint: the key is
  * authenticated and counted, `prepare` parses and plans the request, its maximum cost is held
- * (standard keys on the platform's credentials only) until `serve` returns the true cost, and
+ * (standard keys; routes on the caller's own key cost nothing) until `serve` returns the true cost, and
  * the hold is released if anything throws. Errors thrown while serving carry the request id, so
  * they can be found in the ledger.
  */
@@ -26,7 +26,7 @@ export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: 
   let settled = false;
   try {
     const p = prepare(key);
-    gate.admit(ticket, key.tier === 'standard' && !p.plan[0].byok ? maxCost(p) : 0);
+    gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
     const requestId = `${bootId}-${(counter++).toString(36)}`;
     let cost: number;
     try {

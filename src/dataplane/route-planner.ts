@@ -3,6 +3,7 @@ import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { ChainStep } from '../domain/chain.js';
+import type { OrgKey } from '../domain/org-key.js';
 import type { Breakers } from './breakers.js';
 import type { Extensions } from './inference-body.js';
 import type { RouteStatsBook } from './route-stats.js';
@@ -48,8 +49,10 @@ export class RoutePlanner {
   readonly #stats: RouteStatsBook;
   /** The common case (no extensions) precomputed per model. */
   readonly #defaultPlans = new Map<string, Attempt[]>();
-  /** Orgs' saved chains (spec 4.7), expanded to their usable routes once, when saved. */
-  readonly #chains = new Map<string, Map<string, Attempt[]>>();
+  /** Orgs' saved chains (spec 4.7), expanded once, when saved: every route in order, and the usable ones as attempts. */
+  readonly #chains = new Map<string, Map<string, { routes: Route[]; plan: Attempt[] }>>();
+  /** Orgs' saved provider keys (spec 4.5), by org and provider. */
+  readonly #orgKeys = new Map<string, Map<string, OrgKey>>();
 
   constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
     this.#catalog = catalog;
@@ -73,36 +76,66 @@ export class RoutePlanner {
       return;
     }
     const seen = new Set<string>();
-    const plan: Attempt[] = [];
+    const routes: Route[] = [];
     for (const step of steps) {
-      for (const route of this.#catalog.models.get(step.model)?.usableRoutes ?? []) {
+      for (const route of this.#catalog.models.get(step.model)?.routes ?? []) {
         if ((step.provider === null || route.provider.id === step.provider) && !seen.has(route.id)) {
           seen.add(route.id);
-          plan.push(attempt(route, route.provider.apiKey, false));
+          routes.push(route);
         }
       }
     }
+    const plan = routes.filter((r) => r.provider.configured).map((r) => attempt(r, r.provider.apiKey, false));
     if (byModel === undefined) this.#chains.set(orgId, (byModel = new Map()));
-    byModel.set(modelId, plan);
+    byModel.set(modelId, { routes, plan });
+  }
+
+  /** Saves (or with null removes) an org's own key for a provider. */
+  setOrgKey(orgId: string, provider: string, saved: OrgKey | null): void {
+    let byProvider = this.#orgKeys.get(orgId);
+    if (saved === null) {
+      byProvider?.delete(provider);
+      if (byProvider?.size === 0) this.#orgKeys.delete(orgId);
+      return;
+    }
+    if (byProvider === undefined) this.#orgKeys.set(orgId, (byProvider = new Map()));
+    byProvider.set(provider, saved);
   }
 
   plan(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null = null): Attempt[] {
     const model = this.#catalog.models.get(modelId);
-    if (!model) return this.#direct(modelId, endpoint, ext);
+    // A caller's own key in the request outranks the org's saved ones, and goes to the route it pins.
+    const keys = orgId === null || ext.upstreamKey !== null ? undefined : this.#orgKeys.get(orgId);
+    if (!model) return this.#direct(modelId, endpoint, ext, keys);
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
-    // A caller's own key goes to the catalog route it pins; a saved chain is about the org's routes.
     const chain = orgId === null || ext.upstreamKey !== null ? undefined : this.#chains.get(orgId)?.get(modelId);
+    const own = keys === undefined ? undefined : this.#alwaysUse(chain?.routes ?? model.routes, keys);
     if (ext.optimize === null && ext.provider === null && ext.dataPolicy === null && ext.upstreamKey === null) {
-      const plan = chain ?? this.#defaultPlans.get(modelId)!;
+      const plan = own ?? chain?.plan ?? this.#defaultPlans.get(modelId)!;
       if (plan.length === 0) {
         throw errors.noRoute(modelId, chain ? 'no route of the organisation\'s saved chain is configured on this gateway'
           : 'no provider serving it is configured on this gateway');
       }
       return plan;
     }
-    return this.#planWith(model, ext, chain);
+    return this.#planWith(model, ext, own ?? chain?.plan);
+  }
+
+  /**
+   * The routes with the org's always-use keys in place of the platform's (a provider the gateway
+   * has no key for becomes usable too); undefined when the org has no such key for any of them.
+   */
+  #alwaysUse(routes: readonly Route[], keys: ReadonlyMap<string, OrgKey>): Attempt[] | undefined {
+    if (!routes.some((r) => keys.get(r.provider.id)?.alwaysUse)) return undefined;
+    const out: Attempt[] = [];
+    for (const r of routes) {
+      const own = keys.get(r.provider.id);
+      if (own?.alwaysUse) out.push(attempt(r, own.key, true));
+      else if (r.provider.configured) out.push(attempt(r, r.provider.apiKey, false));
+    }
+    return out;
   }
 
   /** Candidates (a saved chain's, else the model's usable routes), filtered and ordered by the extensions. */
@@ -141,7 +174,7 @@ export class RoutePlanner {
    * called on the caller's own key (`upstream_key`) under the provider's own id. Catalog ids win:
    * `sandbox/echo` is a catalog model, not the sandbox's `echo`.
    */
-  #direct(modelId: string, endpoint: Endpoint, ext: Extensions): Attempt[] {
+  #direct(modelId: string, endpoint: Endpoint, ext: Extensions, keys: ReadonlyMap<string, OrgKey> | undefined): Attempt[] {
     const slash = modelId.indexOf('/');
     const provider = slash > 0 ? this.#catalog.providers.get(modelId.slice(0, slash)) : undefined;
     if (provider === undefined) throw errors.modelNotFound(modelId);
@@ -153,8 +186,10 @@ export class RoutePlanner {
     if (!adapterFor(provider.entry.kind).endpoints.has(endpoint)) {
       throw errors.badRequest(`Provider '${provider.id}' does not serve ${endpoint}; '${modelId}' cannot be called here`);
     }
-    if (ext.upstreamKey === null) {
-      throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, sent in 'upstream_key'`);
+    const key = ext.upstreamKey ?? keys?.get(provider.id)?.key ?? null;
+    if (key === null) {
+      throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, ` +
+        `sent in 'upstream_key' or saved under /me/byok/${provider.id}`);
     }
     if (ext.provider !== null && !ext.provider.includes(provider.id)) {
       throw errors.noRoute(modelId, `it is served by ${provider.id} only, and provider pins ${ext.provider.join(', ')}`);
@@ -165,7 +200,7 @@ export class RoutePlanner {
     if (ext.dataPolicy !== null && !POLICY[ext.dataPolicy](route)) {
       throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
     }
-    return [attempt(route, ext.upstreamKey, true)];
+    return [attempt(route, key, true)];
   }
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {

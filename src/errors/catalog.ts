@@ -59,6 +59,11 @@ export const errors = {
     new GatewayError(503, 'server_error', 'provider_not_configured', `Sign-in with '${provider}' is not configured on this gateway`),
   /** The rule-breaking 400s of the management endpoints (spec 7), each with its own code. */
   rule: (code: ManagementCode, message: string) => new GatewayError(400, INVALID_REQUEST, code, message),
+  /** Spec 7, BYOK. */
+  badKey: (message: string) => new GatewayError(400, INVALID_REQUEST, 'bad_key', message),
+  unknownProvider: (provider: string) =>
+    new GatewayError(400, INVALID_REQUEST, 'unknown_provider', `No BYOK provider '${provider}': see GET /me/byok for the ones that take your key`),
+  byokDisabled: () => new GatewayError(503, 'server_error', 'byok_disabled', 'Saved provider keys are turned off on this gateway (byok.enabled)'),
   serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
   internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
 } as const;

@@ -286,7 +286,10 @@ class MockProviderServer implements MockProvider {
     else if (method === 'POST' && path === '/v1/audio/speech') this.#speech(res, body, this.#next());
     // Sarvam's own speech API (text, output_audio_codec), streamed the same way.
     else if (method === 'POST' && path === '/v1/text-to-speech/stream') this.#speech(res, body, this.#next());
-    else if (method === 'GET' && path === '/v1/models') this.#send(res, 200, MODELS_BODY);
+    // A key with "rejected" in it is refused, as a provider refuses a wrong key.
+    else if (method === 'GET' && path === '/v1/models' && (req.headers.authorization ?? '').includes('rejected')) {
+      this.#send(res, 401, JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    } else if (method === 'GET' && path === '/v1/models') this.#send(res, 200, MODELS_BODY);
     else {
       this.#send(res, 404, JSON.stringify({
         error: { message: `mock: no route for ${method} ${path}`, type: 'invalid_request_error', code: 'not_found' },
