@@ -11,6 +11,8 @@ export interface Provider {
   readonly apiKey: string | null;
   /** Usable with the platform's own credential. */
   readonly configured: boolean;
+  /** Not turned off by the operator (providers.<id>.enabled): callers' own keys may use it. */
+  readonly enabled: boolean;
 }
 
 /** One way to serve a model: a provider plus that provider's model id. */

@@ -46,6 +46,7 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       baseUrl: (override.baseUrl ?? entry.baseUrl).replace(/\/+$/, ''),
       apiKey,
       configured: usable,
+      enabled: entry.selfHosted === true ? usable : enabled,
     });
   }
   for (const id of Object.keys(config.providers)) {

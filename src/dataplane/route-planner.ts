@@ -132,7 +132,7 @@ export class RoutePlanner {
     const out: Attempt[] = [];
     for (const r of routes) {
       const own = keys.get(r.provider.id);
-      if (own?.alwaysUse) out.push(attempt(r, own.key, true));
+      if (own?.alwaysUse && r.provider.enabled) out.push(attempt(r, own.key, true));
       else if (r.provider.configured) out.push(attempt(r, r.provider.apiKey, false));
     }
     return out;
@@ -145,7 +145,7 @@ export class RoutePlanner {
       if (ext.provider === null || ext.provider.length !== 1) {
         throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
       }
-      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox')
+      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox' && r.provider.enabled)
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
       candidates = chain ? [...chain] : model.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false));
@@ -180,6 +180,7 @@ export class RoutePlanner {
     if (provider === undefined) throw errors.modelNotFound(modelId);
     const upstreamModel = modelId.slice(slash + 1);
     if (upstreamModel.trim() === '') throw errors.badRequest(`Invalid 'model': '${modelId}' names no model after the provider`);
+    if (!provider.enabled) throw errors.noRoute(modelId, `provider ${provider.id} is turned off on this gateway`);
     if (!provider.entry.byok) {
       throw errors.badRequest(`Provider '${provider.id}' does not take callers' keys, so '${modelId}' cannot be addressed directly; use a catalog model id`);
     }
