@@ -22,6 +22,7 @@ test.before(async () => {
       openai: { baseUrl: mock.url, apiKey: 'sk-platform' },
       together: { baseUrl: mock.url, apiKey: 'sk-platform-together' },
       speaches: { baseUrl: mock.url },
+      fireworks: { enabled: false },
     },
   });
   ({ orgId, key } = await gw.orgAndKey({ credit: 100 }));
@@ -85,6 +86,7 @@ test('what cannot be addressed directly is refused in the envelope, before any p
     [{ model: 'gpt-unknown', upstream_key: CALLER_KEY }, 404, 'model_not_found', /gpt-unknown/],
     [{ model: 'openai/', upstream_key: CALLER_KEY }, 400, 'bad_request', /names no model/],
     [{ model: 'sarvam-speech/bulbul:v2', upstream_key: CALLER_KEY }, 400, 'bad_request', /does not serve chat/],
+    [{ model: 'fireworks/some-model', upstream_key: CALLER_KEY }, 400, 'no_route', /turned off/],
     [{ model: 'speaches/whisper', upstream_key: CALLER_KEY }, 400, 'bad_request', /does not take callers' keys/],
     [{ model: 'openai/gpt-4.1-nano', upstream_key: CALLER_KEY, data_policy: 'india_only' }, 400, 'no_route', /india_only/],
     [{ model: 'openai/gpt-4.1-nano', upstream_key: CALLER_KEY, provider: 'groq' }, 400, 'no_route', /groq/],
