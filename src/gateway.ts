@@ -12,6 +12,8 @@ import { allChains } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing-routes.js';
 import { collectionRoutes } from './control/collection-routes.js';
 import { byokRoutes } from './control/byok-routes.js';
+import { McpServer } from './mcp/mcp-server.js';
+import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
 import { allByokKeys } from './store/byok-keys.js';
 import { unseal } from './lib/secret-box.js';
@@ -114,11 +116,17 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
     },
   };
+  const listModels = modelLister(catalog, (id) => breakers.state(id));
+  const mcp = new McpServer({
+    inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
+  });
   const routes = buildRoutes({
     inference,
     audio,
+    mcp,
+    publicBase: () => control.baseUrl,
     maxAudioFileBytes: config.audio.maxFileBytes,
-    listModels: modelLister(catalog, (id) => breakers.state(id)),
+    listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),

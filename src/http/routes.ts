@@ -8,12 +8,16 @@ import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-bo
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from '../domain/route-spec.js';
+import { serverCard, type McpServer } from '../mcp/mcp-server.js';
 
-const GATEWAY_VERSION = '0.1.0';
+export const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
   audio: AudioService;
+  mcp: McpServer;
+  /** The gateway's public origin, known once it listens. */
+  publicBase: () => string;
   maxAudioFileBytes: number;
   listModels: () => ModelListBody;
   listProviders: () => ProviderListBody;
@@ -52,6 +56,17 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', headers: AUTH_HEADERS, body: SpeechBodySchema,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
       handle: (ctx, reply) => d.audio.handle('speech', { authorization: ctx.headers.authorization, contentType: '', body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: 'MCP server (streamable HTTP, one JSON-RPC message a request, stateless): tools list_models, chat, account, ' +
+        'list_keys and create_ephemeral_key; bearer gw- key',
+      handle: (ctx, reply) => d.mcp.handle(ctx.headers.authorization, ctx.body as Buffer, reply),
+    },
+    {
+      kind: 'json', method: 'get', path: '/.well-known/mcp/server-card.json', auth: 'public',
+      summary: 'MCP server card: name, version, the streamable HTTP endpoint, bearer auth and the tools',
+      handle: () => ({ body: serverCard(d.publicBase(), GATEWAY_VERSION, d.mcp.toolList) }),
     },
     {
       kind: 'json', method: 'get', path: '/v1/models', auth: 'public', response: ModelList,

@@ -42,9 +42,27 @@ export function insertKey(db: Db, k: NewKey, now = Date.now()): { id: string; ke
   return { id, key, prefix: keyPrefix(key) };
 }
 
-export function countActiveKeys(db: Db, orgId: string, now = Date.now()): number {
-  return db.prepare('SELECT COUNT(*) FROM api_keys WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)')
-    .pluck().get(orgId, now) as number;
+/** Active keys of one scope: people's full keys count toward the org's cap, MCP-minted ephemeral ones toward their own. */
+export function countActiveKeys(db: Db, orgId: string, now = Date.now(), scope: 'full' | 'inference' = 'full'): number {
+  return db.prepare('SELECT COUNT(*) FROM api_keys WHERE org_id = ? AND scope = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)')
+    .pluck().get(orgId, scope, now) as number;
+}
+
+/** The org's active keys, without secrets, newest first. */
+export function listActiveKeys(db: Db, orgId: string, now = Date.now()): { id: string; name: string; prefix: string; tier: string; scope: string;
+  expires_at: number | null; created_at: number }[] {
+  return db.prepare(`SELECT id, name, prefix, tier, scope, expires_at, created_at FROM api_keys
+    WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC`).all(orgId, now) as never;
+}
+
+/** What a key's holder may know of its account: the org balance, and the key's requests today and spend this month. */
+export function keyAccount(db: Db, orgId: string, keyId: string, day: string, month: string):
+  { balance_micros: number; requests_today: number; spent_month_micros: number } {
+  return {
+    balance_micros: db.prepare('SELECT balance_micros FROM orgs WHERE id = ?').pluck().get(orgId) as number,
+    requests_today: (db.prepare('SELECT requests FROM key_daily_counts WHERE key_id = ? AND ist_day = ?').pluck().get(keyId, day) as number) ?? 0,
+    spent_month_micros: (db.prepare('SELECT spent_micros FROM monthly_spend WHERE scope_id = ? AND ist_month = ?').pluck().get(keyId, month) as number) ?? 0,
+  };
 }
 
 export function activeKeyNameTaken(db: Db, orgId: string, name: string, now = Date.now()): boolean {
