@@ -16,6 +16,7 @@ const KeyListItem = Type.Object({
   prefix: Type.String(),
   name: Type.String(),
   tier: Type.String(),
+  scope: Type.String({ description: 'full (made by a person), or inference (an ephemeral key minted through MCP)' }),
   status: Type.String({ description: 'active, revoked or expired' }),
   workspace_id: Type.String(),
   rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
@@ -48,7 +49,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
         return {
           body: {
             data: rows.map((k) => ({
-              id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, workspace_id: k.workspace_id,
+              id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, scope: k.scope, workspace_id: k.workspace_id,
               status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
               rpm_limit: k.tier === 'trial' ? k.rpm_limit ?? TRIAL_RPM : k.rpm_limit,
               daily_limit: k.tier === 'trial' ? k.daily_limit ?? TRIAL_DAILY : k.daily_limit,

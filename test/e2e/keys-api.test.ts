@@ -37,6 +37,7 @@ test('a new org gets trial keys; the full key is returned exactly once and works
   assert.is(item.rpm_limit, 60);
   assert.is(item.daily_limit, 200);
   assert.is(item.status, 'active');
+  assert.is(item.scope, 'full');
   assert.is((await chat(k.key)).status, 200);
 });
 
