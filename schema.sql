@@ -270,3 +270,20 @@ CREATE TABLE byok_keys (
   updated_at   INTEGER NOT NULL,
   PRIMARY KEY (org_id, provider)
 ) WITHOUT ROWID;
+
+-- migration: 9
+-- An org's registered OpenAI-compatible endpoints (spec 4.9), called as custom/<name>/<model>.
+-- The key is sealed like saved provider keys; `compliance` is the JSON report of the last test.
+CREATE TABLE custom_endpoints (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL REFERENCES orgs(id),
+  name        TEXT NOT NULL,
+  base_url    TEXT NOT NULL,
+  key_sealed  TEXT,
+  key_hint    TEXT,
+  status      TEXT NOT NULL,
+  compliance  TEXT NOT NULL,
+  tested_at   INTEGER NOT NULL,
+  created_at  INTEGER NOT NULL,
+  UNIQUE (org_id, name)
+);

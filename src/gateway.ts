@@ -12,6 +12,8 @@ import { allChains } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing-routes.js';
 import { collectionRoutes } from './control/collection-routes.js';
 import { byokRoutes } from './control/byok-routes.js';
+import { endpointRoutes } from './control/endpoint-routes.js';
+import { allEndpoints } from './store/custom-endpoints.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
@@ -90,8 +92,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
   const planner = new RoutePlanner(catalog, breakers, stats);
   for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
-  // Only a gateway that keeps provider keys needs (and creates) a master key.
-  const masterKey = config.byok.enabled ? loadMasterKey(config) : Buffer.alloc(0);
+  const masterKey = loadMasterKey(config);
   if (config.byok.enabled) {
     for (const k of allByokKeys(db)) {
       try {
@@ -100,6 +101,14 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
         // Sealed under another master key (GW_MASTER_KEY changed): unusable until saved again.
         log.warn('saved provider key does not open with this master key; skipped', { org: k.org_id, provider: k.provider });
       }
+    }
+  }
+  for (const e of allEndpoints(db)) {
+    try {
+      const key = e.key_sealed === null ? null : unseal(e.key_sealed, masterKey, `endpoint:${e.org_id}:${e.name}`);
+      planner.setEndpoint(e.org_id, e.name, { name: e.name, baseUrl: e.base_url, key, compliant: e.status === 'compliant' });
+    } catch {
+      log.warn('registered endpoint key does not open with this master key; skipped', { org: e.org_id, endpoint: e.name });
     }
   }
   const inference = new InferenceService({
@@ -114,6 +123,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       workspaceChanged: (id) => book.reloadWorkspace(id),
       chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
       orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
+      endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
     },
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
@@ -131,6 +141,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
+      ...endpointRoutes({ ...control, masterKey }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });

@@ -33,6 +33,8 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
   const providers = new Map<string, Provider>();
   for (const entry of file.providers) {
     if (providers.has(entry.id)) throw new ConfigError(`invalid catalog ${path}: provider '${entry.id}' is listed twice`);
+    // custom/<endpoint>/<model> addresses orgs' registered endpoints.
+    if (entry.id === 'custom') throw new ConfigError(`invalid catalog ${path}: provider id 'custom' is reserved`);
     const override = config.providers[entry.id] ?? {};
     const apiKey = override.apiKey ?? (entry.keyEnv ? env[entry.keyEnv] || null : null);
     const enabled = override.enabled ?? true;

@@ -92,6 +92,14 @@ export const ConfigSchema = Type.Object({
     /** Time allowed for the live check of a key against its provider. */
     verifyTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   }, { additionalProperties: false, default: {} }),
+  /** Endpoints an org registers (spec 4.9). */
+  customEndpoints: Type.Object({
+    /** true lets them point at this host and private networks (a self-hoster's LAN); off, such URLs are refused. */
+    allowInternalAddresses: Type.Boolean({ default: false }),
+    /** Time allowed for each call of a compliance test. */
+    testTimeoutMs: Type.Integer({ minimum: 100, default: 15_000 }),
+    maxPerOrg: Type.Integer({ minimum: 1, default: 10 }),
+  }, { additionalProperties: false, default: {} }),
   audio: Type.Object({
     /** Largest audio file POST /v1/audio/transcriptions takes (spec 4.1: 25 MB); the form around it may add 1 MiB. */
     maxFileBytes: Type.Integer({ minimum: 1_024, default: 25 * 1024 * 1024 }),

@@ -1,12 +1,13 @@
 import type { Config } from '../config/schema.js';
 import type { ChainSink } from '../domain/chain.js';
 import type { OrgKeySink } from '../domain/org-key.js';
+import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/database.js';
 
 /** How the control plane tells the data plane that something it caches has changed. */
-export interface DataplaneNotifier extends ChainSink, OrgKeySink {
+export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
   keyChanged(keyId: string): void;
   workspaceChanged(workspaceId: string): void;
 }

@@ -1,9 +1,10 @@
-import type { Catalog, Model, ModelKind, Route } from '../catalog/catalog.js';
+import type { Catalog, Model, ModelKind, Provider, Route } from '../catalog/catalog.js';
 import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { ChainStep } from '../domain/chain.js';
 import type { OrgKey } from '../domain/org-key.js';
+import { CUSTOM_PREFIX, type OrgEndpoint } from '../domain/org-endpoint.js';
 import type { Breakers } from './breakers.js';
 import type { Extensions } from './inference-body.js';
 import type { RouteStatsBook } from './route-stats.js';
@@ -53,6 +54,8 @@ export class RoutePlanner {
   readonly #chains = new Map<string, Map<string, { routes: Route[]; plan: Attempt[] }>>();
   /** Orgs' saved provider keys (spec 4.5), by org and provider. */
   readonly #orgKeys = new Map<string, Map<string, OrgKey>>();
+  /** Orgs' registered endpoints (spec 4.9), by org and name, each as a provider made once. */
+  readonly #endpoints = new Map<string, Map<string, { provider: Provider; compliant: boolean }>>();
 
   constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
     this.#catalog = catalog;
@@ -102,11 +105,34 @@ export class RoutePlanner {
     byProvider.set(provider, saved);
   }
 
+  /** Saves (or with null removes) an org's registered endpoint. */
+  setEndpoint(orgId: string, name: string, ep: OrgEndpoint | null): void {
+    let byName = this.#endpoints.get(orgId);
+    if (ep === null) {
+      byName?.delete(name);
+      if (byName?.size === 0) this.#endpoints.delete(orgId);
+      return;
+    }
+    const id = `${CUSTOM_PREFIX}:${name}`;
+    const provider: Provider = {
+      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true,
+      // What the org's own server does with data is unknown here: it meets no data policy.
+      entry: {
+        id, name: `custom endpoint ${name}`, kind: 'openai-compatible', baseUrl: ep.baseUrl, keyEnv: null, residency: 'unknown', byok: true,
+        streamOptions: true, trainsOnInputs: true, zeroRetention: false,
+      },
+    };
+    if (byName === undefined) this.#endpoints.set(orgId, (byName = new Map()));
+    byName.set(name, { provider, compliant: ep.compliant });
+  }
+
   plan(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null = null): Attempt[] {
     const model = this.#catalog.models.get(modelId);
     // A caller's own key in the request outranks the org's saved ones, and goes to the route it pins.
     const keys = orgId === null || ext.upstreamKey !== null ? undefined : this.#orgKeys.get(orgId);
-    if (!model) return this.#direct(modelId, endpoint, ext, keys);
+    if (!model) {
+      return modelId.startsWith(`${CUSTOM_PREFIX}/`) ? this.#custom(modelId, endpoint, ext, orgId) : this.#direct(modelId, endpoint, ext, keys);
+    }
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
@@ -202,6 +228,29 @@ export class RoutePlanner {
       throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
     }
     return [attempt(route, key, true)];
+  }
+
+  /**
+   * `custom/<endpoint>/<model>`: a model on one of the org's registered endpoints (spec 4.9),
+   * called with the endpoint's own key while its last compliance test passed, not debited.
+   */
+  #custom(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null): Attempt[] {
+    const rest = modelId.slice(CUSTOM_PREFIX.length + 1);
+    const slash = rest.indexOf('/');
+    const name = slash > 0 ? rest.slice(0, slash) : '';
+    const upstreamModel = slash > 0 ? rest.slice(slash + 1) : '';
+    const ep = orgId === null ? undefined : this.#endpoints.get(orgId)?.get(name);
+    if (ep === undefined) throw errors.modelNotFound(modelId);
+    if (upstreamModel.trim() === '') throw errors.badRequest(`Invalid 'model': '${modelId}' names no model after the endpoint`);
+    if (!ep.compliant) throw errors.noRoute(modelId, `endpoint '${name}' did not pass its last compliance test; retest it`);
+    if (endpoint !== 'chat' && endpoint !== 'embeddings') throw errors.badRequest(`Registered endpoints serve chat and embeddings, not ${endpoint}`);
+    if (ext.provider !== null && !ext.provider.includes(ep.provider.id)) throw errors.noRoute(modelId, `it is served by ${ep.provider.id} only`);
+    if (ext.dataPolicy !== null) throw errors.noRoute(modelId, `a registered endpoint's data handling is unknown, so it meets no data_policy`);
+    const route: Route = {
+      id: `${ep.provider.id}:${upstreamModel}`, provider: ep.provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0,
+      outputMicrosPerUnit: 0, direct: true,
+    };
+    return [attempt(route, ep.provider.apiKey, true)];
   }
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {
