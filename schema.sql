@@ -287,3 +287,32 @@ CREATE TABLE custom_endpoints (
   created_at  INTEGER NOT NULL,
   UNIQUE (org_id, name)
 );
+
+-- migration: 10
+-- Reliability monitoring (spec 4.10): one row per canary call to a step's route, and alerts on a
+-- collection's canaries, delivered to a webhook when they start and stop firing.
+CREATE TABLE canaries (
+  id             INTEGER PRIMARY KEY,
+  collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  route          TEXT NOT NULL,
+  at             INTEGER NOT NULL,
+  ok             INTEGER NOT NULL,
+  latency_ms     REAL NOT NULL,
+  error          TEXT
+);
+CREATE INDEX canaries_by_collection ON canaries(collection_id, at);
+
+CREATE TABLE alerts (
+  id             TEXT PRIMARY KEY,
+  collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  metric         TEXT NOT NULL CHECK (metric IN ('error_rate', 'latency_p95')),
+  threshold      REAL NOT NULL,
+  target_kind    TEXT NOT NULL CHECK (target_kind IN ('webhook', 'email')),
+  target         TEXT NOT NULL,
+  firing         INTEGER NOT NULL DEFAULT 0,
+  last_value     REAL,
+  last_fired_at  INTEGER,
+  last_delivery  TEXT,
+  created_at     INTEGER NOT NULL
+);
+CREATE INDEX alerts_by_collection ON alerts(collection_id);

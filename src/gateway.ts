@@ -13,6 +13,8 @@ import { routingRoutes } from './control/routing-routes.js';
 import { collectionRoutes } from './control/collection-routes.js';
 import { byokRoutes } from './control/byok-routes.js';
 import { endpointRoutes } from './control/endpoint-routes.js';
+import { monitoringRoutes } from './control/monitoring-routes.js';
+import { Monitor } from './monitoring/monitor.js';
 import { allEndpoints } from './store/custom-endpoints.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
@@ -127,6 +129,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
+  const monitor = new Monitor({ db, catalog, upstream, clock, log, config });
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
   });
@@ -142,6 +145,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
+      ...monitoringRoutes({ ...control, catalog, check: (id) => monitor.check(id) }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });
@@ -178,6 +182,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   }, config.changePollMs);
   poll.unref();
+  monitor.start();
 
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
   const native = uwsIsNative();
@@ -195,6 +200,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       const deadline = Date.now() + (o.timeoutMs ?? 30_000);
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       clearInterval(poll);
+      await monitor.stop();
       breakers.shutdown();
       traffic.stop();
       await usage.close();

@@ -92,6 +92,17 @@ export const ConfigSchema = Type.Object({
     /** Time allowed for the live check of a key against its provider. */
     verifyTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   }, { additionalProperties: false, default: {} }),
+  /** Reliability monitoring of collections (spec 4.10). */
+  monitoring: Type.Object({
+    /** How often monitored collections are canaried. */
+    intervalMs: Type.Integer({ minimum: 1_000, default: 300_000 }),
+    canaryTimeoutMs: Type.Integer({ minimum: 100, default: 15_000 }),
+    /** Alerts are judged on the canaries of this last stretch. */
+    alertWindowMs: Type.Integer({ minimum: 1_000, default: 3_600_000 }),
+    /** true lets alert webhooks point at this host and private networks. */
+    allowInternalWebhooks: Type.Boolean({ default: false }),
+    maxAlertsPerCollection: Type.Integer({ minimum: 1, default: 10 }),
+  }, { additionalProperties: false, default: {} }),
   /** Endpoints an org registers (spec 4.9). */
   customEndpoints: Type.Object({
     /** true lets them point at this host and private networks (a self-hoster's LAN); off, such URLs are refused. */

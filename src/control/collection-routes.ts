@@ -38,7 +38,7 @@ const OrgItem = Type.Composite([PublicItem, Type.Object({
   id: Type.String(),
   public: Type.Boolean(),
   starred: Type.Boolean({ description: 'starred by the active org' }),
-  monitored: Type.Boolean({ description: 'reliability monitoring (spec 4.10) is not built, so always false' }),
+  monitored: Type.Boolean({ description: 'canaried on a schedule (POST /me/collections/:slug/monitor)' }),
 })]);
 const Version = Type.Object({
   version: Type.Integer(), name: Type.String(), model: Type.String(), steps: Type.Array(StepView), readme_md: Type.String(), created_at: Type.String(),

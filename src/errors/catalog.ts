@@ -12,7 +12,7 @@ const UPSTREAM = 'upstream_error';
 export type ManagementCode =
   | 'duplicate_key_name' | 'trial_ceiling' | 'cap' | 'bad_email' | 'bad_role' | 'already_member' | 'already_invited'
   | 'last_owner' | 'personal_org' | 'member_cap' | 'team_cap' | 'duplicate_workspace' | 'bad_name' | 'already_answered'
-  | 'bad_request' | 'bad_steps' | 'bad_model' | 'bad_readme';
+  | 'bad_request' | 'bad_steps' | 'bad_model' | 'bad_readme' | 'unavailable';
 
 export const errors = {
   badRequest: (message: string) => new GatewayError(400, INVALID_REQUEST, 'bad_request', message),

@@ -1,0 +1,74 @@
+import type { Catalog } from '../catalog/catalog.js';
+import type { ChainStep } from '../domain/chain.js';
+import type { CanaryRow } from '../store/monitoring.js';
+
+export interface StepHealth {
+  route: string;
+  provider: string;
+  model: string;
+  upstream_model: string;
+  canaries: number;
+  /** Share of canaries that succeeded, 0..1; null without canaries. */
+  uptime: number | null;
+  p95_latency_ms: number | null;
+  last_canary: { at: string; ok: boolean; latency_ms: number; error: string | null } | null;
+}
+
+export interface CollectionHealth {
+  days: number;
+  since: string;
+  canaries: number;
+  error_rate: number | null;
+  p95_latency_ms: number | null;
+  steps: StepHealth[];
+}
+
+/** The 95th percentile of some latencies, or null for none. */
+export function p95(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
+}
+
+/** The routes a collection's steps expand to, in order: what canaries call. */
+export function stepRoutes(catalog: Catalog, steps: readonly ChainStep[]): { id: string; provider: string; model: string; upstreamModel: string }[] {
+  const seen = new Set<string>();
+  const out: { id: string; provider: string; model: string; upstreamModel: string }[] = [];
+  for (const s of steps) {
+    for (const r of catalog.models.get(s.model)?.routes ?? []) {
+      if ((s.provider === null || r.provider.id === s.provider) && !seen.has(r.id)) {
+        seen.add(r.id);
+        out.push({ id: r.id, provider: r.provider.id, model: s.model, upstreamModel: r.upstreamModel });
+      }
+    }
+  }
+  return out;
+}
+
+/** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
+export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryRow[], days: number, since: number): CollectionHealth {
+  const byRoute = new Map<string, CanaryRow[]>();
+  for (const c of canaries) {
+    let list = byRoute.get(c.route);
+    if (list === undefined) byRoute.set(c.route, (list = []));
+    list.push(c);
+  }
+  const failed = canaries.filter((c) => !c.ok).length;
+  return {
+    days,
+    since: new Date(since).toISOString(),
+    canaries: canaries.length,
+    error_rate: canaries.length === 0 ? null : failed / canaries.length,
+    p95_latency_ms: p95(canaries.filter((c) => c.ok).map((c) => c.latency_ms)),
+    steps: stepRoutes(catalog, steps).map((r) => {
+      const list = byRoute.get(r.id) ?? [];
+      const last = list.at(-1);
+      return {
+        route: r.id, provider: r.provider, model: r.model, upstream_model: r.upstreamModel, canaries: list.length,
+        uptime: list.length === 0 ? null : list.filter((c) => c.ok).length / list.length,
+        p95_latency_ms: p95(list.filter((c) => c.ok).map((c) => c.latency_ms)),
+        last_canary: last ? { at: new Date(last.at).toISOString(), ok: last.ok, latency_ms: last.latency_ms, error: last.error } : null,
+      };
+    }),
+  };
+}

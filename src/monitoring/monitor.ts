@@ -1,0 +1,187 @@
+import { performance } from 'node:perf_hooks';
+import { fetch } from 'undici';
+import type { Catalog, Route } from '../catalog/catalog.js';
+import type { Config } from '../config/schema.js';
+import { p95, stepRoutes } from '../control/collection-health.js';
+import { ProxyDispatchers } from '../control/proxy-dispatchers.js';
+import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
+import { blockedReason } from '../lib/address-guard.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { adapterFor } from '../providers/registry.js';
+import type { Endpoint } from '../providers/types.js';
+import { findCollection, type CollectionRow } from '../store/collections.js';
+import type { Db } from '../store/database.js';
+import {
+  canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type AlertRow, type CanaryRow,
+} from '../store/monitoring.js';
+
+/** Canaries are kept as long as the longest health window (spec 8: days 1–90). */
+const KEEP_MS = 90 * 86_400_000;
+const ANSWER_BYTES = 1024 * 1024;
+const CANARY_ENDPOINT: Partial<Record<string, Endpoint>> = { chat: 'chat', embedding: 'embeddings' };
+
+/** A timer that aborts an upstream call, as a client going away would. */
+class Deadline implements AbortSource {
+  aborted = false;
+  readonly #callbacks: (() => void)[] = [];
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.#timer = setTimeout(() => {
+      this.aborted = true;
+      for (const cb of this.#callbacks) cb();
+    }, ms);
+    this.#timer.unref();
+  }
+
+  onAbort(cb: () => void): void {
+    if (this.aborted) cb();
+    else this.#callbacks.push(cb);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+export interface MonitorDeps {
+  db: Db;
+  catalog: Catalog;
+  upstream: UpstreamClient;
+  clock: Clock;
+  log: Logger;
+  config: Readonly<Config>;
+}
+
+/**
+ * Reliability monitoring (spec 4.10). A check sends one small canary to every configured route of
+ * a collection's steps (chat and embedding models: one token, or one short input), on the
+ * platform's keys, outside the ledger and the breakers, and keeps each result. Monitored
+ * collections are checked every `monitoring.intervalMs`. After each check the collection's
+ * alerts are judged on the last `monitoring.alertWindowMs` of canaries; one that starts or stops
+ * firing is delivered to its webhook.
+ */
+export class Monitor {
+  readonly #d: MonitorDeps;
+  readonly #dispatchers: ProxyDispatchers;
+  readonly #headers = new Map<string, Record<string, string>>();
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(d: MonitorDeps) {
+    this.#d = d;
+    this.#dispatchers = new ProxyDispatchers(d.config.upstream);
+  }
+
+  start(): void {
+    const every = this.#d.config.monitoring.intervalMs;
+    this.#timer = setInterval(() => {
+      this.#running = this.#round().catch((e) => this.#d.log.error('monitoring round failed', { err: String(e) }));
+    }, every);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  /** Canaries every step of a collection now, keeps the results, and judges its alerts. */
+  async check(collectionId: string): Promise<void> {
+    const c = findCollection(this.#d.db, collectionId);
+    if (!c) return;
+    const results = await Promise.all(stepRoutes(this.#d.catalog, c.steps).map((r) => this.#canary(r.id, r.model)));
+    const kept = results.filter((r): r is CanaryRow => r !== null);
+    if (kept.length > 0) insertCanaries(this.#d.db, c.id, kept);
+    await this.#judge(c);
+  }
+
+  async #round(): Promise<void> {
+    for (const id of monitoredCollectionIds(this.#d.db)) await this.check(id);
+    pruneCanaries(this.#d.db, this.#d.clock.now() - KEEP_MS);
+  }
+
+  /** One canary to one route; null for a route this gateway cannot call or a model kind with no cheap canary. */
+  async #canary(routeId: string, modelId: string): Promise<CanaryRow | null> {
+    const route = this.#d.catalog.routes.get(routeId);
+    const kind = this.#d.catalog.models.get(modelId)?.kind;
+    const endpoint = kind === undefined ? undefined : CANARY_ENDPOINT[kind];
+    if (!route || !route.provider.configured || endpoint === undefined) return null;
+    const payload: Record<string, unknown> = endpoint === 'chat'
+      ? { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }
+      : { input: 'ping' };
+    const call = adapterFor(route.provider.entry.kind).buildCall(endpoint, payload, route.upstreamModel, { streamOptions: false }, null);
+    const deadline = new Deadline(this.#d.config.monitoring.canaryTimeoutMs);
+    const at = this.#d.clock.now();
+    const started = performance.now();
+    try {
+      const res = await this.#d.upstream.send(endpoint, route, call, payload, this.#headersFor(route), deadline);
+      const body = await res.readAll(ANSWER_BYTES);
+      const latency = performance.now() - started;
+      if (res.status >= 400) return { route: routeId, at, ok: false, latency_ms: latency, error: `upstream ${res.status}: ${body.toString('utf8').slice(0, 200)}` };
+      return { route: routeId, at, ok: true, latency_ms: latency, error: null };
+    } catch (e) {
+      const error = deadline.aborted ? `no answer within ${this.#d.config.monitoring.canaryTimeoutMs} ms` : (e as Error).message;
+      return { route: routeId, at, ok: false, latency_ms: performance.now() - started, error: error.slice(0, 200) };
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  #headersFor(route: Route): Record<string, string> {
+    let h = this.#headers.get(route.id);
+    if (h === undefined) {
+      const key = route.provider.apiKey;
+      h = { 'content-type': 'application/json', accept: 'application/json', ...(key ? adapterFor(route.provider.entry.kind).authHeaders(key) : {}) };
+      this.#headers.set(route.id, h);
+    }
+    return h;
+  }
+
+  async #judge(c: CollectionRow): Promise<void> {
+    const alerts = listAlerts(this.#d.db, c.id);
+    if (alerts.length === 0) return;
+    const now = this.#d.clock.now();
+    const recent = canariesSince(this.#d.db, c.id, now - this.#d.config.monitoring.alertWindowMs);
+    if (recent.length === 0) return;
+    const values = {
+      error_rate: recent.filter((r) => !r.ok).length / recent.length,
+      latency_p95: p95(recent.filter((r) => r.ok).map((r) => r.latency_ms)),
+    };
+    for (const a of alerts) {
+      const value = values[a.metric];
+      if (value === null) continue;
+      const firing = value > a.threshold;
+      if (firing === a.firing) {
+        recordAlertState(this.#d.db, a.id, firing, value, null, null);
+        continue;
+      }
+      const delivery = await this.#deliver(a, c, value, firing, now);
+      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, delivery);
+    }
+  }
+
+  /** Posts the alert's change to its webhook; returns what happened, for the alert's record. */
+  async #deliver(a: AlertRow, c: CollectionRow, value: number, firing: boolean, now: number): Promise<string> {
+    const url = new URL(a.target);
+    const blocked = await blockedReason(url, this.#d.config.monitoring.allowInternalWebhooks);
+    if (blocked !== null) return `not delivered: ${blocked}`;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring' },
+        body: JSON.stringify({
+          type: 'gw.alert', state: firing ? 'firing' : 'resolved', alert_id: a.id, collection: { slug: c.slug, name: c.name },
+          metric: a.metric, value, threshold: a.threshold, at: new Date(now).toISOString(),
+        }),
+        signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString()),
+      });
+      await res.body?.cancel();
+      return `${firing ? 'firing' : 'resolved'} delivered: ${res.status}`;
+    } catch (e) {
+      return `${firing ? 'firing' : 'resolved'} not delivered: ${(e as Error).message}`;
+    }
+  }
+}

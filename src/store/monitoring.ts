@@ -1,0 +1,82 @@
+import { newId } from '../lib/ids.js';
+import type { Db } from './database.js';
+
+export interface CanaryRow {
+  route: string;
+  at: number;
+  ok: boolean;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface AlertRow {
+  id: string;
+  collection_id: string;
+  metric: 'error_rate' | 'latency_p95';
+  threshold: number;
+  target_kind: 'webhook' | 'email';
+  target: string;
+  firing: boolean;
+  last_value: number | null;
+  last_fired_at: number | null;
+  last_delivery: string | null;
+  created_at: number;
+}
+
+type RawAlert = Omit<AlertRow, 'firing'> & { firing: number };
+const alert = (r: RawAlert): AlertRow => ({ ...r, firing: r.firing === 1 });
+
+export function setMonitored(db: Db, collectionId: string, monitored: boolean): void {
+  db.prepare('UPDATE collections SET monitored = ? WHERE id = ?').run(monitored ? 1 : 0, collectionId);
+}
+
+export function monitoredCollectionIds(db: Db): string[] {
+  return db.prepare('SELECT id FROM collections WHERE monitored = 1').pluck().all() as string[];
+}
+
+export function insertCanaries(db: Db, collectionId: string, rows: readonly CanaryRow[]): void {
+  const stmt = db.prepare('INSERT INTO canaries (collection_id, route, at, ok, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const r of rows) stmt.run(collectionId, r.route, r.at, r.ok ? 1 : 0, r.latency_ms, r.error);
+  })();
+}
+
+/** A collection's canaries since `since`, oldest first. */
+export function canariesSince(db: Db, collectionId: string, since: number): CanaryRow[] {
+  return (db.prepare('SELECT route, at, ok, latency_ms, error FROM canaries WHERE collection_id = ? AND at >= ? ORDER BY at, id')
+    .all(collectionId, since) as (Omit<CanaryRow, 'ok'> & { ok: number })[]).map((r) => ({ ...r, ok: r.ok === 1 }));
+}
+
+/** Canaries older than `before` are dropped (the health window is at most 90 days). */
+export function pruneCanaries(db: Db, before: number): void {
+  db.prepare('DELETE FROM canaries WHERE at < ?').run(before);
+}
+
+export function listAlerts(db: Db, collectionId: string): AlertRow[] {
+  return (db.prepare('SELECT * FROM alerts WHERE collection_id = ? ORDER BY created_at, id').all(collectionId) as RawAlert[]).map(alert);
+}
+
+export function countAlerts(db: Db, collectionId: string): number {
+  return db.prepare('SELECT COUNT(*) FROM alerts WHERE collection_id = ?').pluck().get(collectionId) as number;
+}
+
+export function findAlert(db: Db, id: string): AlertRow | null {
+  const r = db.prepare('SELECT * FROM alerts WHERE id = ?').get(id) as RawAlert | undefined;
+  return r ? alert(r) : null;
+}
+
+export function insertAlert(db: Db, a: Pick<AlertRow, 'collection_id' | 'metric' | 'threshold' | 'target_kind' | 'target'>, now: number): string {
+  const id = newId('alert');
+  db.prepare('INSERT INTO alerts (id, collection_id, metric, threshold, target_kind, target, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(id, a.collection_id, a.metric, a.threshold, a.target_kind, a.target, now);
+  return id;
+}
+
+export function deleteAlert(db: Db, id: string): void {
+  db.prepare('DELETE FROM alerts WHERE id = ?').run(id);
+}
+
+export function recordAlertState(db: Db, id: string, firing: boolean, value: number | null, firedAt: number | null, delivery: string | null): void {
+  db.prepare('UPDATE alerts SET firing = ?, last_value = ?, last_fired_at = COALESCE(?, last_fired_at), last_delivery = COALESCE(?, last_delivery) WHERE id = ?')
+    .run(firing ? 1 : 0, value, firedAt, delivery, id);
+}
