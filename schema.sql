@@ -290,7 +290,7 @@ CREATE TABLE custom_endpoints (
 
 -- migration: 10
 -- Reliability monitoring (spec 4.10): one row per canary call to a step's route, and alerts on a
--- collection's canaries, delivered to a webhook when they start and stop firing.
+-- collection's canaries, delivered to a webhook (signed) or by email when they start and stop firing.
 CREATE TABLE canaries (
   id             INTEGER PRIMARY KEY,
   collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
@@ -307,8 +307,11 @@ CREATE TABLE alerts (
   collection_id  TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
   metric         TEXT NOT NULL CHECK (metric IN ('error_rate', 'latency_p95')),
   threshold      REAL NOT NULL,
+  window_minutes INTEGER NOT NULL DEFAULT 15,
   target_kind    TEXT NOT NULL CHECK (target_kind IN ('webhook', 'email')),
   target         TEXT NOT NULL,
+  -- Webhooks: the HMAC-SHA256 signing secret, sealed with the master key; shown once, at creation.
+  secret_sealed  TEXT,
   firing         INTEGER NOT NULL DEFAULT 0,
   last_value     REAL,
   last_fired_at  INTEGER,

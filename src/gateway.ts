@@ -129,7 +129,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
-  const monitor = new Monitor({ db, catalog, upstream, clock, log, config });
+  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey });
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
   });
@@ -145,7 +145,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
-      ...monitoringRoutes({ ...control, catalog, check: (id) => monitor.check(id) }),
+      ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
   });

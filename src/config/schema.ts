@@ -97,11 +97,21 @@ export const ConfigSchema = Type.Object({
     /** How often monitored collections are canaried. */
     intervalMs: Type.Integer({ minimum: 1_000, default: 300_000 }),
     canaryTimeoutMs: Type.Integer({ minimum: 100, default: 15_000 }),
-    /** Alerts are judged on the canaries of this last stretch. */
-    alertWindowMs: Type.Integer({ minimum: 1_000, default: 3_600_000 }),
     /** true lets alert webhooks point at this host and private networks. */
     allowInternalWebhooks: Type.Boolean({ default: false }),
     maxAlertsPerCollection: Type.Integer({ minimum: 1, default: 10 }),
+    /** A failed delivery is tried again after this, then 5 and 25 times this (three retries). */
+    retryBaseMs: Type.Integer({ minimum: 10, default: 1_000 }),
+  }, { additionalProperties: false, default: {} }),
+  /** Mail relay for email alerts; without a host, email alerts are refused (400 unavailable). */
+  smtp: Type.Object({
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Integer({ minimum: 1, maximum: 65535, default: 25 }),
+    /** TLS from the first byte (port 465). */
+    secure: Type.Boolean({ default: false }),
+    from: Type.String({ minLength: 3, default: 'gw@localhost' }),
+    user: Type.Optional(Type.String({ minLength: 1 })),
+    password: Type.Optional(Type.String()),
   }, { additionalProperties: false, default: {} }),
   /** Endpoints an org registers (spec 4.9). */
   customEndpoints: Type.Object({

@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog } from '../catalog/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
+import { seal } from '../lib/secret-box.js';
 import { findCollectionBySlug, type CollectionRow } from '../store/collections.js';
 import {
-  canariesSince, countAlerts, deleteAlert, findAlert, insertAlert, listAlerts, setMonitored, type AlertRow,
+  canariesSince, countAlerts, deleteAlert, findAlert, insertAlert, listAlerts, newAlertId, setMonitored, type AlertRow,
 } from '../store/monitoring.js';
 import { collectionHealth } from './collection-health.js';
 import type { ControlDeps } from './control-deps.js';
@@ -19,6 +21,7 @@ const Alert = Type.Object({
   id: Type.String(),
   metric: Type.String({ description: 'error_rate (0..1 of canaries failing) or latency_p95 (ms, successful canaries)' }),
   threshold: Type.Number(),
+  window_minutes: Type.Integer({ description: 'the stretch of canaries it is judged on' }),
   target: Type.Object({ webhook: Type.Optional(Type.String()), email: Type.Optional(Type.String()) }),
   firing: Type.Boolean(),
   last_value: Type.Union([Type.Number(), Type.Null()]),
@@ -26,14 +29,21 @@ const Alert = Type.Object({
   last_delivery: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
 });
+const CreatedAlert = Type.Composite([Alert, Type.Object({
+  secret: Type.Union([Type.String(), Type.Null()], {
+    description: 'webhooks: the HMAC-SHA256 key of the x-gw-signature header, in this answer only; null for email',
+  }),
+})]);
 const NewAlert = Type.Object({
   metric: Type.Union([Type.Literal('error_rate'), Type.Literal('latency_p95')]),
   threshold: Type.Number({ description: 'error_rate: above this share (0 < t <= 1); latency_p95: above this many ms' }),
+  window_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_440, description: 'default 15' })),
   target: Type.Object({
-    webhook: Type.Optional(Type.String({ description: 'https URL that receives a JSON POST when the alert starts and stops firing' })),
-    email: Type.Optional(Type.String({ description: 'not deliverable: this gateway has no mail transport (400 unavailable)' })),
+    webhook: Type.Optional(Type.String({ description: 'URL that receives a signed JSON POST when the alert starts and stops firing' })),
+    email: Type.Optional(Type.String({ description: 'address mailed through the configured SMTP relay (400 unavailable without one)' })),
   }, { additionalProperties: false }),
 }, { additionalProperties: false });
+const EMAIL_RE = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 const StepHealth = Type.Object({
   route: Type.String(), provider: Type.String(), model: Type.String(), upstream_model: Type.String(), canaries: Type.Integer(),
@@ -47,6 +57,7 @@ const Health = Type.Object({
 
 export interface MonitoringRouteDeps extends ControlDeps {
   catalog: Catalog;
+  masterKey: Buffer;
   /** Canaries a collection's steps now and judges its alerts (the monitor, which calls providers). */
   check(collectionId: string): Promise<void>;
 }
@@ -69,7 +80,7 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
     return { slug: c.slug, monitored, ...collectionHealth(catalog, c.steps, canariesSince(db, c.id, since), days, since) };
   };
   const view = (a: AlertRow): Static<typeof Alert> => ({
-    id: a.id, metric: a.metric, threshold: a.threshold, target: { [a.target_kind]: a.target }, firing: a.firing, last_value: a.last_value,
+    id: a.id, metric: a.metric, threshold: a.threshold, window_minutes: a.window_minutes, target: { [a.target_kind]: a.target }, firing: a.firing, last_value: a.last_value,
     last_fired_at: iso(a.last_fired_at), last_delivery: a.last_delivery, created_at: iso(a.created_at)!,
   });
 
@@ -112,8 +123,8 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
       handle: (ctx) => ({ body: { data: listAlerts(db, own(ctx.params.slug, ctx.session!.orgId).id).map(view) } }),
     },
     {
-      kind: 'json', method: 'post', path: '/me/collections/:slug/alerts', auth: 'session', role: 'admin', body: NewAlert, response: Alert,
-      summary: 'Create an alert on error_rate or latency_p95, delivered to a webhook (owner/admin); email is not available here',
+      kind: 'json', method: 'post', path: '/me/collections/:slug/alerts', auth: 'session', role: 'admin', body: NewAlert, response: CreatedAlert,
+      summary: 'Create an alert on error_rate or latency_p95 over window_minutes, delivered to a signed webhook or by email (owner/admin)',
       handle: async (ctx) => {
         const c = own(ctx.params.slug, ctx.session!.orgId);
         const b = ctx.body as Static<typeof NewAlert>;
@@ -122,22 +133,36 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
           : `'threshold' for latency_p95 is milliseconds above 0, at most ${MAX_LATENCY_MS}`);
         const kinds = Object.keys(b.target);
         if (kinds.length !== 1) throw errors.badRequest(`'target' takes exactly one of webhook or email`);
+        let target: string;
+        let secret: string | null = null;
         if (b.target.email !== undefined) {
-          throw errors.rule('unavailable', 'Email alerts are not available: this gateway has no mail transport; use a webhook');
+          if (d.config.smtp.host === undefined) {
+            throw errors.rule('unavailable', 'Email alerts are not available: no SMTP relay is configured (smtp.host); use a webhook');
+          }
+          if (!EMAIL_RE.test(b.target.email) || b.target.email.length > 254) throw errors.badRequest(`Invalid 'target.email': not an address`);
+          target = b.target.email;
+        } else {
+          let url: URL;
+          try {
+            url = new URL(b.target.webhook!);
+          } catch {
+            throw errors.badRequest(`Invalid 'target.webhook': not a URL`);
+          }
+          const blocked = await blockedReason(url, cfg.allowInternalWebhooks);
+          if (blocked !== null) throw errors.badRequest(`Invalid 'target.webhook': ${blocked}`);
+          target = url.toString();
+          secret = `whsec_${randomBytes(24).toString('base64url')}`;
         }
-        let url: URL;
-        try {
-          url = new URL(b.target.webhook!);
-        } catch {
-          throw errors.badRequest(`Invalid 'target.webhook': not a URL`);
-        }
-        const blocked = await blockedReason(url, cfg.allowInternalWebhooks);
-        if (blocked !== null) throw errors.badRequest(`Invalid 'target.webhook': ${blocked}`);
         if (countAlerts(db, c.id) >= cfg.maxAlertsPerCollection) {
           throw errors.rule('cap', `A collection can have at most ${cfg.maxAlertsPerCollection} alerts`);
         }
-        const id = insertAlert(db, { collection_id: c.id, metric: b.metric, threshold: b.threshold, target_kind: 'webhook', target: url.toString() }, d.clock.now());
-        return { status: 201, body: view(findAlert(db, id)!) };
+        const id = newAlertId();
+        insertAlert(db, id, {
+          collection_id: c.id, metric: b.metric, threshold: b.threshold, window_minutes: b.window_minutes ?? 15,
+          target_kind: b.target.email !== undefined ? 'email' : 'webhook', target,
+          secret_sealed: secret === null ? null : seal(secret, d.masterKey, `alert:${id}`),
+        }, d.clock.now());
+        return { status: 201, body: { ...view(findAlert(db, id)!), secret } };
       },
     },
     {

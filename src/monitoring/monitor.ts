@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import type { Catalog, Route } from '../catalog/catalog.js';
@@ -6,6 +7,7 @@ import { p95, stepRoutes } from '../control/collection-health.js';
 import { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import { blockedReason } from '../lib/address-guard.js';
+import { unseal } from '../lib/secret-box.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { adapterFor } from '../providers/registry.js';
@@ -15,6 +17,7 @@ import type { Db } from '../store/database.js';
 import {
   canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type AlertRow, type CanaryRow,
 } from '../store/monitoring.js';
+import { sendMail } from './smtp.js';
 
 /** Canaries are kept as long as the longest health window (spec 8: days 1–90). */
 const KEEP_MS = 90 * 86_400_000;
@@ -46,6 +49,7 @@ class Deadline implements AbortSource {
 }
 
 export interface MonitorDeps {
+  masterKey: Buffer;
   db: Db;
   catalog: Catalog;
   upstream: UpstreamClient;
@@ -58,9 +62,10 @@ export interface MonitorDeps {
  * Reliability monitoring (spec 4.10). A check sends one small canary to every configured route of
  * a collection's steps (chat and embedding models: one token, or one short input), on the
  * platform's keys, outside the ledger and the breakers, and keeps each result. Monitored
- * collections are checked every `monitoring.intervalMs`. After each check the collection's
- * alerts are judged on the last `monitoring.alertWindowMs` of canaries; one that starts or stops
- * firing is delivered to its webhook.
+ * collections are checked every `monitoring.intervalMs`. After each check each alert is judged on
+ * the canaries of its own window; one that starts or stops firing is delivered once: a JSON POST
+ * signed with HMAC-SHA256 (`x-gw-signature`) and retried with backoff, or a mail through the SMTP
+ * relay (DESIGN.md, Alerts).
  */
 export class Monitor {
   readonly #d: MonitorDeps;
@@ -68,6 +73,8 @@ export class Monitor {
   readonly #headers = new Map<string, Record<string, string>>();
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> = Promise.resolve();
+  /** Set on stop: deliveries waiting to retry give up instead of writing to a closed database. */
+  #stopped = false;
 
   constructor(d: MonitorDeps) {
     this.#d = d;
@@ -83,6 +90,7 @@ export class Monitor {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     await this.#running;
@@ -144,44 +152,71 @@ export class Monitor {
     const alerts = listAlerts(this.#d.db, c.id);
     if (alerts.length === 0) return;
     const now = this.#d.clock.now();
-    const recent = canariesSince(this.#d.db, c.id, now - this.#d.config.monitoring.alertWindowMs);
-    if (recent.length === 0) return;
-    const values = {
-      error_rate: recent.filter((r) => !r.ok).length / recent.length,
-      latency_p95: p95(recent.filter((r) => r.ok).map((r) => r.latency_ms)),
-    };
+    const longest = Math.max(...alerts.map((a) => a.window_minutes));
+    const canaries = canariesSince(this.#d.db, c.id, now - longest * 60_000);
     for (const a of alerts) {
-      const value = values[a.metric];
+      const recent = canaries.filter((r) => r.at >= now - a.window_minutes * 60_000);
+      if (recent.length === 0) continue;
+      const value = a.metric === 'error_rate' ? recent.filter((r) => !r.ok).length / recent.length
+        : p95(recent.filter((r) => r.ok).map((r) => r.latency_ms));
       if (value === null) continue;
       const firing = value > a.threshold;
       if (firing === a.firing) {
         recordAlertState(this.#d.db, a.id, firing, value, null, null);
         continue;
       }
-      const delivery = await this.#deliver(a, c, value, firing, now);
-      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, delivery);
+      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, `${firing ? 'firing' : 'resolved'}: delivering`);
+      const event = {
+        type: 'gw.alert', state: firing ? 'firing' : 'resolved', alert_id: a.id, collection: { slug: c.slug, name: c.name },
+        metric: a.metric, value, threshold: a.threshold, window_minutes: a.window_minutes, at: new Date(now).toISOString(),
+      };
+      // Delivery runs on its own (retries wait seconds): the check answers without it.
+      void this.#deliver(a, event).then((outcome) => {
+        if (!this.#stopped) recordAlertState(this.#d.db, a.id, firing, value, null, outcome);
+      })
+        .catch((e) => this.#d.log.error('alert delivery failed', { alert: a.id, err: String(e) }));
     }
   }
 
-  /** Posts the alert's change to its webhook; returns what happened, for the alert's record. */
-  async #deliver(a: AlertRow, c: CollectionRow, value: number, firing: boolean, now: number): Promise<string> {
-    const url = new URL(a.target);
-    const blocked = await blockedReason(url, this.#d.config.monitoring.allowInternalWebhooks);
-    if (blocked !== null) return `not delivered: ${blocked}`;
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring' },
-        body: JSON.stringify({
-          type: 'gw.alert', state: firing ? 'firing' : 'resolved', alert_id: a.id, collection: { slug: c.slug, name: c.name },
-          metric: a.metric, value, threshold: a.threshold, at: new Date(now).toISOString(),
-        }),
-        signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString()),
-      });
-      await res.body?.cancel();
-      return `${firing ? 'firing' : 'resolved'} delivered: ${res.status}`;
-    } catch (e) {
-      return `${firing ? 'firing' : 'resolved'} not delivered: ${(e as Error).message}`;
+  /** Delivers one change of an alert, retrying a webhook three times with growing waits; returns what happened. */
+  async #deliver(a: AlertRow, event: { state: string; metric: string; value: number; threshold: number; collection: { slug: string; name: string } }):
+    Promise<string> {
+    if (a.target_kind === 'email') {
+      const s = this.#d.config.smtp;
+      if (s.host === undefined) return `${event.state} not delivered: no SMTP relay is configured`;
+      const subject = `[gw] ${event.collection.name}: ${event.metric} ${event.state} (${event.value.toFixed(3)} against ${event.threshold})`;
+      try {
+        await sendMail({ ...s, host: s.host, timeoutMs: this.#d.config.monitoring.canaryTimeoutMs }, a.target, subject, JSON.stringify(event, null, 2));
+        return `${event.state} mailed to ${a.target}`;
+      } catch (e) {
+        return `${event.state} not mailed: ${(e as Error).message}`;
+      }
     }
+    const url = new URL(a.target);
+    const body = JSON.stringify(event);
+    const secret = a.secret_sealed === null ? null : unseal(a.secret_sealed, this.#d.masterKey, `alert:${a.id}`);
+    const signature = secret === null ? null : `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const base = this.#d.config.monitoring.retryBaseMs;
+    let outcome = '';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, base * 5 ** (attempt - 1)).unref());
+      if (this.#stopped) return outcome;
+      // Checked at every attempt: the name may since resolve elsewhere.
+      const blocked = await blockedReason(url, this.#d.config.monitoring.allowInternalWebhooks);
+      if (blocked !== null) return `${event.state} not delivered: ${blocked}`;
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring', ...(signature ? { 'x-gw-signature': signature } : {}) },
+          body, signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString()),
+        });
+        await res.body?.cancel();
+        if (res.status < 300) return `${event.state} delivered: ${res.status}${attempt > 0 ? ` (attempt ${attempt + 1})` : ''}`;
+        outcome = `${event.state} not delivered: ${res.status} after ${attempt + 1} attempt(s)`;
+      } catch (e) {
+        outcome = `${event.state} not delivered: ${(e as Error).message} after ${attempt + 1} attempt(s)`;
+      }
+    }
+    return outcome;
   }
 }

@@ -14,8 +14,10 @@ export interface AlertRow {
   collection_id: string;
   metric: 'error_rate' | 'latency_p95';
   threshold: number;
+  window_minutes: number;
   target_kind: 'webhook' | 'email';
   target: string;
+  secret_sealed: string | null;
   firing: boolean;
   last_value: number | null;
   last_fired_at: number | null;
@@ -65,11 +67,14 @@ export function findAlert(db: Db, id: string): AlertRow | null {
   return r ? alert(r) : null;
 }
 
-export function insertAlert(db: Db, a: Pick<AlertRow, 'collection_id' | 'metric' | 'threshold' | 'target_kind' | 'target'>, now: number): string {
-  const id = newId('alert');
-  db.prepare('INSERT INTO alerts (id, collection_id, metric, threshold, target_kind, target, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(id, a.collection_id, a.metric, a.threshold, a.target_kind, a.target, now);
-  return id;
+export function insertAlert(db: Db, id: string,
+  a: Pick<AlertRow, 'collection_id' | 'metric' | 'threshold' | 'window_minutes' | 'target_kind' | 'target' | 'secret_sealed'>, now: number): void {
+  db.prepare(`INSERT INTO alerts (id, collection_id, metric, threshold, window_minutes, target_kind, target, secret_sealed, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, a.collection_id, a.metric, a.threshold, a.window_minutes, a.target_kind, a.target, a.secret_sealed, now);
+}
+
+export function newAlertId(): string {
+  return newId('alert');
 }
 
 export function deleteAlert(db: Db, id: string): void {

@@ -1,9 +1,11 @@
 // Reliability monitoring (spec 4.10): canaries of a collection's steps, health over a window,
 // scheduled checks of monitored collections, and alerts delivered to a real webhook receiver.
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SMTPServer } from 'smtp-server';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { waitForValue } from '../support/ledger.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
@@ -14,7 +16,13 @@ let groq: MockProvider;
 let together: MockProvider;
 let hook: Server;
 let hookUrl: string;
+let smtp: SMTPServer;
+const mails: string[] = [];
+/** Each delivery as received: the parsed body, the raw bytes, and the signature header. */
 const delivered: any[] = [];
+const received: { raw: string; signature: string }[] = [];
+/** Statuses the receiver answers with, one per delivery, then 200. */
+const answers: number[] = [];
 let owner: Browser;
 let slug: string;
 
@@ -31,14 +39,31 @@ test.before(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      delivered.push(JSON.parse(body));
+      received.push({ raw: body, signature: String(req.headers['x-gw-signature']) });
+      const status = answers.shift() ?? 200;
+      if (status === 200) delivered.push(JSON.parse(body));
+      res.statusCode = status;
       res.end('ok');
     });
   });
+  smtp = new SMTPServer({
+    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+    onData(stream, _session, done) {
+      let text = '';
+      stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      stream.on('end', () => {
+        mails.push(text);
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const smtpPort = (smtp.server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
   gw = await startGateway({
-    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true },
+    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50 },
+    smtp: { host: '127.0.0.1', port: smtpPort, from: 'alerts@gw.example' },
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
   });
   owner = await signIn(gw, 'owner@monitoring.example');
@@ -49,7 +74,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await gw.cleanup();
-  await Promise.all([groq.close(), together.close(), new Promise((r) => hook.close(r))]);
+  await Promise.all([groq.close(), together.close(), new Promise((r) => hook.close(r)), new Promise<void>((r) => smtp.close(() => r()))]);
 });
 
 test('a check canaries every step once, on the platform keys, and reports per-step health', async () => {
@@ -70,20 +95,28 @@ test('a check canaries every step once, on the platform keys, and reports per-st
   assert.is(narrow.canaries, 4);
 });
 
-test('an alert fires to its webhook when the error rate crosses its threshold, and resolves when it falls back', async () => {
-  const created = await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'error_rate', threshold: 0.3, target: { webhook: hookUrl } });
+test('an alert fires to its webhook, signed and retried, when the error rate crosses its threshold, and resolves when it falls back', async () => {
+  const created = await owner.send('POST', `/me/collections/${slug}/alerts`,
+    { metric: 'error_rate', threshold: 0.3, window_minutes: 60, target: { webhook: hookUrl } });
   assert.is(created.status, 201);
   const alert = await json(created);
-  assert.equal([alert.metric, alert.threshold, alert.target, alert.firing], ['error_rate', 0.3, { webhook: hookUrl }, false]);
+  assert.equal([alert.metric, alert.threshold, alert.window_minutes, alert.target, alert.firing], ['error_rate', 0.3, 60, { webhook: hookUrl }, false]);
+  assert.match(alert.secret, /^whsec_/);
+  assert.not.ok('secret' in (await json(await owner.get(`/me/collections/${slug}/alerts`))).data[0], 'the secret is shown once');
 
   together.enqueue({ kind: 'status', status: 500 }, { kind: 'status', status: 500 });
   groq.enqueue({ kind: 'status', status: 503 });
+  answers.push(500); // the first delivery fails and is retried
   await check(); // 4 of 6 canaries in the window have failed now
   await waitForValue(() => delivered.length >= 1, 5_000, 'the firing delivery');
   assert.equal([delivered[0].type, delivered[0].state, delivered[0].metric, delivered[0].collection.slug], ['gw.alert', 'firing', 'error_rate', slug]);
   assert.ok(delivered[0].value > 0.3);
-  const listed = (await json(await owner.get(`/me/collections/${slug}/alerts`))).data[0];
-  assert.equal([listed.firing, listed.last_delivery], [true, 'firing delivered: 200']);
+  assert.is(received.length, 2, 'one retry after the 500');
+  for (const r of received) assert.is(r.signature, `sha256=${createHmac('sha256', alert.secret).update(r.raw).digest('hex')}`);
+  await waitForValue(async () => {
+    const a = (await json(await owner.get(`/me/collections/${slug}/alerts`))).data[0];
+    return a.firing && a.last_delivery === 'firing delivered: 200 (attempt 2)';
+  }, 5_000, 'the recorded delivery');
 
   for (let i = 0; i < 6; i++) await check(); // healthy canaries dilute the failures below 30%
   await waitForValue(() => delivered.length >= 2, 5_000, 'the resolved delivery');
@@ -104,10 +137,35 @@ test('a monitored collection is canaried on schedule without anyone asking', asy
   await owner.send('POST', `/me/collections/${slug}/monitor`, { monitored: false });
 });
 
-test('bad requests: email targets, thresholds, windows and other orgs\' collections', async () => {
+test('email alerts go through the SMTP relay', async () => {
+  const created = await json(await owner.send('POST', `/me/collections/${slug}/alerts`,
+    { metric: 'error_rate', threshold: 0.05, window_minutes: 1, target: { email: 'oncall@team.example' } }));
+  assert.equal([created.target, created.secret], [{ email: 'oncall@team.example' }, null]);
+  together.enqueue({ kind: 'status', status: 500 });
+  groq.enqueue({ kind: 'status', status: 500 });
+  await check(); // the window's failures are now well above 5%
+  const mail = await waitForValue(() => mails.find((m) => m.includes('oncall@team.example')), 5_000, 'the alert mail');
+  assert.match(mail, /Subject: \[gw\] watched: error_rate firing/);
+  assert.match(mail, /From: alerts@gw\.example/);
+  assert.match(mail, /"state": "firing"/);
+  await owner.send('DELETE', `/me/collections/${slug}/alerts/${created.id}`);
+});
+
+test('bad requests: email without a relay, thresholds, windows and other orgs\' collections', async () => {
   const bad = async (r: Response) => [r.status, (await json(r)).error.code];
-  assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { email: 'a@b.example' } })),
-    [400, 'unavailable']);
+  const plain = await startGateway();
+  try {
+    const b = await signIn(plain, 'relayless@monitoring.example');
+    const c = await json(await b.send('POST', '/me/collections', { name: 'x', model: 'sandbox/echo', steps: [{}] }));
+    assert.equal(await bad(await b.send('POST', `/me/collections/${c.slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { email: 'a@b.example' } })),
+      [400, 'unavailable']);
+  } finally {
+    await plain.cleanup();
+  }
+  assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { email: 'not-an-address' } })),
+    [400, 'bad_request']);
+  assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'error_rate', threshold: 0.5, window_minutes: 0, target: { webhook: hookUrl } })),
+    [400, 'bad_request']);
   assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'error_rate', threshold: 2, target: { webhook: hookUrl } })),
     [400, 'bad_request']);
   assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'latency_p95', threshold: 100, target: {} })),

@@ -1,0 +1,76 @@
+import { connect as tcp, type Socket } from 'node:net';
+import { connect as tls } from 'node:tls';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465); otherwise plain SMTP, for a relay on this host or the LAN. */
+  secure: boolean;
+  from: string;
+  user?: string;
+  password?: string;
+  timeoutMs: number;
+}
+
+/**
+ * Sends one plain-text message over SMTP (RFC 5321): EHLO, AUTH PLAIN when a user is set, MAIL,
+ * RCPT, DATA with dot-stuffing, QUIT. Enough for alert mail to a relay; rejects with the server's
+ * reply when a step is refused, or when the server is silent past the timeout.
+ */
+export async function sendMail(s: SmtpSettings, to: string, subject: string, text: string): Promise<void> {
+  const socket: Socket = s.secure ? tls({ host: s.host, port: s.port, servername: s.host }) : tcp({ host: s.host, port: s.port });
+  socket.setTimeout(s.timeoutMs);
+  let buffer = '';
+  let waiting: { resolve: (line: string) => void; reject: (e: Error) => void } | null = null;
+  let failed: Error | null = null;
+  const fail = (e: Error): void => {
+    failed ??= e;
+    waiting?.reject(e);
+    waiting = null;
+  };
+  socket.on('data', (d: Buffer) => {
+    buffer += d.toString('latin1');
+    // A reply ends at a line whose code is followed by a space ("250 ok"), not a dash ("250-…").
+    const m = /(^|\r\n)(\d{3}) [^\r\n]*\r\n$/.exec(buffer);
+    if (m && waiting) {
+      const reply = buffer;
+      buffer = '';
+      waiting.resolve(reply);
+      waiting = null;
+    }
+  });
+  socket.on('timeout', () => fail(new Error(`SMTP server ${s.host}:${s.port} did not answer within ${s.timeoutMs} ms`)));
+  socket.on('error', fail);
+  socket.on('close', () => fail(new Error('SMTP connection closed')));
+  const reply = (expect: number[], command?: string): Promise<string> => new Promise((resolve, reject) => {
+    if (failed) {
+      reject(failed);
+      return;
+    }
+    waiting = {
+      resolve: (r) => {
+        const lines = r.trimEnd().split('\r\n');
+        const code = Number(lines[lines.length - 1].slice(0, 3));
+        if (expect.includes(code)) resolve(r);
+        else reject(new Error(`SMTP ${command?.split(' ')[0] ?? 'greeting'} refused: ${r.trim().slice(0, 200)}`));
+      },
+      reject,
+    };
+    if (command !== undefined) socket.write(`${command}\r\n`);
+  });
+  try {
+    await reply([220]);
+    await reply([250], 'EHLO gw');
+    if (s.user) await reply([235], `AUTH PLAIN ${Buffer.from(`\0${s.user}\0${s.password ?? ''}`).toString('base64')}`);
+    await reply([250], `MAIL FROM:<${s.from}>`);
+    await reply([250, 251], `RCPT TO:<${to}>`);
+    await reply([354], 'DATA');
+    const body = text.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..');
+    const message = `From: ${s.from}\r\nTo: ${to}\r\nSubject: ${subject}\r\nDate: ${new Date().toUTCString()}\r\n` +
+      `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n.`;
+    await reply([250], message);
+    await reply([221], 'QUIT').catch(() => undefined);
+  } finally {
+    socket.destroy();
+  }
+}
