@@ -100,6 +100,8 @@ export const ConfigSchema = Type.Object({
     /** true lets alert webhooks point at this host and private networks. */
     allowInternalWebhooks: Type.Boolean({ default: false }),
     maxAlertsPerCollection: Type.Integer({ minimum: 1, default: 10 }),
+    /** Canaries cost the platform: a collection is checked on request at most this often (429 otherwise). */
+    minCheckIntervalMs: Type.Integer({ minimum: 0, default: 10_000 }),
     /** A failed delivery is tried again after this, then 5 and 25 times this (three retries). */
     retryBaseMs: Type.Integer({ minimum: 10, default: 1_000 }),
   }, { additionalProperties: false, default: {} }),

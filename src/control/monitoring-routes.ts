@@ -79,6 +79,8 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
     const since = d.clock.now() - days * DAY;
     return { slug: c.slug, monitored, ...collectionHealth(catalog, c.steps, canariesSince(db, c.id, since), days, since) };
   };
+  /** When each collection was last checked on request. */
+  const lastCheck = new Map<string, number>();
   const view = (a: AlertRow): Static<typeof Alert> => ({
     id: a.id, metric: a.metric, threshold: a.threshold, window_minutes: a.window_minutes, target: { [a.target_kind]: a.target }, firing: a.firing, last_value: a.last_value,
     last_fired_at: iso(a.last_fired_at), last_delivery: a.last_delivery, created_at: iso(a.created_at)!,
@@ -102,6 +104,10 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
       summary: 'Canary every step of the collection now and return fresh health (the last 7 days)',
       handle: async (ctx) => {
         const c = own(ctx.params.slug, ctx.session!.orgId);
+        const now = d.clock.now();
+        const wait = (lastCheck.get(c.id) ?? -Infinity) + cfg.minCheckIntervalMs - now;
+        if (wait > 0) throw errors.rateLimitExceeded(Math.ceil(wait / 1000), `a collection is checked at most every ${cfg.minCheckIntervalMs} ms`);
+        lastCheck.set(c.id, now);
         await d.check(c.id);
         return { body: health(c, 7, c.monitored) };
       },

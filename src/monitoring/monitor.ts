@@ -83,8 +83,15 @@ export class Monitor {
 
   start(): void {
     const every = this.#d.config.monitoring.intervalMs;
+    let busy = false;
     this.#timer = setInterval(() => {
-      this.#running = this.#round().catch((e) => this.#d.log.error('monitoring round failed', { err: String(e) }));
+      // A round that outlasts the interval (many collections, slow routes) is not overlapped by the next.
+      if (busy) return;
+      busy = true;
+      this.#running = this.#round().catch((e) => this.#d.log.error('monitoring round failed', { err: String(e) }))
+        .finally(() => {
+          busy = false;
+        });
     }, every);
     this.#timer.unref();
   }

@@ -62,7 +62,7 @@ test.before(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
   gw = await startGateway({
-    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50 },
+    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50, minCheckIntervalMs: 0 },
     smtp: { host: '127.0.0.1', port: smtpPort, from: 'alerts@gw.example' },
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
   });
@@ -159,6 +159,11 @@ test('bad requests: email without a relay, thresholds, windows and other orgs\' 
     const c = await json(await b.send('POST', '/me/collections', { name: 'x', model: 'sandbox/echo', steps: [{}] }));
     assert.equal(await bad(await b.send('POST', `/me/collections/${c.slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { email: 'a@b.example' } })),
       [400, 'unavailable']);
+    // On a default gateway a collection is checked on request at most every 10 s.
+    assert.is((await b.send('POST', `/me/collections/${c.slug}/check`)).status, 200);
+    const again = await b.send('POST', `/me/collections/${c.slug}/check`);
+    assert.equal(await bad(again), [429, 'rate_limit_exceeded']);
+    assert.ok(Number(again.headers.get('retry-after')) >= 1);
   } finally {
     await plain.cleanup();
   }
