@@ -97,8 +97,9 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
         const report = await run(baseUrl, key);
         const now = d.clock.now();
         const id = db.transaction(() => {
-          // Checked again: the test took time, and another request may have taken the name.
+          // Checked again: the test took time, and another request may have taken the name or the last place.
           if (endpointNameTaken(db, orgId, b.name)) throw errors.badRequest(`An endpoint named '${b.name}' already exists in this organisation`);
+          if (countEndpoints(db, orgId) >= cfg.maxPerOrg) throw errors.rule('cap', `An organisation can register at most ${cfg.maxPerOrg} endpoints`);
           return insertEndpoint(db, {
             org_id: orgId, name: b.name, base_url: baseUrl,
             key_sealed: key === null ? null : seal(key, d.masterKey, `endpoint:${orgId}:${b.name}`),
