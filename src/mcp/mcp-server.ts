@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { errors } from '../errors/catalog.js';
@@ -152,7 +153,8 @@ export function serverCard(baseUrl: string, version: string, tools: McpServer['t
   })();
   return {
     $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
-    name: `${host.split('.').reverse().join('.')}/gw`,
+    // Reverse-DNS, as the card's schema has it; an address or a bare host name has no domain to reverse.
+    name: isIP(host) === 0 && host.includes('.') ? `${host.split('.').reverse().join('.')}/gw` : 'local.gw/gw',
     title: 'gw inference gateway',
     description: 'OpenAI-compatible inference in INR with failover across providers: list models, chat, check the account, mint ephemeral keys.',
     version,

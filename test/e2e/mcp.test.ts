@@ -35,6 +35,7 @@ test('the server card names the streamable HTTP endpoint, bearer auth and the to
     headers: [{ name: 'Authorization', description: 'Bearer gw- API key', isRequired: true, isSecret: true }] }]);
   assert.equal(card.tools.map((t: any) => t.name), ['list_models', 'chat', 'account', 'list_keys', 'create_ephemeral_key']);
   assert.is(card.version, '0.1.0');
+  assert.is(card.name, 'local.gw/gw', 'an address has no domain to reverse');
 });
 
 test('the MCP SDK connects, lists the tools, and runs inference through the gateway, recorded in the ledger', async () => {
