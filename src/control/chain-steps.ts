@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog, Model } from '../catalog/catalog.js';
+import { chainRoutes } from '../catalog/chain-routes.js';
 import type { ChainStep } from '../domain/chain.js';
 import { errors } from '../errors/catalog.js';
 
@@ -56,15 +57,6 @@ export function checkSteps(catalog: Catalog, model: Model, given: unknown): Chai
 
 /** The routes steps try, in order, as the data plane expands them (configured or not, for the dashboard). */
 export function expandSteps(catalog: Catalog, steps: readonly ChainStep[]): Static<typeof ExpandedRoutes> {
-  const seen = new Set<string>();
-  const out: Static<typeof ExpandedRoutes> = [];
-  for (const s of steps) {
-    for (const r of catalog.models.get(s.model)?.routes ?? []) {
-      if ((s.provider === null || r.provider.id === s.provider) && !seen.has(r.id)) {
-        seen.add(r.id);
-        out.push({ provider: r.provider.id, model: s.model, upstream_model: r.upstreamModel, configured: r.provider.configured });
-      }
-    }
-  }
-  return out;
+  return chainRoutes(catalog, steps).map(({ route: r, model }) =>
+    ({ provider: r.provider.id, model, upstream_model: r.upstreamModel, configured: r.provider.configured }));
 }

@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/catalog.js';
+import { chainRoutes } from '../catalog/chain-routes.js';
 import type { ChainStep } from '../domain/chain.js';
 import type { CanaryRow } from '../store/monitoring.js';
 
@@ -30,21 +31,6 @@ export function p95(values: readonly number[]): number | null {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
 }
 
-/** The routes a collection's steps expand to, in order: what canaries call. */
-export function stepRoutes(catalog: Catalog, steps: readonly ChainStep[]): { id: string; provider: string; model: string; upstreamModel: string }[] {
-  const seen = new Set<string>();
-  const out: { id: string; provider: string; model: string; upstreamModel: string }[] = [];
-  for (const s of steps) {
-    for (const r of catalog.models.get(s.model)?.routes ?? []) {
-      if ((s.provider === null || r.provider.id === s.provider) && !seen.has(r.id)) {
-        seen.add(r.id);
-        out.push({ id: r.id, provider: r.provider.id, model: s.model, upstreamModel: r.upstreamModel });
-      }
-    }
-  }
-  return out;
-}
-
 /** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
 export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryRow[], days: number, since: number): CollectionHealth {
   const byRoute = new Map<string, CanaryRow[]>();
@@ -60,11 +46,11 @@ export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], 
     canaries: canaries.length,
     error_rate: canaries.length === 0 ? null : failed / canaries.length,
     p95_latency_ms: p95(canaries.filter((c) => c.ok).map((c) => c.latency_ms)),
-    steps: stepRoutes(catalog, steps).map((r) => {
+    steps: chainRoutes(catalog, steps).map(({ route: r, model }) => {
       const list = byRoute.get(r.id) ?? [];
       const last = list.at(-1);
       return {
-        route: r.id, provider: r.provider, model: r.model, upstream_model: r.upstreamModel, canaries: list.length,
+        route: r.id, provider: r.provider.id, model, upstream_model: r.upstreamModel, canaries: list.length,
         uptime: list.length === 0 ? null : list.filter((c) => c.ok).length / list.length,
         p95_latency_ms: p95(list.filter((c) => c.ok).map((c) => c.latency_ms)),
         last_canary: last ? { at: new Date(last.at).toISOString(), ok: last.ok, latency_ms: last.latency_ms, error: last.error } : null,

@@ -1,4 +1,5 @@
 import type { Catalog, Model, ModelKind, Provider, Route } from '../catalog/catalog.js';
+import { chainRoutes } from '../catalog/chain-routes.js';
 import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
@@ -78,16 +79,7 @@ export class RoutePlanner {
       if (byModel?.size === 0) this.#chains.delete(orgId);
       return;
     }
-    const seen = new Set<string>();
-    const routes: Route[] = [];
-    for (const step of steps) {
-      for (const route of this.#catalog.models.get(step.model)?.routes ?? []) {
-        if ((step.provider === null || route.provider.id === step.provider) && !seen.has(route.id)) {
-          seen.add(route.id);
-          routes.push(route);
-        }
-      }
-    }
+    const routes = chainRoutes(this.#catalog, steps).map((r) => r.route);
     const plan = routes.filter((r) => r.provider.configured).map((r) => attempt(r, r.provider.apiKey, false));
     if (byModel === undefined) this.#chains.set(orgId, (byModel = new Map()));
     byModel.set(modelId, { routes, plan });

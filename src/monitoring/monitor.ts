@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import type { Catalog, Route } from '../catalog/catalog.js';
 import type { Config } from '../config/schema.js';
-import { p95, stepRoutes } from '../control/collection-health.js';
+import { chainRoutes } from '../catalog/chain-routes.js';
+import { p95 } from '../control/collection-health.js';
 import { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import { blockedReason } from '../lib/address-guard.js';
@@ -107,7 +108,7 @@ export class Monitor {
   async check(collectionId: string): Promise<void> {
     const c = findCollection(this.#d.db, collectionId);
     if (!c) return;
-    const results = await Promise.all(stepRoutes(this.#d.catalog, c.steps).map((r) => this.#canary(r.id, r.model)));
+    const results = await Promise.all(chainRoutes(this.#d.catalog, c.steps).map(({ route, model }) => this.#canary(route, model)));
     const kept = results.filter((r): r is CanaryRow => r !== null);
     if (kept.length > 0) insertCanaries(this.#d.db, c.id, kept);
     await this.#judge(c);
@@ -119,11 +120,11 @@ export class Monitor {
   }
 
   /** One canary to one route; null for a route this gateway cannot call or a model kind with no cheap canary. */
-  async #canary(routeId: string, modelId: string): Promise<CanaryRow | null> {
-    const route = this.#d.catalog.routes.get(routeId);
+  async #canary(route: Route, modelId: string): Promise<CanaryRow | null> {
+    const routeId = route.id;
     const kind = this.#d.catalog.models.get(modelId)?.kind;
     const endpoint = kind === undefined ? undefined : CANARY_ENDPOINT[kind];
-    if (!route || !route.provider.configured || endpoint === undefined) return null;
+    if (!route.provider.configured || endpoint === undefined) return null;
     const payload: Record<string, unknown> = endpoint === 'chat'
       ? { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }
       : { input: 'ping' };
