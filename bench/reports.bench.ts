@@ -5,6 +5,7 @@
 // whole history), warm reads (median of RUNS), a read after 1,000 new rows, and pages of events.
 // It prints the query plans and fails if a report query scans the usage table instead of an index.
 // Target: every warm read well under 100 ms.
+import { ProxyDispatchers } from '../src/control/proxy-dispatchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +95,7 @@ console.log(`ledger: ${counts[0].n.toLocaleString('en')} rows for the measured o
 
 // ---- the handlers -----------------------------------------------------------------------------
 const routes = usageRoutes({
-  db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost',
+  db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
   notify: { keyChanged() {}, workspaceChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
 }) as JsonRoute[];
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };

@@ -12,6 +12,7 @@ import { allChains } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing-routes.js';
 import { collectionRoutes } from './control/collection-routes.js';
 import { byokRoutes } from './control/byok-routes.js';
+import { ProxyDispatchers } from './control/proxy-dispatchers.js';
 import { endpointRoutes } from './control/endpoint-routes.js';
 import { monitoringRoutes } from './control/monitoring-routes.js';
 import { Monitor } from './monitoring/monitor.js';
@@ -20,7 +21,7 @@ import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
 import { allByokKeys } from './store/byok-keys.js';
-import { unseal } from './lib/secret-box.js';
+import { sealContext, unseal } from './lib/secret-box.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -95,10 +96,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const planner = new RoutePlanner(catalog, breakers, stats);
   for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
   const masterKey = loadMasterKey(config);
+  const outbound = new ProxyDispatchers(config.upstream);
   if (config.byok.enabled) {
     for (const k of allByokKeys(db)) {
       try {
-        planner.setOrgKey(k.org_id, k.provider, { key: unseal(k.key_sealed, masterKey, `${k.org_id}:${k.provider}`), alwaysUse: k.always_use });
+        planner.setOrgKey(k.org_id, k.provider, { key: unseal(k.key_sealed, masterKey, sealContext.providerKey(k.org_id, k.provider)), alwaysUse: k.always_use });
       } catch {
         // Sealed under another master key (GW_MASTER_KEY changed): unusable until saved again.
         log.warn('saved provider key does not open with this master key; skipped', { org: k.org_id, provider: k.provider });
@@ -107,7 +109,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   }
   for (const e of allEndpoints(db)) {
     try {
-      const key = e.key_sealed === null ? null : unseal(e.key_sealed, masterKey, `endpoint:${e.org_id}:${e.name}`);
+      const key = e.key_sealed === null ? null : unseal(e.key_sealed, masterKey, sealContext.endpointKey(e.org_id, e.name));
       planner.setEndpoint(e.org_id, e.name, { name: e.name, baseUrl: e.base_url, key, compliant: e.status === 'compliant' });
     } catch {
       log.warn('registered endpoint key does not open with this master key; skipped', { org: e.org_id, endpoint: e.name });
@@ -119,7 +121,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
   const control: ControlDeps = {
-    db, clock, config, log, baseUrl: config.baseUrl ?? '',
+    db, clock, config, log, baseUrl: config.baseUrl ?? '', outbound,
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
@@ -129,7 +131,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
-  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey });
+  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
   });
@@ -147,7 +149,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
-      ...pricingRoutes(new PriceComparer(catalog, config, clock, log))],
+      ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });
   const readSession = sessionReader(db);
   const allowedOrigins = new Set<string>();

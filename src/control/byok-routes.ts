@@ -2,11 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog, Provider } from '../catalog/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
-import { seal, unseal } from '../lib/secret-box.js';
+import { maskSecret, seal, sealContext, unseal } from '../lib/secret-box.js';
 import { deleteByokKey, findByokKey, listByokKeys, markByokVerified, saveByokKey, type ByokKeyRow } from '../store/byok-keys.js';
 import type { ControlDeps } from './control-deps.js';
 import { checkProviderKey } from './provider-key-check.js';
-import { ProxyDispatchers } from './proxy-dispatchers.js';
 import { iso } from './team-rules.js';
 
 const LABEL_MAX = 64;
@@ -41,7 +40,7 @@ export interface ByokRouteDeps extends ControlDeps {
  */
 export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
   const { db, catalog } = d;
-  const dispatchers = new ProxyDispatchers(d.config.upstream);
+  const dispatchers = d.outbound;
   const timeoutMs = d.config.byok.verifyTimeoutMs;
   const enabled = (): void => {
     if (!d.config.byok.enabled) throw errors.byokDisabled();
@@ -103,7 +102,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
         const now = d.clock.now();
         const alwaysUse = b.always_use ?? false;
         saveByokKey(db, {
-          org_id: orgId, provider: provider.id, key_sealed: seal(b.key, d.masterKey, `${orgId}:${provider.id}`), key_hint: hint(b.key),
+          org_id: orgId, provider: provider.id, key_sealed: seal(b.key, d.masterKey, sealContext.providerKey(orgId, provider.id)), key_hint: maskSecret(b.key),
           label, always_use: alwaysUse, models: check.models, verified_at: now, updated_at: now,
         }, now);
         d.notify.orgKeyChanged(orgId, provider.id, { key: b.key, alwaysUse });
@@ -121,7 +120,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
         const provider = providerOf(ctx.params.provider);
         const orgId = ctx.session!.orgId;
         const row = saved(orgId, provider);
-        const check = await checkProviderKey(provider, unseal(row.key_sealed, d.masterKey, `${orgId}:${provider.id}`), dispatchers, timeoutMs);
+        const check = await checkProviderKey(provider, unseal(row.key_sealed, d.masterKey, sealContext.providerKey(orgId, provider.id)), dispatchers, timeoutMs);
         const now = d.clock.now();
         if (check.result === 'ok') markByokVerified(db, orgId, provider.id, check.models, now);
         return {
@@ -158,9 +157,4 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
       },
     },
   ];
-}
-
-/** `sk-…wxyz`: enough to tell keys apart, never enough to use one. */
-function hint(key: string): string {
-  return `${key.slice(0, 3)}…${key.slice(-4)}`;
 }

@@ -5,6 +5,7 @@ import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/database.js';
+import type { ProxyDispatchers } from './proxy-dispatchers.js';
 
 /** How the control plane tells the data plane that something it caches has changed. */
 export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
@@ -20,4 +21,6 @@ export interface ControlDeps {
   notify: DataplaneNotifier;
   /** Public origin of the gateway (config baseUrl, else http://host:port). */
   baseUrl: string;
+  /** undici agents for the control plane's own outbound calls, through the forward proxy; one set for all. */
+  outbound: ProxyDispatchers;
 }

@@ -2,13 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
-import { seal, unseal } from '../lib/secret-box.js';
+import { maskSecret, seal, sealContext, unseal } from '../lib/secret-box.js';
 import {
   countEndpoints, deleteEndpoint, endpointNameTaken, findEndpoint, insertEndpoint, listEndpoints, updateEndpointTest, type EndpointRow,
 } from '../store/custom-endpoints.js';
 import type { ControlDeps } from './control-deps.js';
 import { testEndpoint, type ComplianceReport } from './endpoint-compliance.js';
-import { ProxyDispatchers } from './proxy-dispatchers.js';
 import { iso } from './team-rules.js';
 
 const NAME_RE = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -47,7 +46,7 @@ export interface EndpointRouteDeps extends ControlDeps {
 export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
   const { db } = d;
   const cfg = d.config.customEndpoints;
-  const dispatchers = new ProxyDispatchers(d.config.upstream);
+  const dispatchers = d.outbound;
   const view = (r: EndpointRow): Static<typeof Item> => ({
     id: r.id, name: r.name, base_url: r.base_url, key: r.key_hint, compliance: JSON.parse(r.compliance) as ComplianceReport,
     tested_at: iso(r.tested_at)!, created_at: iso(r.created_at)!,
@@ -102,8 +101,8 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
           if (countEndpoints(db, orgId) >= cfg.maxPerOrg) throw errors.rule('cap', `An organisation can register at most ${cfg.maxPerOrg} endpoints`);
           return insertEndpoint(db, {
             org_id: orgId, name: b.name, base_url: baseUrl,
-            key_sealed: key === null ? null : seal(key, d.masterKey, `endpoint:${orgId}:${b.name}`),
-            key_hint: key === null ? null : `${key.slice(0, 3)}…${key.slice(-4)}`,
+            key_sealed: key === null ? null : seal(key, d.masterKey, sealContext.endpointKey(orgId, b.name)),
+            key_hint: key === null ? null : maskSecret(key),
             status: report.status, compliance: JSON.stringify(report), tested_at: now,
           }, now);
         }).immediate();
@@ -126,7 +125,7 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
       summary: 'Test a registered endpoint again (owner/admin); it is called only while its last test passed',
       handle: async (ctx) => {
         const r = inOrg(ctx.params.id, ctx.session!.orgId);
-        const key = r.key_sealed === null ? null : unseal(r.key_sealed, d.masterKey, `endpoint:${r.org_id}:${r.name}`);
+        const key = r.key_sealed === null ? null : unseal(r.key_sealed, d.masterKey, sealContext.endpointKey(r.org_id, r.name));
         // The address is checked again: a name may since resolve elsewhere.
         const blocked = await blockedReason(new URL(r.base_url), cfg.allowInternalAddresses);
         const report: ComplianceReport = blocked === null ? await run(r.base_url, key)

@@ -4,7 +4,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
-import { seal } from '../lib/secret-box.js';
+import { seal, sealContext } from '../lib/secret-box.js';
 import { findCollectionBySlug, type CollectionRow } from '../store/collections.js';
 import {
   canariesSince, countAlerts, deleteAlert, findAlert, insertAlert, listAlerts, newAlertId, setMonitored, type AlertRow,
@@ -166,7 +166,7 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
         insertAlert(db, id, {
           collection_id: c.id, metric: b.metric, threshold: b.threshold, window_minutes: b.window_minutes ?? 15,
           target_kind: b.target.email !== undefined ? 'email' : 'webhook', target,
-          secret_sealed: secret === null ? null : seal(secret, d.masterKey, `alert:${id}`),
+          secret_sealed: secret === null ? null : seal(secret, d.masterKey, sealContext.alertSecret(id)),
         }, d.clock.now());
         return { status: 201, body: { ...view(findAlert(db, id)!), secret } };
       },

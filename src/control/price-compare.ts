@@ -6,7 +6,7 @@ import type { RouteSpec } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { ProxyDispatchers } from './proxy-dispatchers.js';
+import type { ProxyDispatchers } from './proxy-dispatchers.js';
 
 const PerMillion = Type.Object({ input: Type.Number(), output: Type.Number() }, { description: '₹ per 1M tokens' });
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -49,11 +49,11 @@ export class PriceComparer {
   #cachedAt = 0;
   #inflight: Promise<PriceCompare> | null = null;
 
-  constructor(catalog: Catalog, config: Readonly<Config>, clock: Clock, log: Logger) {
+  constructor(catalog: Catalog, config: Readonly<Config>, clock: Clock, log: Logger, outbound: ProxyDispatchers) {
     this.#cfg = config.pricingCompare;
     this.#clock = clock;
     this.#log = log;
-    this.#dispatchers = new ProxyDispatchers(config.upstream);
+    this.#dispatchers = outbound;
     this.#models = [...catalog.models.values()].filter((m) => m.entry.compareId !== undefined)
       .map((m) => ({ model: m.id, compareId: m.entry.compareId!, input: m.entry.priceInr.input, output: m.entry.priceInr.output }));
   }

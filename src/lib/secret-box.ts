@@ -16,6 +16,21 @@ export function seal(plain: string, key: Buffer, context: string): string {
   return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
 }
 
+/**
+ * What each kind of secret is bound to: written once here, so sealing and opening cannot drift
+ * apart (a mismatch would only show as a key that no longer opens).
+ */
+export const sealContext = {
+  providerKey: (orgId: string, provider: string) => `${orgId}:${provider}`,
+  endpointKey: (orgId: string, endpoint: string) => `endpoint:${orgId}:${endpoint}`,
+  alertSecret: (alertId: string) => `alert:${alertId}`,
+} as const;
+
+/** `sk-…wxyz`: enough to tell secrets apart, never enough to use one. */
+export function maskSecret(secret: string): string {
+  return `${secret.slice(0, 3)}…${secret.slice(-4)}`;
+}
+
 /** The secret sealed for `context`; throws when the key, the context or the bytes differ. */
 export function unseal(sealed: string, key: Buffer, context: string): string {
   const b = Buffer.from(sealed, 'base64');

@@ -5,10 +5,10 @@ import type { Catalog, Route } from '../catalog/catalog.js';
 import type { Config } from '../config/schema.js';
 import { chainRoutes } from '../catalog/chain-routes.js';
 import { p95 } from '../control/collection-health.js';
-import { ProxyDispatchers } from '../control/proxy-dispatchers.js';
+import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import { blockedReason } from '../lib/address-guard.js';
-import { unseal } from '../lib/secret-box.js';
+import { sealContext, unseal } from '../lib/secret-box.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { adapterFor } from '../providers/registry.js';
@@ -51,6 +51,7 @@ class Deadline implements AbortSource {
 
 export interface MonitorDeps {
   masterKey: Buffer;
+  outbound: ProxyDispatchers;
   db: Db;
   catalog: Catalog;
   upstream: UpstreamClient;
@@ -79,7 +80,7 @@ export class Monitor {
 
   constructor(d: MonitorDeps) {
     this.#d = d;
-    this.#dispatchers = new ProxyDispatchers(d.config.upstream);
+    this.#dispatchers = d.outbound;
   }
 
   start(): void {
@@ -202,7 +203,7 @@ export class Monitor {
     }
     const url = new URL(a.target);
     const body = JSON.stringify(event);
-    const secret = a.secret_sealed === null ? null : unseal(a.secret_sealed, this.#d.masterKey, `alert:${a.id}`);
+    const secret = a.secret_sealed === null ? null : unseal(a.secret_sealed, this.#d.masterKey, sealContext.alertSecret(a.id));
     const signature = secret === null ? null : `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     const base = this.#d.config.monitoring.retryBaseMs;
     let outcome = '';
