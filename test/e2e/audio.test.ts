@@ -325,6 +325,13 @@ test('Hindi speech to text on Sarvam: the upload is rewritten for Saaras and its
   assert.is(sarvam.requests.length, 3);
 });
 
+test('a 200 with no audio is a route failure, not an empty file', async () => {
+  openai.enqueue({ kind: 'parts', parts: [], contentType: 'audio/mpeg' });
+  const [status, code, message] = await errorOf(await speak({ model: 'tts-1', voice: 'alloy', input: 'hi' }));
+  assert.equal([status, code], [502, 'all_routes_failed']);
+  assert.match(message, /no audio/);
+});
+
 test('bad speech requests get the error envelope', async () => {
   const long = 'क'.repeat(4097);
   const cases: [Record<string, unknown>, number, string][] = [

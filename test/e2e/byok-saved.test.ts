@@ -124,6 +124,18 @@ test('unknown providers, providers without BYOK, members, and a provider that ca
   assert.equal(await errorOf(await admin.get('/me/byok')), [403, 'forbidden'], 'owners only');
 });
 
+test('with byok.enabled false every /me/byok route answers 503 byok_disabled', async () => {
+  const off = await startGateway({ byok: { enabled: false } });
+  try {
+    const b = await signIn(off, 'off@byok.example');
+    for (const r of [await b.get('/me/byok'), await b.send('PUT', '/me/byok/openai', { key: ORG_KEY }), await b.get('/me/byok/openai/models')]) {
+      assert.equal(await errorOf(r), [503, 'byok_disabled']);
+    }
+  } finally {
+    await off.cleanup();
+  }
+});
+
 test('deleting the key takes it out of the data plane at once; saved keys outlive a restart', async () => {
   await owner.send('PUT', '/me/byok/openai', { key: ORG_KEY, always_use: true });
   await gw.stop();

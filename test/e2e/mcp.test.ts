@@ -84,6 +84,11 @@ test('a full-scope key mints an ephemeral key: inference only, limited, and refu
 
 test('tool refusals come back as tool errors carrying the gateway\'s envelope', async () => {
   const client = await connect(key);
+  // At most 50 ephemeral keys are active at once (one was minted above).
+  for (let i = 0; i < 49; i++) assert.not.ok((await client.callTool({ name: 'create_ephemeral_key', arguments: { hours: 1 } })).isError);
+  const capped = await client.callTool({ name: 'create_ephemeral_key', arguments: { hours: 1 } });
+  assert.ok(capped.isError);
+  assert.is(data(capped).error.code, 'cap');
   const cases: [string, Record<string, unknown>, string][] = [
     ['chat', { model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }, 'model_not_found'],
     ['chat', { model: 'sandbox/echo', messages: [] }, 'bad_request'],

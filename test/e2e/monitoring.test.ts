@@ -62,7 +62,7 @@ test.before(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
   gw = await startGateway({
-    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50, minCheckIntervalMs: 0 },
+    monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50, minCheckIntervalMs: 0, maxAlertsPerCollection: 2 },
     smtp: { host: '127.0.0.1', port: smtpPort, from: 'alerts@gw.example' },
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
   });
@@ -177,6 +177,13 @@ test('bad requests: email without a relay, thresholds, windows and other orgs\' 
     [400, 'bad_request']);
   assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'uptime', threshold: 1, target: { webhook: hookUrl } })),
     [400, 'bad_request']);
+  const kept = [];
+  for (let i = 0; i < 2; i++) {
+    kept.push(await json(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'latency_p95', threshold: 60_000, target: { webhook: hookUrl } })));
+  }
+  assert.equal(await bad(await owner.send('POST', `/me/collections/${slug}/alerts`, { metric: 'latency_p95', threshold: 60_000, target: { webhook: hookUrl } })),
+    [400, 'cap']);
+  for (const a of kept) await owner.send('DELETE', `/me/collections/${slug}/alerts/${a.id}`);
   for (const q of ['days=0', 'days=91', 'days=x', 'weeks=1']) assert.equal(await bad(await owner.get(`/me/collections/${slug}/health?${q}`)), [400, 'bad_request'], q);
   const other = await signIn(gw, 'other@monitoring.example');
   for (const [method, path] of [['POST', `/me/collections/${slug}/check`], ['GET', `/me/collections/${slug}/health`],
