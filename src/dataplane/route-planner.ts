@@ -21,9 +21,19 @@ export interface Attempt {
 
 const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** A provider's request headers for a key. Built once per key and kept: the upstream client caches request heads by this object. */
+function headersFor(kind: string, apiKey: string | null): Record<string, string> {
+  const auth = apiKey ? adapterFor(kind).authHeaders(apiKey) : null;
+  return auth ? { ...BASE_HEADERS, ...auth } : BASE_HEADERS;
+}
+
 function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
-  const auth = apiKey ? adapterFor(route.provider.entry.kind).authHeaders(apiKey) : null;
-  return { route, headers: auth ? { ...BASE_HEADERS, ...auth } : BASE_HEADERS, byok };
+  return { route, headers: headersFor(route.provider.entry.kind, apiKey), byok };
+}
+
+/** An org's saved key with its headers, built once when saved. */
+interface SavedKey extends OrgKey {
+  headers: Record<string, string>;
 }
 
 const KIND_OF: Record<Endpoint, ModelKind> = { chat: 'chat', embeddings: 'embedding', transcriptions: 'transcription', speech: 'speech' };
@@ -49,22 +59,23 @@ export class RoutePlanner {
   readonly #catalog: Catalog;
   readonly #breakers: Breakers;
   readonly #stats: RouteStatsBook;
+  /** Every route callable on the platform's key, as an attempt made once. */
+  readonly #platform = new Map<string, Attempt>();
   /** The common case (no extensions) precomputed per model. */
   readonly #defaultPlans = new Map<string, Attempt[]>();
   /** Orgs' saved chains (spec 4.7), expanded once, when saved: every route in order, and the usable ones as attempts. */
   readonly #chains = new Map<string, Map<string, { routes: Route[]; plan: Attempt[] }>>();
   /** Orgs' saved provider keys (spec 4.5), by org and provider. */
-  readonly #orgKeys = new Map<string, Map<string, OrgKey>>();
-  /** Orgs' registered endpoints (spec 4.9), by org and name, each as a provider made once. */
-  readonly #endpoints = new Map<string, Map<string, { provider: Provider; compliant: boolean }>>();
+  readonly #orgKeys = new Map<string, Map<string, SavedKey>>();
+  /** Orgs' registered endpoints (spec 4.9), by org and name, each as a provider and headers made once. */
+  readonly #endpoints = new Map<string, Map<string, { provider: Provider; headers: Record<string, string>; compliant: boolean }>>();
 
   constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
     this.#catalog = catalog;
     this.#breakers = breakers;
     this.#stats = stats;
-    for (const m of catalog.models.values()) {
-      this.#defaultPlans.set(m.id, m.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false)));
-    }
+    for (const r of catalog.routes.values()) if (r.provider.configured) this.#platform.set(r.id, attempt(r, r.provider.apiKey, false));
+    for (const m of catalog.models.values()) this.#defaultPlans.set(m.id, m.usableRoutes.map((r) => this.#platform.get(r.id)!));
   }
 
   /**
@@ -80,7 +91,7 @@ export class RoutePlanner {
       return;
     }
     const routes = chainRoutes(this.#catalog, steps).map((r) => r.route);
-    const plan = routes.filter((r) => r.provider.configured).map((r) => attempt(r, r.provider.apiKey, false));
+    const plan = routes.filter((r) => r.provider.configured).map((r) => this.#platform.get(r.id)!);
     if (byModel === undefined) this.#chains.set(orgId, (byModel = new Map()));
     byModel.set(modelId, { routes, plan });
   }
@@ -94,7 +105,8 @@ export class RoutePlanner {
       return;
     }
     if (byProvider === undefined) this.#orgKeys.set(orgId, (byProvider = new Map()));
-    byProvider.set(provider, saved);
+    const kind = this.#catalog.providers.get(provider)?.entry.kind ?? 'openai-compatible';
+    byProvider.set(provider, { ...saved, headers: headersFor(kind, saved.key) });
   }
 
   /** Saves (or with null removes) an org's registered endpoint. */
@@ -115,7 +127,7 @@ export class RoutePlanner {
       },
     };
     if (byName === undefined) this.#endpoints.set(orgId, (byName = new Map()));
-    byName.set(name, { provider, compliant: ep.compliant });
+    byName.set(name, { provider, headers: headersFor(provider.entry.kind, ep.key), compliant: ep.compliant });
   }
 
   plan(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null = null): Attempt[] {
@@ -145,13 +157,13 @@ export class RoutePlanner {
    * The routes with the org's always-use keys in place of the platform's (a provider the gateway
    * has no key for becomes usable too); undefined when the org has no such key for any of them.
    */
-  #alwaysUse(routes: readonly Route[], keys: ReadonlyMap<string, OrgKey>): Attempt[] | undefined {
+  #alwaysUse(routes: readonly Route[], keys: ReadonlyMap<string, SavedKey>): Attempt[] | undefined {
     if (!routes.some((r) => keys.get(r.provider.id)?.alwaysUse)) return undefined;
     const out: Attempt[] = [];
     for (const r of routes) {
       const own = keys.get(r.provider.id);
-      if (own?.alwaysUse && r.provider.enabled) out.push(attempt(r, own.key, true));
-      else if (r.provider.configured) out.push(attempt(r, r.provider.apiKey, false));
+      if (own?.alwaysUse && r.provider.enabled) out.push({ route: r, headers: own.headers, byok: true });
+      else if (r.provider.configured) out.push(this.#platform.get(r.id)!);
     }
     return out;
   }
@@ -166,7 +178,7 @@ export class RoutePlanner {
       candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox' && r.provider.enabled)
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
-      candidates = chain ? [...chain] : model.usableRoutes.map((route) => attempt(route, route.provider.apiKey, false));
+      candidates = [...(chain ?? this.#defaultPlans.get(model.id)!)];
     }
     if (ext.dataPolicy !== null) {
       const keep = POLICY[ext.dataPolicy];
@@ -192,7 +204,7 @@ export class RoutePlanner {
    * called on the caller's own key (`upstream_key`) under the provider's own id. Catalog ids win:
    * `sandbox/echo` is a catalog model, not the sandbox's `echo`.
    */
-  #direct(modelId: string, endpoint: Endpoint, ext: Extensions, keys: ReadonlyMap<string, OrgKey> | undefined): Attempt[] {
+  #direct(modelId: string, endpoint: Endpoint, ext: Extensions, keys: ReadonlyMap<string, SavedKey> | undefined): Attempt[] {
     const slash = modelId.indexOf('/');
     const provider = slash > 0 ? this.#catalog.providers.get(modelId.slice(0, slash)) : undefined;
     if (provider === undefined) throw errors.modelNotFound(modelId);
@@ -205,8 +217,8 @@ export class RoutePlanner {
     if (!adapterFor(provider.entry.kind).endpoints.has(endpoint)) {
       throw errors.badRequest(`Provider '${provider.id}' does not serve ${endpoint}; '${modelId}' cannot be called here`);
     }
-    const key = ext.upstreamKey ?? keys?.get(provider.id)?.key ?? null;
-    if (key === null) {
+    const saved = ext.upstreamKey === null ? keys?.get(provider.id) : undefined;
+    if (ext.upstreamKey === null && saved === undefined) {
       throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, ` +
         `sent in 'upstream_key' or saved under /me/byok/${provider.id}`);
     }
@@ -219,7 +231,8 @@ export class RoutePlanner {
     if (ext.dataPolicy !== null && !POLICY[ext.dataPolicy](route)) {
       throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
     }
-    return [attempt(route, key, true)];
+    // A saved key's headers were built when it was saved; a key in the request is new each time.
+    return [saved ? { route, headers: saved.headers, byok: true } : attempt(route, ext.upstreamKey, true)];
   }
 
   /**
@@ -242,7 +255,7 @@ export class RoutePlanner {
       id: `${ep.provider.id}:${upstreamModel}`, provider: ep.provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0,
       outputMicrosPerUnit: 0, direct: true,
     };
-    return [attempt(route, ep.provider.apiKey, true)];
+    return [{ route, headers: ep.headers, byok: true }];
   }
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {
