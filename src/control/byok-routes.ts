@@ -27,6 +27,11 @@ const Put = Type.Object({
   always_use: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
+/** The live check reads an OpenAI-style model list, so only such BYOK providers take saved keys. */
+function takesSavedKeys(p: Provider): boolean {
+  return p.entry.byok && p.entry.kind === 'openai-compatible';
+}
+
 export interface ByokRouteDeps extends ControlDeps {
   catalog: Catalog;
   masterKey: Buffer;
@@ -48,8 +53,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
   const providerOf = (id: string): Provider => {
     enabled();
     const p = catalog.providers.get(id);
-    // The live check reads an OpenAI-style model list, so only such providers take saved keys.
-    if (!p || !p.entry.byok || p.entry.kind !== 'openai-compatible') throw errors.unknownProvider(id);
+    if (!p || !takesSavedKeys(p)) throw errors.unknownProvider(id);
     return p;
   };
   const saved = (orgId: string, provider: Provider): ByokKeyRow => {
@@ -75,7 +79,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
       handle: (ctx) => {
         enabled();
         const mine = new Map(listByokKeys(db, ctx.session!.orgId).map((r) => [r.provider, r]));
-        const data = [...catalog.providers.values()].filter((p) => p.entry.byok && p.entry.kind === 'openai-compatible').map((p) => {
+        const data = [...catalog.providers.values()].filter(takesSavedKeys).map((p) => {
           const r = mine.get(p.id);
           return { provider: p.id, name: p.entry.name, residency: p.entry.residency, saved: r ? view(r) : null };
         });
