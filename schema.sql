@@ -319,3 +319,83 @@ CREATE TABLE alerts (
   created_at     INTEGER NOT NULL
 );
 CREATE INDEX alerts_by_collection ON alerts(collection_id);
+
+-- migration: 11
+-- Billing (spec 4.6, 4.13): the billing address (GST place of supply), top-up orders with the
+-- payment provider and the payments made against them, operator promo codes, and the
+-- low-balance email threshold. Money stays in micro-rupees; the provider sees paise at its edge.
+CREATE TABLE billing_addresses (
+  org_id      TEXT PRIMARY KEY REFERENCES orgs(id),
+  name        TEXT NOT NULL,
+  line1       TEXT NOT NULL,
+  line2       TEXT,
+  city        TEXT NOT NULL,
+  state_code  TEXT NOT NULL,               -- GST state code ('29' Karnataka): the place of supply
+  pincode     TEXT NOT NULL,
+  gstin       TEXT,
+  updated_at  INTEGER NOT NULL
+);
+
+CREATE TABLE promo_codes (
+  code             TEXT PRIMARY KEY COLLATE NOCASE,
+  kind             TEXT NOT NULL CHECK (kind IN ('fixed', 'percent')),
+  -- fixed: the bonus in micro-rupees; percent: whole percent of the top-up (1-100)
+  value            INTEGER NOT NULL CHECK (value > 0),
+  expires_at       INTEGER,
+  max_redemptions  INTEGER,
+  redemptions      INTEGER NOT NULL DEFAULT 0,
+  disabled_at      INTEGER,
+  created_at       INTEGER NOT NULL
+);
+
+-- One redemption per org and code, recorded when the order it came with is paid.
+CREATE TABLE promo_redemptions (
+  code          TEXT NOT NULL COLLATE NOCASE REFERENCES promo_codes(code),
+  org_id        TEXT NOT NULL REFERENCES orgs(id),
+  order_id      TEXT NOT NULL,
+  bonus_micros  INTEGER NOT NULL,
+  at            INTEGER NOT NULL,
+  PRIMARY KEY (code, org_id)
+);
+
+-- A top-up: the credit bought, the GST on it by place of supply, and what the payment provider
+-- charges. Moves created -> paid once (credited exactly once, whichever of the checkout
+-- verification and the webhook arrives first); failed payments leave it open for a retry.
+CREATE TABLE payment_orders (
+  id                  TEXT PRIMARY KEY,      -- the payment provider's order id
+  org_id              TEXT NOT NULL REFERENCES orgs(id),
+  created_by          TEXT,                  -- user id
+  credit_micros       INTEGER NOT NULL,      -- amount_inr
+  cgst_micros         INTEGER NOT NULL,
+  sgst_micros         INTEGER NOT NULL,
+  igst_micros         INTEGER NOT NULL,
+  total_micros        INTEGER NOT NULL,      -- charged: credit + tax
+  place_of_supply     TEXT NOT NULL,         -- GST state code of the billing address
+  bill_to             TEXT NOT NULL,         -- JSON snapshot of the billing address, for the receipt
+  promo_code          TEXT,
+  promo_bonus_micros  INTEGER NOT NULL DEFAULT 0,
+  status              TEXT NOT NULL CHECK (status IN ('created', 'paid')),
+  payment_id          TEXT UNIQUE,           -- the payment that paid it
+  receipt_no          INTEGER UNIQUE,        -- gap-free, assigned when paid
+  paid_at             INTEGER,
+  paid_via            TEXT CHECK (paid_via IN ('checkout', 'webhook')),
+  created_at          INTEGER NOT NULL
+);
+CREATE INDEX payment_orders_by_org ON payment_orders(org_id, created_at);
+
+-- Every payment attempt the provider reported: captured (the one that paid the order) or failed.
+CREATE TABLE payments (
+  id            TEXT PRIMARY KEY,            -- the payment provider's payment id
+  order_id      TEXT NOT NULL REFERENCES payment_orders(id),
+  org_id        TEXT NOT NULL REFERENCES orgs(id),
+  status        TEXT NOT NULL CHECK (status IN ('captured', 'failed')),
+  amount_micros INTEGER NOT NULL,
+  method        TEXT,
+  error         TEXT,
+  at            INTEGER NOT NULL
+);
+CREATE INDEX payments_by_org ON payments(org_id, at);
+
+ALTER TABLE orgs ADD COLUMN low_balance_micros INTEGER;
+-- Set when the low-balance mail went out; cleared once the balance is back above the threshold.
+ALTER TABLE orgs ADD COLUMN low_balance_mailed_at INTEGER;

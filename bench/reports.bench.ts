@@ -96,7 +96,7 @@ console.log(`ledger: ${counts[0].n.toLocaleString('en')} rows for the measured o
 // ---- the handlers -----------------------------------------------------------------------------
 const routes = usageRoutes({
   db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
-  notify: { keyChanged() {}, workspaceChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
+  notify: { keyChanged() {}, workspaceChanged() {}, moneyChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
 }) as JsonRoute[];
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };
 const route = (path: string) => routes.find((r) => r.path === path)!;

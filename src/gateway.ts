@@ -43,6 +43,11 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
+import { billingRoutes } from './control/billing/billing-routes.js';
+import { PaymentApi } from './control/billing/payment-api.js';
+import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
+import { PincodeLookup } from './control/billing/pincode-lookup.js';
+import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { openDatabase, type Db } from './store/database.js';
 import { keyByHashReader } from './store/keys.js';
 import { limitsReader } from './store/usage.js';
@@ -120,11 +125,32 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
+  const payments = config.billing.payments.keyId && config.billing.payments.keySecret
+    ? new PaymentApi({ ...config.billing.payments, keyId: config.billing.payments.keyId, keySecret: config.billing.payments.keySecret }, outbound)
+    : null;
+  // Other processes (the operator CLI) write to the same database: follow their change feed and
+  // money events, so key, budget and credit changes reach the data plane within changePollMs.
+  const feed = changeFeedReader(db);
+  let seq = feed.latestSeq();
+  let moneyEventId = reader.latestMoneyEventId();
+  const followChanges = (): void => {
+    for (const c of feed.since(seq)) {
+      seq = c.seq;
+      if (c.kind === 'key') auth.invalidate(c.ref);
+      else if (c.kind === 'workspace') book.reloadWorkspace(c.ref);
+    }
+    for (const m of reader.moneyEventsSince(moneyEventId)) {
+      moneyEventId = m.id;
+      book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
+    }
+  };
+
   const control: ControlDeps = {
     db, clock, config, log, baseUrl: config.baseUrl ?? '', outbound,
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
+      moneyChanged: followChanges,
       chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
       orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
       endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
@@ -132,6 +158,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
+  const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
   });
@@ -148,6 +175,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
+      ...billingRoutes({ ...control, payments, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
+      ...paymentWebhookRoutes({ ...control, payments }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });
@@ -167,24 +196,10 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   }
   allowedOrigins.add(control.baseUrl);
 
-  // Other processes (the operator CLI) write to the same database: follow their change feed and
-  // money events, so key, budget and credit changes reach the data plane within changePollMs.
-  const feed = changeFeedReader(db);
-  let seq = feed.latestSeq();
-  let moneyEventId = reader.latestMoneyEventId();
-  const poll = setInterval(() => {
-    for (const c of feed.since(seq)) {
-      seq = c.seq;
-      if (c.kind === 'key') auth.invalidate(c.ref);
-      else if (c.kind === 'workspace') book.reloadWorkspace(c.ref);
-    }
-    for (const m of reader.moneyEventsSince(moneyEventId)) {
-      moneyEventId = m.id;
-      book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
-    }
-  }, config.changePollMs);
+  const poll = setInterval(followChanges, config.changePollMs);
   poll.unref();
   monitor.start();
+  lowBalance.start();
 
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
   const native = uwsIsNative();
@@ -203,6 +218,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       clearInterval(poll);
       await monitor.stop();
+      await lowBalance.stop();
       breakers.shutdown();
       traffic.stop();
       await usage.close();

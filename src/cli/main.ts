@@ -6,6 +6,7 @@ import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { tail } from './tail.js';
+import { promoCommand } from './promo.js';
 import { microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { createLoginLink, isEmail } from '../control/login-links.js';
@@ -22,6 +23,9 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
         [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
   key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
   key limits KEY_ID [--rpm N|none] [--daily N|none] [--budget-inr INR|none]
+  promo create CODE (--bonus-inr INR | --percent 1-100) [--expires DATE] [--max-redemptions N]
+                                          a top-up promo code; one redemption per org
+  promo list | promo disable CODE
   login-link --email EMAIL [--base-url URL]
                                           one-time sign-in URL for the dashboard (valid for minutes)
   tail [--org ID] [--key ID] [--model ID] [-n N] [--no-follow]
@@ -85,6 +89,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'key' && sub === 'create') return keyCreate(db, rest, out);
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
+      if (cmd === 'promo') return promoCommand(db, sub, rest, out);
       if (cmd === 'login-link') return loginLink(db, config, g.rest.slice(1), out);
     } finally {
       db.close();

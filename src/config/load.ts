@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
+import { gstinValid, stateCodeOf } from '../billing/gst.js';
 import { parseProxyUrl } from '../lib/proxy-settings.js';
 import { ConfigSchema, type Config } from './schema.js';
 
@@ -61,8 +62,26 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     throw new ConfigError(`invalid config at /upstream/maxBufferedBytes: must be at least upstream.maxResponseBytes ` +
       `(${config.upstream.maxResponseBytes})${file ? ` (file ${file})` : ''}`);
   }
+  checkBilling(config.billing, file);
   applyProxyEnv(config.upstream, env, file);
   return deepFreeze(config);
+}
+
+/** Cross-field rules of the billing section; the seller's state is kept as its GST code. */
+function checkBilling(b: Config['billing'], file: string | undefined): void {
+  const at = (path: string, why: string) => new ConfigError(`invalid config at /billing/${path}: ${why}${file ? ` (file ${file})` : ''}`);
+  if (b.minTopupInr > b.maxTopupInr) throw at('minTopupInr', 'must not exceed billing.maxTopupInr');
+  if (b.seller.state !== undefined) {
+    const code = stateCodeOf(b.seller.state);
+    if (!code) throw at('seller/state', `'${b.seller.state}' is not an Indian state or union territory (name or GST state code)`);
+    b.seller.state = code;
+  }
+  if (b.seller.gstin !== undefined && (!gstinValid(b.seller.gstin) || b.seller.gstin.slice(0, 2) !== b.seller.state)) {
+    throw at('seller/gstin', 'must be a valid GSTIN registered in billing.seller.state');
+  }
+  if (b.payments.keyId !== undefined && b.seller.state === undefined) {
+    throw at('seller/state', 'is required once billing.payments is configured: it decides CGST+SGST or IGST');
+  }
 }
 
 // The conventional variables are machine-wide, so a value in the config file wins over them;
@@ -97,6 +116,9 @@ const SIGN_IN_ENV: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['GW_GOOGLE_CLIENT_SECRET', ['auth', 'google', 'clientSecret']],
   ['GW_GITHUB_CLIENT_ID', ['auth', 'github', 'clientId']],
   ['GW_GITHUB_CLIENT_SECRET', ['auth', 'github', 'clientSecret']],
+  ['GW_PAYMENTS_KEY_ID', ['billing', 'payments', 'keyId']],
+  ['GW_PAYMENTS_KEY_SECRET', ['billing', 'payments', 'keySecret']],
+  ['GW_PAYMENTS_WEBHOOK_SECRET', ['billing', 'payments', 'webhookSecret']],
 ];
 
 /** Sets raw[a][b][c] = value, creating the objects on the way; a non-object in the way is a config error. */

@@ -130,6 +130,32 @@ export const ConfigSchema = Type.Object({
   billing: Type.Object({
     /** Output tokens assumed for a request's cost hold when it gives no max_tokens. */
     reserveOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
+    /** Top-up bounds in whole ₹ per order (spec 8, beta). */
+    minTopupInr: Type.Integer({ minimum: 1, default: 100 }),
+    maxTopupInr: Type.Integer({ minimum: 1, default: 1_000 }),
+    /**
+     * The payment provider (a Razorpay-style orders API). Top-ups are off (503 billing_disabled)
+     * until keyId, keySecret and seller.state are set; the webhook also needs webhookSecret.
+     */
+    payments: Type.Object({
+      apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.razorpay.com/v1' }),
+      keyId: Type.Optional(Type.String({ minLength: 1 })),
+      keySecret: Type.Optional(Type.String({ minLength: 1 })),
+      webhookSecret: Type.Optional(Type.String({ minLength: 1 })),
+      timeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+    }, { additionalProperties: false, default: {} }),
+    /** The operator, as printed on receipts; its state decides CGST+SGST or IGST. */
+    seller: Type.Object({
+      name: Type.String({ minLength: 1, default: 'Inference gateway operator' }),
+      /** GST state code ('29') or name ('Karnataka'). */
+      state: Type.Optional(Type.String({ minLength: 1 })),
+      gstin: Type.Optional(Type.String({ minLength: 15, maxLength: 15 })),
+      address: Type.Optional(Type.String({ minLength: 1 })),
+    }, { additionalProperties: false, default: {} }),
+    /** Postal PIN lookup for address autofill; answers in the api.postalpincode.in shape. */
+    pincodeLookupUrl: Type.String({ minLength: 1, default: 'https://api.postalpincode.in/pincode/' }),
+    /** How often balances are compared with their low-balance thresholds (mail goes out once per crossing). */
+    lowBalanceCheckMs: Type.Integer({ minimum: 100, default: 60_000 }),
   }, { additionalProperties: false, default: {} }),
   /** GET /v1/pricing/compare: another router's public model list, its USD prices converted to INR. */
   pricingCompare: Type.Object({

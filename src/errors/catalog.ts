@@ -64,6 +64,15 @@ export const errors = {
   unknownProvider: (provider: string) =>
     new GatewayError(400, INVALID_REQUEST, 'unknown_provider', `No BYOK provider '${provider}': see GET /me/byok for the ones that take your key`),
   byokDisabled: () => new GatewayError(503, 'server_error', 'byok_disabled', 'Saved provider keys are turned off on this gateway (byok.enabled)'),
+  /** Spec 7, Billing. */
+  addressRequired: () => new GatewayError(400, INVALID_REQUEST, 'address_required',
+    'Save a billing address first (POST /me/billing/address): it decides the GST place of supply'),
+  badAddress: (field: string, why: string) => new GatewayError(400, INVALID_REQUEST, 'bad_address', `Invalid '${field}': ${why}`),
+  promoInvalid: (code: string) =>
+    new GatewayError(400, INVALID_REQUEST, 'promo_invalid', `Promo code '${code}' does not exist, has expired or has been used up`),
+  promoRedeemed: (code: string) => new GatewayError(400, INVALID_REQUEST, 'promo_redeemed', `This organisation has already redeemed '${code}'`),
+  billingDisabled: (what = 'Top-ups are not configured on this gateway (billing.payments)') =>
+    new GatewayError(503, 'server_error', 'billing_disabled', what),
   serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
   internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
 } as const;

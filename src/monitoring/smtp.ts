@@ -65,9 +65,15 @@ export async function sendMail(s: SmtpSettings, to: string, subject: string, tex
     await reply([250], `MAIL FROM:<${s.from}>`);
     await reply([250, 251], `RCPT TO:<${to}>`);
     await reply([354], 'DATA');
-    const body = text.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..');
-    const message = `From: ${s.from}\r\nTo: ${to}\r\nSubject: ${subject}\r\nDate: ${new Date().toUTCString()}\r\n` +
-      `Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n.`;
+    // Headers must be ASCII (RFC 5322): a subject with ₹ goes as an RFC 2047 encoded word, and
+    // a body with any non-ASCII character as base64, which every relay passes through unchanged.
+    const ascii = (v: string) => /^[\x20-\x7e\r\n\t]*$/.test(v);
+    const subjectLine = ascii(subject) ? subject : `=?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`;
+    const plain = ascii(text);
+    const body = plain ? text.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..')
+      : Buffer.from(text.replace(/\r?\n/g, '\r\n')).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const message = `From: ${s.from}\r\nTo: ${to}\r\nSubject: ${subjectLine}\r\nDate: ${new Date().toUTCString()}\r\nMIME-Version: 1.0\r\n` +
+      `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: ${plain ? '7bit' : 'base64'}\r\n\r\n${body}\r\n.`;
     await reply([250], message);
     await reply([221], 'QUIT').catch(() => undefined);
   } finally {

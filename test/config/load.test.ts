@@ -80,4 +80,18 @@ test('an unusable proxy stops start-up naming the setting or the variable', () =
   throwsConfig(() => loadConfig({ env: { http_proxy: 'http://[nope' } }), /\/upstream\/httpProxy \(from http_proxy\).*not a proxy URL/);
 });
 
+test('billing: payment secrets from the environment, the seller state kept as its GST code, cross-field rules', () => {
+  const c = loadConfig({
+    file: file('billing.json', JSON.stringify({ billing: { seller: { state: 'karnataka', gstin: '29AAGCB7383J1Z4' } } })),
+    env: { GW_PAYMENTS_KEY_ID: 'rzp_live_x', GW_PAYMENTS_KEY_SECRET: 'sec', GW_PAYMENTS_WEBHOOK_SECRET: 'whsec' },
+  });
+  assert.equal([c.billing.payments.keyId, c.billing.payments.keySecret, c.billing.payments.webhookSecret], ['rzp_live_x', 'sec', 'whsec']);
+  assert.is(c.billing.seller.state, '29');
+  assert.equal([c.billing.minTopupInr, c.billing.maxTopupInr], [100, 1000]);
+  throwsConfig(() => loadConfig({ env: { GW_PAYMENTS_KEY_ID: 'k' } }), /\/billing\/seller\/state: is required once billing.payments is configured/);
+  throwsConfig(() => loadConfig({ env: {}, overrides: { billing: { seller: { state: 'Atlantis' } } } }), /\/billing\/seller\/state: 'Atlantis'/);
+  throwsConfig(() => loadConfig({ env: {}, overrides: { billing: { seller: { state: '27', gstin: '29AAGCB7383J1Z4' } } } }), /\/billing\/seller\/gstin/);
+  throwsConfig(() => loadConfig({ env: {}, overrides: { billing: { minTopupInr: 500, maxTopupInr: 100 } } }), /\/billing\/minTopupInr/);
+});
+
 test.run();

@@ -1,0 +1,82 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { fetch } from 'undici';
+import type { Config } from '../../config/schema.js';
+import { errors } from '../../errors/catalog.js';
+import type { ProxyDispatchers } from '../proxy-dispatchers.js';
+
+/** micro-rupees to the paise the provider counts in. */
+export const paiseOf = (micros: number): number => Math.round(micros / 10_000);
+
+const hmacHex = (secret: string, data: string | Buffer): string => createHmac('sha256', secret).update(data).digest('hex');
+
+function sameHex(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The payment provider: a Razorpay-style orders API. Orders are created server-side with the
+ * key id and secret (HTTP Basic); the browser checkout then returns `order_id|payment_id` signed
+ * with the key secret, and webhooks are signed over their raw body with the webhook secret.
+ */
+export class PaymentApi {
+  readonly #s: Config['billing']['payments'] & { keyId: string; keySecret: string };
+  readonly #dispatchers: ProxyDispatchers;
+  readonly #auth: string;
+
+  constructor(s: Config['billing']['payments'] & { keyId: string; keySecret: string }, dispatchers: ProxyDispatchers) {
+    this.#s = s;
+    this.#dispatchers = dispatchers;
+    this.#auth = `Basic ${Buffer.from(`${s.keyId}:${s.keySecret}`).toString('base64')}`;
+  }
+
+  get keyId(): string {
+    return this.#s.keyId;
+  }
+
+  get takesWebhooks(): boolean {
+    return this.#s.webhookSecret !== undefined;
+  }
+
+  /** Creates the order the checkout pays; returns the provider's order id. */
+  async createOrder(amountPaise: number, receipt: string, notes: Record<string, string>): Promise<string> {
+    const url = `${this.#s.apiBaseUrl.replace(/\/+$/, '')}/orders`;
+    let res;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: this.#auth, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ amount: amountPaise, currency: 'INR', receipt, notes }),
+        signal: AbortSignal.timeout(this.#s.timeoutMs), dispatcher: this.#dispatchers.for(url),
+      });
+    } catch (e) {
+      throw errors.serviceUnavailable(`The payment provider did not answer: ${(e as Error).message}; no order was made`);
+    }
+    const text = await res.text().catch(() => '');
+    let doc: { id?: unknown; amount?: unknown; error?: { description?: unknown } } = {};
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      // Reported below with the status.
+    }
+    if (res.status < 200 || res.status > 299 || typeof doc.id !== 'string' || !/^[\w-]{1,64}$/.test(doc.id)) {
+      const why = typeof doc.error?.description === 'string' ? `: ${doc.error.description.slice(0, 200)}` : '';
+      throw errors.serviceUnavailable(`The payment provider refused the order (${res.status})${why}; no order was made`);
+    }
+    if (doc.amount !== undefined && doc.amount !== amountPaise) {
+      throw errors.serviceUnavailable(`The payment provider made an order for ${String(doc.amount)} paise instead of ${amountPaise}; not used`);
+    }
+    return doc.id;
+  }
+
+  /** The checkout's proof of payment: HMAC-SHA256(order_id|payment_id) under the key secret. */
+  checkoutSigned(orderId: string, paymentId: string, signature: string): boolean {
+    return sameHex(hmacHex(this.#s.keySecret, `${orderId}|${paymentId}`), signature);
+  }
+
+  /** x-payments-signature: HMAC-SHA256 of the raw webhook body under the webhook secret. */
+  webhookSigned(raw: Buffer, signature: string): boolean {
+    return this.#s.webhookSecret !== undefined && sameHex(hmacHex(this.#s.webhookSecret, raw), signature);
+  }
+}

@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox';
+import type { RouteSpec } from '../../domain/route-spec.js';
+import { errors } from '../../errors/catalog.js';
+import { creditOrder, findOrder, recordFailedPayment } from '../../store/billing.js';
+import type { ControlDeps } from '../control-deps.js';
+import { paiseOf, type PaymentApi } from './payment-api.js';
+
+interface PaymentEntity {
+  id?: unknown;
+  order_id?: unknown;
+  amount?: unknown;
+  method?: unknown;
+  error_description?: unknown;
+}
+
+const str = (v: unknown, max = 128): string | null => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : null);
+
+const reply = (status: string, detail?: string) => JSON.stringify(detail === undefined ? { status } : { status, detail });
+
+/**
+ * POST /webhooks/payments (spec 4.13): the payment provider's events, authenticated by an
+ * HMAC-SHA256 of the raw body in x-payments-signature. payment.captured credits the order
+ * exactly as POST /me/billing/verify does, so whichever arrives second changes nothing;
+ * payment.failed is recorded for the dashboard. Events about orders this gateway did not make
+ * are acknowledged and ignored, so the provider stops retrying them.
+ */
+export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | null }): RouteSpec[] {
+  const { db, clock, log } = d;
+  return [{
+    kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', headers: ['x-payments-signature'],
+    body: Type.Object({ event: Type.String(), payload: Type.Object({ payment: Type.Object({ entity: Type.Object({}) }) }) }),
+    response: Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) }),
+    summary: 'Payment provider events (payment.captured, payment.failed), signed in x-payments-signature; crediting is idempotent with /me/billing/verify',
+    handle: async (ctx, out) => {
+      const api = d.payments;
+      if (!api || !api.takesWebhooks) {
+        out.sendError(errors.billingDisabled('Payment webhooks are not configured on this gateway (billing.payments.webhookSecret)'));
+        return;
+      }
+      const raw = (ctx.body as Buffer | null) ?? Buffer.alloc(0);
+      const signature = ctx.headers['x-payments-signature'] ?? '';
+      if (!signature || !api.webhookSigned(raw, signature)) {
+        out.sendError(errors.badRequest('x-payments-signature is missing or does not match the body'));
+        return;
+      }
+      let event: { event?: unknown; payload?: { payment?: { entity?: PaymentEntity } } };
+      try {
+        event = JSON.parse(raw.toString('utf8'));
+      } catch {
+        out.sendError(errors.badRequest('The webhook body is not JSON'));
+        return;
+      }
+      const name = typeof event?.event === 'string' ? event.event : '';
+      const p = event?.payload?.payment?.entity;
+      if (name !== 'payment.captured' && name !== 'payment.failed') {
+        out.send(200, 'application/json', reply('ignored', `event '${name.slice(0, 64)}' is not handled`));
+        return;
+      }
+      const paymentId = str(p?.id);
+      const orderId = str(p?.order_id);
+      if (!paymentId || !orderId || typeof p?.amount !== 'number' || !Number.isInteger(p.amount)) {
+        out.sendError(errors.badRequest('payload.payment.entity needs id, order_id and an integer amount'));
+        return;
+      }
+      const order = findOrder(db, orderId);
+      if (!order) {
+        out.send(200, 'application/json', reply('ignored', 'not an order of this gateway'));
+        return;
+      }
+      const method = str(p.method, 32);
+      const now = clock.now();
+      if (name === 'payment.failed') {
+        recordFailedPayment(db, order, { id: paymentId, amountMicros: p.amount * 10_000, method, error: str(p.error_description, 500) }, now);
+        out.send(200, 'application/json', reply('recorded'));
+        return;
+      }
+      if (p.amount !== paiseOf(order.total_micros)) {
+        // Money was taken that does not match the order: never credit a guess; the operator settles it.
+        log.error('payment amount differs from its order; not credited', { order: order.id, payment: paymentId, paise: p.amount, expected: paiseOf(order.total_micros) });
+        out.send(200, 'application/json', reply('ignored', 'amount does not match the order'));
+        return;
+      }
+      const done = creditOrder(db, order.id, { id: paymentId, method, via: 'webhook' }, now);
+      if (done.applied) d.notify.moneyChanged();
+      else if (done.order.payment_id !== paymentId) {
+        log.error('a second payment was captured for an order already paid; refund it', { order: order.id, payment: paymentId, paid_by: done.order.payment_id });
+      }
+      out.send(200, 'application/json', reply(done.applied ? 'credited' : 'already_credited'));
+    },
+  }];
+}

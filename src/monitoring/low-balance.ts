@@ -1,0 +1,60 @@
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from '../store/database.js';
+import { lowBalanceCrossings, markLowBalanceMailed, ownerEmails } from '../store/billing.js';
+import { sendMail } from './smtp.js';
+
+const inr = (micros: number): string => (micros / 1_000_000).toFixed(2);
+
+/**
+ * Mails an org's owners when its balance falls below the threshold they set (POST
+ * /me/billing/settings): once per crossing, re-armed when a top-up lifts the balance back over
+ * it. Balances are compared on a timer, off the request path; a failed mail is tried again on
+ * the next round.
+ */
+export class LowBalanceMailer {
+  readonly #d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string };
+  #timer: NodeJS.Timeout | null = null;
+  #round: Promise<void> | null = null;
+
+  constructor(d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string }) {
+    this.#d = d;
+  }
+
+  start(): void {
+    if (this.#d.config.smtp.host === undefined) return;
+    this.#timer = setInterval(() => {
+      this.#round ??= this.check().finally(() => (this.#round = null));
+    }, this.#d.config.billing.lowBalanceCheckMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#round;
+  }
+
+  async check(): Promise<void> {
+    const { db, config, log } = this.#d;
+    const s = config.smtp;
+    if (s.host === undefined) return;
+    for (const org of lowBalanceCrossings(db)) {
+      const to = ownerEmails(db, org.id);
+      const subject = `[gw] ${org.name}: balance ₹${inr(org.balance_micros)} is below ₹${inr(org.low_balance_micros)}`;
+      const text = `The prepaid balance of ${org.name} is ₹${inr(org.balance_micros)}, below the ₹${inr(org.low_balance_micros)} you set.\n`
+        + 'Standard keys stop with 402 insufficient_credits when it reaches zero.\n'
+        + `Top up at ${this.#d.baseUrl()}/me/billing. This mail is sent once until the balance is back above the threshold.\n`;
+      let sent = 0;
+      for (const addr of to) {
+        try {
+          await sendMail({ ...s, host: s.host, timeoutMs: config.billing.payments.timeoutMs }, addr, subject, text);
+          sent++;
+        } catch (e) {
+          log.warn('low-balance mail not sent', { org: org.id, to: addr, err: (e as Error).message });
+        }
+      }
+      if (sent > 0 || to.length === 0) markLowBalanceMailed(db, org.id, this.#d.clock.now());
+    }
+  }
+}
