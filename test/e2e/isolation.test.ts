@@ -115,10 +115,10 @@ test('every /me route with an id, called by org A with org B\'s ids, answers 4xx
         const r = await a.send(method.toUpperCase(), concrete, body);
         calls++;
         const text = await r.text();
-        // /me/routing and /me/byok are addressed by catalog model and provider ids, not by a resource of some org:
-        // anything else is 400 bad_model or unknown_provider.
+        // /me/routing, /me/byok and the PIN lookup are addressed by catalog model ids, provider ids and
+        // postal codes, not by a resource of some org: anything else is 400 bad_model, unknown_provider or bad_request.
         const expected = path.startsWith('/me/routing/') ? [400, 'bad_model'] : path.startsWith('/me/byok/') ? [400, 'unknown_provider']
-          : [404, 'not_found'];
+          : path.startsWith('/me/billing/pincode/') ? [400, 'bad_request'] : [404, 'not_found'];
         assert.equal([r.status, JSON.parse(text).error?.code], expected, `${method.toUpperCase()} ${concrete} answered ${r.status}`);
         for (const s of [...bSecrets, ...bIds.filter((x) => x !== id)]) assert.not.ok(text.includes(s), `${method} ${concrete} leaked ${s}`);
       }
