@@ -5,19 +5,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SMTPServer } from 'smtp-server';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { waitForValue } from '../support/ledger.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { signIn, type Browser } from '../support/session.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 
 let gw: GatewayProcess;
 let groq: MockProvider;
 let together: MockProvider;
 let hook: Server;
 let hookUrl: string;
-let smtp: SMTPServer;
-const mails: string[] = [];
+let smtp: SmtpReceiver;
 /** Each delivery as received: the parsed body, the raw bytes, and the signature header. */
 const delivered: any[] = [];
 const received: { raw: string; signature: string }[] = [];
@@ -46,24 +45,12 @@ test.before(async () => {
       res.end('ok');
     });
   });
-  smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, _session, done) {
-      let text = '';
-      stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
-      stream.on('end', () => {
-        mails.push(text);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpReceiver();
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
   gw = await startGateway({
     monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50, minCheckIntervalMs: 0, maxAlertsPerCollection: 2 },
-    smtp: { host: '127.0.0.1', port: smtpPort, from: 'alerts@gw.example' },
+    smtp: { host: '127.0.0.1', port: smtp.port, from: 'alerts@gw.example' },
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
   });
   owner = await signIn(gw, 'owner@monitoring.example');
@@ -74,7 +61,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await gw.cleanup();
-  await Promise.all([groq.close(), together.close(), new Promise((r) => hook.close(r)), new Promise<void>((r) => smtp.close(() => r()))]);
+  await Promise.all([groq.close(), together.close(), new Promise((r) => hook.close(r)), smtp.close()]);
 });
 
 test('a check canaries every step once, on the platform keys, and reports per-step health', async () => {
@@ -144,7 +131,7 @@ test('email alerts go through the SMTP relay', async () => {
   together.enqueue({ kind: 'status', status: 500 });
   groq.enqueue({ kind: 'status', status: 500 });
   await check(); // the window's failures are now well above 5%
-  const mail = await waitForValue(() => mails.find((m) => m.includes('oncall@team.example')), 5_000, 'the alert mail');
+  const mail = await waitForValue(() => smtp.raw.find((m) => m.includes('oncall@team.example')), 5_000, 'the alert mail');
   assert.match(mail, /Subject: \[gw\] watched: error_rate firing/);
   assert.match(mail, /From: alerts@gw\.example/);
   assert.match(mail, /"state": "firing"/);

@@ -1,8 +1,6 @@
 // Billing (spec 4.6, 4.13): the billing address and GST, top-up orders with a real (loopback)
 // payment provider, crediting once across the checkout verification and the signed webhook,
 // promo codes, receipts, the PIN lookup and the low-balance mail.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
@@ -10,13 +8,13 @@ import { query, write } from '../support/ledger.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { PAY_KEY_ID, PAY_KEY_SECRET, PAY_WEBHOOK_SECRET, sign, startMockPayments, type MockPayments } from '../support/payments-server.js';
 import { signIn, type Browser } from '../support/session.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 import { bearer, chatBody, waitFor } from '../support/wait.js';
 
 let gw: GatewayProcess;
 let pay: MockPayments;
 let groq: MockProvider;
-let smtp: SMTPServer;
-const mails: string[] = [];
+let smtp: SmtpReceiver;
 
 const json = async (r: Response) => (await r.json()) as any;
 async function refusal(r: Response): Promise<[number, string, string]> {
@@ -25,14 +23,6 @@ async function refusal(r: Response): Promise<[number, string, string]> {
 }
 const orgOf = async (b: Browser): Promise<string> => (await json(await b.get('/me'))).org.id;
 const balanceOf = async (b: Browser): Promise<number> => (await json(await b.get('/me/billing'))).balance_inr;
-
-/** Subject (RFC 2047) and base64 body of a received mail, decoded. */
-function decodeMail(raw: string): string {
-  const [head, ...rest] = raw.split('\r\n\r\n');
-  const subject = head.replace(/=\?UTF-8\?B\?([^?]*)\?=/g, (_, b64: string) => Buffer.from(b64, 'base64').toString('utf8'));
-  const body = /Content-Transfer-Encoding: base64/i.test(head) ? Buffer.from(rest.join('').replace(/\s+/g, ''), 'base64').toString('utf8') : rest.join('\r\n\r\n');
-  return `${subject}\n\n${body}`;
-}
 
 const KARNATAKA = { name: 'Asha Rao', line1: '12 MG Road', city: 'Bengaluru', state: 'Karnataka', pincode: '560001' };
 const MAHARASHTRA = { name: 'Ravi Kulkarni', line1: '4 Linking Road', city: 'Mumbai', state: '27', pincode: '400050', gstin: '27AAPFU0939F1ZV' };
@@ -55,23 +45,12 @@ test.before(async () => {
   [pay, groq] = await Promise.all([startMockPayments(), startMockProvider()]);
   pay.pincodes.set('560001', { District: 'Bangalore', State: 'Karnataka' });
   pay.pincodes.set('751001', { District: 'Khorda', State: 'Orissa' });
-  smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, _session, done) {
-      let text = '';
-      stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
-      stream.on('end', () => {
-        mails.push(text);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtp = await startSmtpReceiver();
   gw = await startGateway({
     // Credits must reach the data plane at once, not at the next poll of the change feed.
     changePollMs: 60_000,
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' } },
-    smtp: { host: '127.0.0.1', port: (smtp.server.address() as AddressInfo).port, from: 'billing@gw.example' },
+    smtp: { host: '127.0.0.1', port: smtp.port, from: 'billing@gw.example' },
     billing: {
       payments: { apiBaseUrl: pay.url, keyId: PAY_KEY_ID, keySecret: PAY_KEY_SECRET, webhookSecret: PAY_WEBHOOK_SECRET },
       seller: { name: 'Acme <Inference> Pvt Ltd', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025' },
@@ -86,7 +65,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await gw.cleanup();
-  await Promise.all([pay.close(), groq.close(), new Promise<void>((r) => smtp.close(() => r()))]);
+  await Promise.all([pay.close(), groq.close(), smtp.close()]);
 });
 
 test('a new org sees its balance, the top-up terms and no address; without a session it is 401 no_session', async () => {
@@ -356,7 +335,7 @@ test('the low-balance mail goes to the owners once per crossing; settings valida
   await gw.cli('org', 'credit', orgId, '40');
   assert.equal(await json(await b.send('POST', '/me/billing/settings', { low_balance_inr: 50 })), { low_balance_inr: 50 });
   assert.is((await json(await b.get('/me/billing'))).low_balance_inr, 50);
-  const mine = () => mails.filter((m) => m.includes(`To: ${b.email}`)).map(decodeMail);
+  const mine = () => smtp.decoded().filter((m) => m.includes(`To: ${b.email}`));
   await waitFor(() => mine().length > 0, 5_000, 'the low-balance mail');
   const [mail] = mine();
   assert.ok(mail.includes('balance ₹40.00 is below ₹50.00'), mail);
