@@ -115,7 +115,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   for (const e of allEndpoints(db)) {
     try {
       const key = e.key_sealed === null ? null : unseal(e.key_sealed, masterKey, sealContext.endpointKey(e.org_id, e.name));
-      planner.setEndpoint(e.org_id, e.name, { name: e.name, baseUrl: e.base_url, key, compliant: e.status === 'compliant' });
+      planner.setEndpoint(e.org_id, e.name, {
+        name: e.name, baseUrl: e.base_url, key, compliant: e.status === 'compliant', publicOnly: !config.customEndpoints.allowInternalAddresses,
+      });
     } catch {
       log.warn('registered endpoint key does not open with this master key; skipped', { org: e.org_id, endpoint: e.name });
     }

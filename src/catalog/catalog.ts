@@ -13,6 +13,8 @@ export interface Provider {
   readonly configured: boolean;
   /** Not turned off by the operator (providers.<id>.enabled): callers' own keys may use it. */
   readonly enabled: boolean;
+  /** Connections may reach public addresses only, checked as each is made (an org's registered endpoint). */
+  readonly publicOnly?: boolean;
 }
 
 /** One way to serve a model: a provider plus that provider's model id. */

@@ -22,8 +22,8 @@ export interface ComplianceReport {
  * models, a chat completion answers with `choices[0].message` (and `usage`, else the gateway
  * will estimate it), and a stream is SSE ending in `[DONE]`. Each call is bounded in time and size.
  */
-export async function testEndpoint(baseUrl: string, apiKey: string | null, dispatchers: ProxyDispatchers, timeoutMs: number):
-  Promise<ComplianceReport> {
+export async function testEndpoint(baseUrl: string, apiKey: string | null, dispatchers: ProxyDispatchers, timeoutMs: number,
+  publicOnly: boolean): Promise<ComplianceReport> {
   const base = baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = { accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   const call = async (path: string, body?: unknown): Promise<{ status: number; type: string; text: string }> => {
@@ -32,7 +32,7 @@ export async function testEndpoint(baseUrl: string, apiKey: string | null, dispa
       method: body === undefined ? 'GET' : 'POST',
       headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs), dispatcher: dispatchers.for(url),
+      signal: AbortSignal.timeout(timeoutMs), dispatcher: dispatchers.for(url, publicOnly),
     });
     const chunks: Uint8Array[] = [];
     let size = 0;

@@ -57,7 +57,7 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
     return r;
   };
   const publish = (r: EndpointRow, key: string | null): void => {
-    d.notify.endpointChanged(r.org_id, r.name, { name: r.name, baseUrl: r.base_url, key, compliant: r.status === 'compliant' });
+    d.notify.endpointChanged(r.org_id, r.name, { name: r.name, baseUrl: r.base_url, key, compliant: r.status === 'compliant', publicOnly: !cfg.allowInternalAddresses });
   };
   /** The config checked: a usable name (when asked), a public http(s) URL, a plausible key. */
   const checked = async (b: Static<typeof Config>, orgId: string | null) => {
@@ -76,7 +76,7 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
     if (key !== null && !KEY_RE.test(key)) throw errors.badRequest(`Invalid 'api_key': 1 to 512 visible ASCII characters`);
     return { baseUrl: url.toString().replace(/\/+$/, ''), key };
   };
-  const run = (baseUrl: string, key: string | null) => testEndpoint(baseUrl, key, dispatchers, cfg.testTimeoutMs);
+  const run = (baseUrl: string, key: string | null) => testEndpoint(baseUrl, key, dispatchers, cfg.testTimeoutMs, !cfg.allowInternalAddresses);
 
   return [
     {

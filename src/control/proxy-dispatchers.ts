@@ -1,4 +1,5 @@
-import { ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
+import { publicOnlyLookup } from '../lib/address-guard.js';
 import { proxyFor, proxyOrigin, type ProxySettings } from '../lib/proxy-settings.js';
 
 /**
@@ -9,14 +10,20 @@ import { proxyFor, proxyOrigin, type ProxySettings } from '../lib/proxy-settings
 export class ProxyDispatchers {
   readonly #proxies: ProxySettings;
   readonly #agents = new Map<string, Dispatcher>();
+  #publicOnly: Dispatcher | undefined;
 
   constructor(proxies: ProxySettings) {
     this.#proxies = proxies;
   }
 
-  for(url: string): Dispatcher | undefined {
+  /**
+   * With `publicOnly` (a URL a user gave), a direct call resolves the name as it connects and
+   * refuses internal addresses, so the name cannot be rebound inward after it was checked.
+   * Through a proxy, the proxy resolves it.
+   */
+  for(url: string, publicOnly = false): Dispatcher | undefined {
     const proxy = proxyFor(new URL(url), this.#proxies);
-    if (proxy === null) return undefined;
+    if (proxy === null) return publicOnly ? (this.#publicOnly ??= new Agent({ connect: { lookup: publicOnlyLookup } })) : undefined;
     const uri = proxyOrigin(proxy);
     const s = proxy.socks;
     const key = `${uri} ${proxy.authorization ?? ''} ${s?.username ?? ''}:${s?.password ?? ''}`;

@@ -119,7 +119,7 @@ export class RoutePlanner {
     }
     const id = `${CUSTOM_PREFIX}:${name}`;
     const provider: Provider = {
-      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true,
+      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true, publicOnly: ep.publicOnly,
       // What the org's own server does with data is unknown here: it meets no data policy.
       entry: {
         id, name: `custom endpoint ${name}`, kind: 'openai-compatible', baseUrl: ep.baseUrl, keyEnv: null, residency: 'unknown', byok: true,

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { publicOnlyLookup } from '../lib/address-guard.js';
 import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
@@ -62,7 +63,7 @@ export class UpstreamClient {
       const head = `${this.#head(base, call.path, headers, true)}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
       request = [Buffer.from(head, 'latin1'), ...body];
     }
-    exchange.control = this.#pool(base).request(request, exchange);
+    exchange.control = this.#pool(base, route.provider.publicOnly === true).request(request, exchange);
     abort.onAbort(() => exchange.cancel());
     try {
       return await exchange.started;
@@ -75,8 +76,10 @@ export class UpstreamClient {
     await Promise.all([...this.#pools.values()].map((p) => p.close()));
   }
 
-  #pool(base: BaseUrl): OriginPool {
-    let p = this.#pools.get(base.origin);
+  /** One pool per origin; guarded origins (publicOnly) get pools of their own, never shared with catalog providers. */
+  #pool(base: BaseUrl, publicOnly: boolean): OriginPool {
+    const key = publicOnly ? `\0${base.origin}` : base.origin;
+    let p = this.#pools.get(key);
     if (!p) {
       p = new OriginPool(new URL(base.origin), {
         connections: this.#cfg.connectionsPerOrigin,
@@ -85,8 +88,9 @@ export class UpstreamClient {
         bodyTimeoutMs: this.#cfg.bodyTimeoutMs,
         idleTimeoutMs: this.#cfg.idleTimeoutMs,
         proxy: base.proxy ?? undefined,
+        lookup: publicOnly ? publicOnlyLookup : undefined,
       });
-      this.#pools.set(base.origin, p);
+      this.#pools.set(key, p);
     }
     return p;
   }

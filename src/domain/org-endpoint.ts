@@ -5,6 +5,8 @@ export interface OrgEndpoint {
   key: string | null;
   /** Passed its last compliance test; only then is it called. */
   compliant: boolean;
+  /** Calls may reach public addresses only (customEndpoints.allowInternalAddresses off). */
+  publicOnly: boolean;
 }
 
 /** Where the control plane hands registered endpoints to the data plane; null removes one. */

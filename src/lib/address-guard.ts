@@ -1,5 +1,6 @@
+import { lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Addresses no endpoint registered by a user may point at: this host, private networks, link-local
 // (cloud metadata at 169.254.169.254), carrier-grade NAT, multicast and the unspecified address.
@@ -37,3 +38,29 @@ export async function blockedReason(url: URL, allowInternal: boolean): Promise<s
   const inward = addresses.find(isInternalAddress);
   return inward === undefined ? null : `${host} resolves to ${inward}, an internal address (server-side request forgery guard)`;
 }
+
+/**
+ * A `lookup` for sockets that may reach public addresses only (an org's registered endpoint, an
+ * alert webhook). The name is resolved as the connection is made and every address checked, so
+ * a name that resolved outward when it was registered cannot later be pointed inward (DNS
+ * rebinding): the check and the connection use the same answer. IP literals never reach a
+ * lookup; they are checked once, by blockedReason, and cannot change.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  lookupCallback(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) {
+      callback(err, '', 0);
+      return;
+    }
+    const inward = addresses.find((a) => isInternalAddress(a.address));
+    if (inward !== undefined || addresses.length === 0) {
+      const e: NodeJS.ErrnoException = new Error(inward === undefined ? `${hostname} resolves to no address`
+        : `${hostname} now resolves to ${inward.address}, an internal address (server-side request forgery guard)`);
+      e.code = 'EADDRBLOCKED';
+      callback(e, '', 0);
+      return;
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};

@@ -217,7 +217,7 @@ export class Monitor {
         const res = await fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring', ...(signature ? { 'x-gw-signature': signature } : {}) },
-          body, signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString()),
+          body, signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString(), !this.#d.config.monitoring.allowInternalWebhooks),
         });
         await res.body?.cancel();
         if (res.status < 300) return `${event.state} delivered: ${res.status}${attempt > 0 ? ` (attempt ${attempt + 1})` : ''}`;

@@ -1,4 +1,4 @@
-import { connect as netConnect, isIP, isIPv6, type Socket } from 'node:net';
+import { connect as netConnect, isIP, isIPv6, type LookupFunction, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { socks5Connect } from './socks5.js';
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
@@ -22,6 +22,8 @@ export interface Target {
   session?: Buffer;
   /** A proxy to reach the origin through: an HTTP CONNECT tunnel, or SOCKS5 (TLS is still end to end). */
   tunnel?: TunnelProxy;
+  /** Resolves the origin's name for a direct connection (a guard that refuses internal addresses). */
+  lookup?: LookupFunction;
 }
 
 export interface TunnelProxy {
@@ -126,6 +128,7 @@ export class Connection implements ResponseEvents {
       this.#socket = netConnect({
         host: target.host,
         port: target.port,
+        lookup: target.lookup,
         onread: { buffer: READ_BUFFER, callback: (n: number, b: Uint8Array) => { this.#read(b as Buffer, n); return true; } },
       });
       this.#socket.once('connect', () => this.#connected());
@@ -137,7 +140,7 @@ export class Connection implements ResponseEvents {
   #secure(target: Target, tunnel: Socket | undefined): Socket {
     const s = tlsConnect({
       socket: tunnel, host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host,
-      ALPNProtocols: ['http/1.1'], ca: target.ca, session: target.session,
+      ALPNProtocols: ['http/1.1'], ca: target.ca, session: target.session, lookup: tunnel === undefined ? target.lookup : undefined,
     });
     s.on('session', (session: Buffer) => {
       target.session = session;

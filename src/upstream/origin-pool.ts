@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { Connection, Exchange, Phase, type ConnectionOwner, type Target, type TunnelProxy } from './connection.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
@@ -14,6 +15,8 @@ export interface PoolOptions {
   idleTimeoutMs: number;
   /** Certificate authorities for https origins and proxies, replacing the bundled ones (a private upstream). */
   ca?: string | Buffer;
+  /** Resolves the origin's name for direct connections; through a proxy, the proxy resolves it. */
+  lookup?: LookupFunction;
   /**
    * A forward proxy. Through an HTTP proxy an https origin is reached by a CONNECT tunnel per
    * socket, and for an http origin the sockets go to the proxy itself and the caller writes
@@ -46,7 +49,7 @@ export class OriginPool implements ConnectionOwner {
     const host = origin.hostname.replace(/^\[|\]$/g, '');
     const port = origin.port ? Number(origin.port) : tls ? 443 : 80;
     const proxy = options.proxy;
-    this.#target = proxy === undefined ? { host, port, tls, ca: options.ca }
+    this.#target = proxy === undefined ? { host, port, tls, ca: options.ca, lookup: options.lookup }
       : tls || proxy.socks != null ? { host, port, tls, ca: options.ca, tunnel: proxy }
       : { host: proxy.host, port: proxy.port, tls: proxy.tls, ca: options.ca };
     this.#o = options;

@@ -1,6 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { blockedReason, isInternalAddress } from '../../src/lib/address-guard.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { blockedReason, isInternalAddress, publicOnlyLookup } from '../../src/lib/address-guard.js';
+import { ProxyDispatchers } from '../../src/control/proxy-dispatchers.js';
 
 test('this host, private, link-local, CGNAT, multicast and unspecified addresses are internal; public ones are not', () => {
   for (const a of ['127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
@@ -18,6 +21,38 @@ test('URLs: scheme, credentials and resolved addresses are checked; the operator
   assert.match((await blockedReason(new URL('http://[::1]/v1'), false))!, /internal address/);
   assert.is(await blockedReason(new URL('http://8.8.8.8/v1'), false), null);
   assert.is(await blockedReason(new URL('http://127.0.0.1:8000/v1'), true), null);
+});
+
+const lookupOf = (host: string, all: boolean) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) => {
+  publicOnlyLookup(host, { all }, (err, address, family) => resolve({ err, address, family }));
+});
+
+test('the connect-time lookup refuses names that resolve inward, in both of its calling forms', async () => {
+  for (const all of [true, false]) {
+    const r = await lookupOf('localhost', all);
+    assert.is(r.err?.code, 'EADDRBLOCKED');
+    assert.match(r.err!.message, /localhost now resolves to .*an internal address/);
+  }
+  // A public address resolves to itself without the network.
+  assert.equal((await lookupOf('8.8.8.8', true)).address, [{ address: '8.8.8.8', family: 4 }]);
+  const one = await lookupOf('8.8.8.8', false);
+  assert.equal([one.err, one.address, one.family], [null, '8.8.8.8', 4]);
+  assert.is((await lookupOf('no-such-host.invalid', false)).err?.code, 'ENOTFOUND');
+});
+
+test('control-plane calls to user URLs connect through the guard; the operator\'s own calls do not', async () => {
+  const server = createServer((_req, res) => res.end('reached'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://localhost:${(server.address() as AddressInfo).port}/`;
+  const d = new ProxyDispatchers({});
+  try {
+    assert.is(await (await fetch(url, { dispatcher: d.for(url) } as RequestInit)).text(), 'reached');
+    const e = await fetch(url, { dispatcher: d.for(url, true) } as RequestInit).then(() => null, (err: Error) => err);
+    assert.ok(e, 'refused');
+    assert.is((e!.cause as NodeJS.ErrnoException).code, 'EADDRBLOCKED');
+  } finally {
+    server.close();
+  }
 });
 
 test.run();
