@@ -111,6 +111,8 @@ export const ConfigSchema = Type.Object({
     port: Type.Integer({ minimum: 1, maximum: 65535, default: 25 }),
     /** TLS from the first byte (port 465). */
     secure: Type.Boolean({ default: false }),
+    /** On a plain connection: upgrade when offered (auto), insist (required), or never (off). */
+    starttls: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('off')], { default: 'auto' }),
     from: Type.String({ minLength: 3, default: 'gw@localhost' }),
     user: Type.Optional(Type.String({ minLength: 1 })),
     password: Type.Optional(Type.String()),

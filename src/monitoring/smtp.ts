@@ -4,22 +4,28 @@ import { connect as tls } from 'node:tls';
 export interface SmtpSettings {
   host: string;
   port: number;
-  /** TLS from the first byte (port 465); otherwise plain SMTP, for a relay on this host or the LAN. */
+  /** TLS from the first byte (port 465); otherwise plain SMTP, upgraded by STARTTLS per `starttls`. */
   secure: boolean;
+  /** auto: upgrade when the relay offers it; required: fail if it does not; off: never (a relay on this host). */
+  starttls: 'auto' | 'required' | 'off';
   from: string;
   user?: string;
   password?: string;
   timeoutMs: number;
 }
 
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|\[::1\])$/i;
+
 /**
- * Sends one plain-text message over SMTP (RFC 5321): EHLO, AUTH PLAIN when a user is set, MAIL,
- * RCPT, DATA with dot-stuffing, QUIT. Enough for alert mail to a relay; rejects with the server's
- * reply when a step is refused, or when the server is silent past the timeout.
+ * Sends one plain-text message over SMTP (RFC 5321): EHLO, STARTTLS (RFC 3207) when offered or
+ * required, AUTH PLAIN when a user is set, MAIL, RCPT, DATA with dot-stuffing, QUIT. Certificates
+ * are verified (NODE_EXTRA_CA_CERTS adds a private CA), and a password is never sent in clear to
+ * a relay off this host. Rejects with the server's reply when a step is refused, or when the
+ * server is silent past the timeout.
  */
 export async function sendMail(s: SmtpSettings, to: string, subject: string, text: string): Promise<void> {
-  const socket: Socket = s.secure ? tls({ host: s.host, port: s.port, servername: s.host }) : tcp({ host: s.host, port: s.port });
-  socket.setTimeout(s.timeoutMs);
+  let socket: Socket = s.secure ? tls({ host: s.host, port: s.port, servername: s.host }) : tcp({ host: s.host, port: s.port });
+  let encrypted = s.secure;
   let buffer = '';
   let waiting: { resolve: (line: string) => void; reject: (e: Error) => void } | null = null;
   let failed: Error | null = null;
@@ -28,7 +34,7 @@ export async function sendMail(s: SmtpSettings, to: string, subject: string, tex
     waiting?.reject(e);
     waiting = null;
   };
-  socket.on('data', (d: Buffer) => {
+  const onData = (d: Buffer): void => {
     buffer += d.toString('latin1');
     // A reply ends at a line whose code is followed by a space ("250 ok"), not a dash ("250-…").
     const m = /(^|\r\n)(\d{3}) [^\r\n]*\r\n$/.exec(buffer);
@@ -38,10 +44,16 @@ export async function sendMail(s: SmtpSettings, to: string, subject: string, tex
       waiting.resolve(reply);
       waiting = null;
     }
-  });
-  socket.on('timeout', () => fail(new Error(`SMTP server ${s.host}:${s.port} did not answer within ${s.timeoutMs} ms`)));
-  socket.on('error', fail);
-  socket.on('close', () => fail(new Error('SMTP connection closed')));
+  };
+  const onClose = (): void => fail(new Error('SMTP connection closed'));
+  const watch = (sock: Socket): void => {
+    sock.setTimeout(s.timeoutMs);
+    sock.on('data', onData);
+    sock.on('timeout', () => fail(new Error(`SMTP server ${s.host}:${s.port} did not answer within ${s.timeoutMs} ms`)));
+    sock.on('error', fail);
+    sock.on('close', onClose);
+  };
+  watch(socket);
   const reply = (expect: number[], command?: string): Promise<string> => new Promise((resolve, reject) => {
     if (failed) {
       reject(failed);
@@ -60,8 +72,24 @@ export async function sendMail(s: SmtpSettings, to: string, subject: string, tex
   });
   try {
     await reply([220]);
-    await reply([250], 'EHLO gw');
-    if (s.user) await reply([235], `AUTH PLAIN ${Buffer.from(`\0${s.user}\0${s.password ?? ''}`).toString('base64')}`);
+    let ehlo = await reply([250], 'EHLO gw');
+    if (!encrypted && s.starttls !== 'off') {
+      if (/^250[ -]STARTTLS\s*$/im.test(ehlo)) {
+        await reply([220], 'STARTTLS');
+        socket = await upgrade(socket, s.host, onClose);
+        encrypted = true;
+        watch(socket);
+        ehlo = await reply([250], 'EHLO gw');
+      } else if (s.starttls === 'required') {
+        throw new Error(`SMTP server ${s.host}:${s.port} does not offer STARTTLS, and smtp.starttls is 'required'`);
+      }
+    }
+    if (s.user) {
+      if (!encrypted && s.starttls !== 'off' && !LOOPBACK.test(s.host)) {
+        throw new Error(`SMTP server ${s.host}:${s.port} offers no TLS: the password is not sent in clear (use smtp.secure, or smtp.starttls 'off' to allow it)`);
+      }
+      await reply([235], `AUTH PLAIN ${Buffer.from(`\0${s.user}\0${s.password ?? ''}`).toString('base64')}`);
+    }
     await reply([250], `MAIL FROM:<${s.from}>`);
     await reply([250, 251], `RCPT TO:<${to}>`);
     await reply([354], 'DATA');
@@ -79,4 +107,19 @@ export async function sendMail(s: SmtpSettings, to: string, subject: string, tex
   } finally {
     socket.destroy();
   }
+}
+
+/** TLS over the open connection after the server's 220 to STARTTLS; the plain socket is handed over. */
+function upgrade(plain: Socket, host: string, onClose: () => void): Promise<Socket> {
+  plain.removeAllListeners('data');
+  plain.removeAllListeners('timeout');
+  plain.off('close', onClose);
+  return new Promise((resolve, reject) => {
+    const secure = tls({ socket: plain, servername: host });
+    secure.once('secureConnect', () => {
+      secure.off('error', reject);
+      resolve(secure);
+    });
+    secure.once('error', (e) => reject(new Error(`SMTP STARTTLS with ${host} failed: ${e.message}`)));
+  });
 }

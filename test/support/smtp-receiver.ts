@@ -4,6 +4,8 @@ import { SMTPServer } from 'smtp-server';
 /** A real SMTP server on loopback that keeps every message it accepts. */
 export interface SmtpReceiver {
   port: number;
+  /** Per message: whether it came over TLS, and the user that authenticated (null for none). */
+  sessions: { secure: boolean; user: string | null }[];
   /** Each message as received: headers and body, undecoded. */
   raw: string[];
   /** Each message with an RFC 2047 subject and a base64 body decoded to text. */
@@ -20,15 +22,33 @@ function decode(raw: string): string {
   return `${headers}\r\n\r\n${body}`;
 }
 
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+export interface SmtpReceiverOptions {
+  /** Offer STARTTLS with this certificate; without it, STARTTLS is not offered. */
+  tls?: { key: Buffer; cert: Buffer };
+  /** Require AUTH with this user and password (allowed over plain text too, as some relays do). */
+  auth?: { user: string; password: string };
+}
+
+export async function startSmtpReceiver(opts: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
   const raw: string[] = [];
+  const sessions: { secure: boolean; user: string | null }[] = [];
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, _session, done) {
+    logger: false,
+    authOptional: opts.auth === undefined,
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN'],
+    disabledCommands: opts.tls ? [] : ['STARTTLS'],
+    ...(opts.tls ?? {}),
+    onAuth(auth, _session, done) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.password) done(null, { user: auth.username });
+      else done(new Error('Invalid username or password'));
+    },
+    onData(stream, session, done) {
       let text = '';
       stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
       stream.on('end', () => {
         raw.push(text);
+        sessions.push({ secure: session.secure, user: typeof session.user === 'string' ? session.user : null });
         done();
       });
     },
@@ -36,6 +56,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.server.address() as AddressInfo).port,
+    sessions,
     raw,
     decoded: () => raw.map(decode),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
