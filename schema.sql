@@ -360,7 +360,8 @@ CREATE TABLE promo_redemptions (
 
 -- A top-up: the credit bought, the GST on it by place of supply, and what the payment provider
 -- charges. Moves created -> paid once (credited exactly once, whichever of the checkout
--- verification and the webhook arrives first); failed payments leave it open for a retry.
+-- verification, the webhook and the reconciler sees the payment first); failed payments leave
+-- it open for a retry.
 CREATE TABLE payment_orders (
   id                  TEXT PRIMARY KEY,      -- the payment provider's order id
   org_id              TEXT NOT NULL REFERENCES orgs(id),
@@ -378,7 +379,7 @@ CREATE TABLE payment_orders (
   payment_id          TEXT UNIQUE,           -- the payment that paid it
   receipt_no          INTEGER UNIQUE,        -- gap-free, assigned when paid
   paid_at             INTEGER,
-  paid_via            TEXT CHECK (paid_via IN ('checkout', 'webhook')),
+  paid_via            TEXT CHECK (paid_via IN ('checkout', 'webhook', 'reconcile')),
   created_at          INTEGER NOT NULL
 );
 CREATE INDEX payment_orders_by_org ON payment_orders(org_id, created_at);

@@ -45,6 +45,7 @@ import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
 import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
+import { PaymentReconciler } from './control/billing/payment-reconciler.js';
 import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
@@ -161,6 +162,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const listModels = modelLister(catalog, (id) => breakers.state(id));
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
   const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
+  const reconciler = payments
+    ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: followChanges })
+    : null;
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
   });
@@ -202,6 +206,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   poll.unref();
   monitor.start();
   lowBalance.start();
+  reconciler?.start();
 
   const configured = [...catalog.providers.values()].filter((p) => p.configured).map((p) => p.id);
   const native = uwsIsNative();
@@ -221,6 +226,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       clearInterval(poll);
       await monitor.stop();
       await lowBalance.stop();
+      await reconciler?.stop();
       breakers.shutdown();
       traffic.stop();
       await usage.close();

@@ -156,6 +156,8 @@ export const ConfigSchema = Type.Object({
     }, { additionalProperties: false, default: {} }),
     /** Postal PIN lookup for address autofill; answers in the api.postalpincode.in shape. */
     pincodeLookupUrl: Type.String({ minLength: 1, default: 'https://api.postalpincode.in/pincode/' }),
+    /** How often open orders of the last 3 days are checked with the payment provider (a payment nobody reported). */
+    reconcileMs: Type.Integer({ minimum: 100, default: 300_000 }),
     /** How often balances are compared with their low-balance thresholds (mail goes out once per crossing). */
     lowBalanceCheckMs: Type.Integer({ minimum: 100, default: 60_000 }),
   }, { additionalProperties: false, default: {} }),

@@ -25,7 +25,8 @@ export class LowBalanceMailer {
   start(): void {
     if (this.#d.config.smtp.host === undefined) return;
     this.#timer = setInterval(() => {
-      this.#round ??= this.check().finally(() => (this.#round = null));
+      this.#round ??= this.check().catch((e: unknown) => this.#d.log.error('low-balance check failed', { err: String(e) }))
+        .finally(() => (this.#round = null));
     }, this.#d.config.billing.lowBalanceCheckMs);
     this.#timer.unref();
   }

@@ -62,6 +62,9 @@ export function promoOpen(p: PromoRow | undefined, now: number): p is PromoRow {
     && (p.max_redemptions === null || p.redemptions < p.max_redemptions);
 }
 
+/** Which path saw the payment first: the browser's checkout, the provider's webhook, or the reconciler. */
+export type PaidVia = 'checkout' | 'webhook' | 'reconcile';
+
 export interface OrderRow {
   id: string;
   org_id: string;
@@ -79,7 +82,7 @@ export interface OrderRow {
   payment_id: string | null;
   receipt_no: number | null;
   paid_at: number | null;
-  paid_via: 'checkout' | 'webhook' | null;
+  paid_via: PaidVia | null;
   created_at: number;
 }
 
@@ -138,7 +141,7 @@ export interface Credited {
  * promo bonus (if the code is still open to this org), the payment row and the receipt number
  * are one transaction.
  */
-export function creditOrder(db: Db, orderId: string, p: { id: string; method: string | null; via: 'checkout' | 'webhook' }, now: number): Credited {
+export function creditOrder(db: Db, orderId: string, p: { id: string; method: string | null; via: PaidVia }, now: number): Credited {
   return db.transaction((): Credited => {
     const receipt = (db.prepare('SELECT COALESCE(MAX(receipt_no), 0) + 1 FROM payment_orders').pluck().get() as number);
     const paid = db.prepare(`UPDATE payment_orders SET status = 'paid', payment_id = ?, receipt_no = ?, paid_at = ?, paid_via = ?
@@ -170,8 +173,9 @@ export function creditOrder(db: Db, orderId: string, p: { id: string; method: st
   })();
 }
 
-export function listOrders(db: Db, orgId: string, limit: number): OrderRow[] {
-  return db.prepare('SELECT * FROM payment_orders WHERE org_id = ? ORDER BY created_at DESC, id LIMIT ?').all(orgId, limit) as OrderRow[];
+/** Orders still unpaid that were made since `since`: the reconciler asks the provider about them. */
+export function openOrdersSince(db: Db, since: number, limit: number): OrderRow[] {
+  return db.prepare(`SELECT * FROM payment_orders WHERE status = 'created' AND created_at >= ? ORDER BY created_at LIMIT ?`).all(since, limit) as OrderRow[];
 }
 
 export interface MoneyEventRow {

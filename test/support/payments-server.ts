@@ -27,8 +27,12 @@ export interface MockPayments {
   auths: string[];
   /** The next order call is answered with this status and an error body. */
   refuseNext: number | null;
-  /** What the browser's checkout hands back once the customer pays. */
-  pay(orderId: string): { order_id: string; payment_id: string; signature: string };
+  /** The customer pays (or fails to): the payment joins the order's list; returns what the checkout hands back. */
+  pay(orderId: string, opts?: { status?: 'captured' | 'failed'; amount?: number }): { order_id: string; payment_id: string; signature: string };
+  /** Payments per order, as GET /orders/:id/payments lists them. */
+  payments: Map<string, Record<string, unknown>[]>;
+  /** Calls to GET /orders/:id/payments, by order id. */
+  paymentQueries: string[];
   /** Sends a signed webhook to the gateway, as the provider would. */
   webhook(gatewayUrl: string, event: string, entity: Record<string, unknown>, opts?: { secret?: string; signature?: string }): Promise<Response>;
   pincodes: Map<string, { District: string; State: string }>;
@@ -41,6 +45,8 @@ export async function startMockPayments(): Promise<MockPayments> {
   const orders = new Map<string, MockOrder>();
   const auths: string[] = [];
   const pincodes = new Map<string, { District: string; State: string }>();
+  const payments = new Map<string, Record<string, unknown>[]>();
+  const paymentQueries: string[] = [];
   const expected = `Basic ${Buffer.from(`${PAY_KEY_ID}:${PAY_KEY_SECRET}`).toString('base64')}`;
   const mock = { refuseNext: null as number | null };
   const server: Server = createServer((req, res) => {
@@ -57,6 +63,15 @@ export async function startMockPayments(): Promise<MockPayments> {
         send(200, o ? [{ Message: 'Number of pincode(s) found:1', Status: 'Success', PostOffice: [{ Name: 'Head Office', ...o }] }]
           : [{ Message: 'No records found', Status: 'Error', PostOffice: null }]);
         return;
+      }
+      const listed = /^\/v1\/orders\/([^/]+)\/payments$/.exec(req.url ?? '');
+      if (req.method === 'GET' && listed) {
+        if (req.headers.authorization !== expected) return send(401, { error: { description: 'Authentication failed' } });
+        const id = decodeURIComponent(listed[1]);
+        paymentQueries.push(id);
+        if (!orders.has(id)) return send(400, { error: { code: 'BAD_REQUEST_ERROR', description: 'The id provided does not exist' } });
+        const items = payments.get(id) ?? [];
+        return send(200, { entity: 'collection', count: items.length, items });
       }
       if (req.method !== 'POST' || req.url !== '/v1/orders') return send(404, { error: { description: 'no such route' } });
       auths.push(String(req.headers.authorization));
@@ -80,8 +95,17 @@ export async function startMockPayments(): Promise<MockPayments> {
     orders,
     auths,
     pincodes,
-    pay(orderId: string) {
+    payments,
+    paymentQueries,
+    pay(orderId: string, opts: { status?: 'captured' | 'failed'; amount?: number } = {}) {
       const paymentId = `pay_${randomBytes(7).toString('hex')}`;
+      const status = opts.status ?? 'captured';
+      const list = payments.get(orderId) ?? [];
+      list.push({
+        id: paymentId, entity: 'payment', order_id: orderId, amount: opts.amount ?? orders.get(orderId)?.amount, currency: 'INR', status, method: 'upi',
+        ...(status === 'failed' ? { error_description: 'Payment was cancelled by the customer' } : {}),
+      });
+      payments.set(orderId, list);
       return { order_id: orderId, payment_id: paymentId, signature: sign(PAY_KEY_SECRET, `${orderId}|${paymentId}`) };
     },
     webhook(gatewayUrl: string, event: string, entity: Record<string, unknown>, opts: { secret?: string; signature?: string } = {}) {

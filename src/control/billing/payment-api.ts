@@ -3,6 +3,7 @@ import { fetch } from 'undici';
 import type { Config } from '../../config/schema.js';
 import { errors } from '../../errors/catalog.js';
 import type { ProxyDispatchers } from '../proxy-dispatchers.js';
+import type { ProviderPayment } from './provider-payment.js';
 
 /** micro-rupees to the paise the provider counts in. */
 export const paiseOf = (micros: number): number => Math.round(micros / 10_000);
@@ -68,6 +69,30 @@ export class PaymentApi {
       throw errors.serviceUnavailable(`The payment provider made an order for ${String(doc.amount)} paise instead of ${amountPaise}; not used`);
     }
     return doc.id;
+  }
+
+  /** The payments made against an order, as the provider has them: captured and failed ones; others are in progress. */
+  async orderPayments(orderId: string): Promise<ProviderPayment[]> {
+    const url = `${this.#s.apiBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(orderId)}/payments`;
+    const res = await fetch(url, {
+      headers: { authorization: this.#auth, accept: 'application/json' },
+      signal: AbortSignal.timeout(this.#s.timeoutMs), dispatcher: this.#dispatchers.for(url),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`the payment provider answered ${res.status} for order ${orderId}'s payments`);
+    const doc = JSON.parse(text) as { items?: unknown };
+    if (!Array.isArray(doc.items)) throw new Error(`the payment provider's answer for order ${orderId} has no items`);
+    const out: ProviderPayment[] = [];
+    for (const it of doc.items as Record<string, unknown>[]) {
+      const status = it?.status;
+      if ((status !== 'captured' && status !== 'failed') || typeof it.id !== 'string' || !Number.isInteger(it.amount)) continue;
+      out.push({
+        id: it.id, amountPaise: it.amount as number, status,
+        method: typeof it.method === 'string' ? it.method.slice(0, 32) : null,
+        error: typeof it.error_description === 'string' ? it.error_description.slice(0, 500) : null,
+      });
+    }
+    return out;
   }
 
   /** The checkout's proof of payment: HMAC-SHA256(order_id|payment_id) under the key secret. */

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
-import { creditOrder, findOrder, recordFailedPayment } from '../../store/billing.js';
+import { findOrder } from '../../store/billing.js';
 import type { ControlDeps } from '../control-deps.js';
-import { paiseOf, type PaymentApi } from './payment-api.js';
+import type { PaymentApi } from './payment-api.js';
+import { applyProviderPayment } from './provider-payment.js';
 
 interface PaymentEntity {
   id?: unknown;
@@ -67,25 +68,12 @@ export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | n
         out.send(200, 'application/json', reply('ignored', 'not an order of this gateway'));
         return;
       }
-      const method = str(p.method, 32);
-      const now = clock.now();
-      if (name === 'payment.failed') {
-        recordFailedPayment(db, order, { id: paymentId, amountMicros: p.amount * 10_000, method, error: str(p.error_description, 500) }, now);
-        out.send(200, 'application/json', reply('recorded'));
-        return;
-      }
-      if (p.amount !== paiseOf(order.total_micros)) {
-        // Money was taken that does not match the order: never credit a guess; the operator settles it.
-        log.error('payment amount differs from its order; not credited', { order: order.id, payment: paymentId, paise: p.amount, expected: paiseOf(order.total_micros) });
-        out.send(200, 'application/json', reply('ignored', 'amount does not match the order'));
-        return;
-      }
-      const done = creditOrder(db, order.id, { id: paymentId, method, via: 'webhook' }, now);
-      if (done.applied) d.notify.moneyChanged();
-      else if (done.order.payment_id !== paymentId) {
-        log.error('a second payment was captured for an order already paid; refund it', { order: order.id, payment: paymentId, paid_by: done.order.payment_id });
-      }
-      out.send(200, 'application/json', reply(done.applied ? 'credited' : 'already_credited'));
+      const outcome = applyProviderPayment(db, log, order, {
+        id: paymentId, amountPaise: p.amount, status: name === 'payment.failed' ? 'failed' : 'captured',
+        method: str(p.method, 32), error: str(p.error_description, 500),
+      }, 'webhook', clock.now());
+      if (outcome === 'credited') d.notify.moneyChanged();
+      out.send(200, 'application/json', outcome === 'amount_mismatch' ? reply('ignored', 'amount does not match the order') : reply(outcome));
     },
   }];
 }
