@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { GST_STATES, gstinValid, stateCodeOf, topupTax } from '../../billing/gst.js';
+import { GST_STATES, topupTax } from '../../billing/gst.js';
 import type { RouteSpec } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
@@ -7,34 +7,19 @@ import { IST_OFFSET_MS } from '../../lib/ist.js';
 import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
 import {
   creditOrder, dailySpend, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments,
-  lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type BillingAddress, type OrderRow, type PromoRow,
+  lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
 } from '../../store/billing.js';
 import { findOrg } from '../../store/orgs.js';
 import type { ControlDeps } from '../control-deps.js';
 import { iso } from '../team-rules.js';
 import { paiseOf, type PaymentApi } from './payment-api.js';
-import { PIN_RE, type PincodeLookup } from './pincode-lookup.js';
+import { AddressBody, AddressView, addressView, parseAddress } from './billing-address.js';
+import type { PincodeLookup } from './pincode-lookup.js';
 import { renderReceipt } from './receipt.js';
 
 const LISTED = 100;
 const Inr = Type.Number({ description: '₹' });
 
-const AddressView = Type.Object({
-  name: Type.String(), line1: Type.String(), line2: Type.Union([Type.String(), Type.Null()]), city: Type.String(),
-  state: Type.String(), state_code: Type.String({ description: 'GST state code: the place of supply' }),
-  pincode: Type.String(), gstin: Type.Union([Type.String(), Type.Null()]), updated_at: Type.String(),
-});
-const field = (description: string) => Type.Optional(Type.Unknown({ description }));
-// Fields are checked by the handler, not the router, so every failure is bad_address naming its field.
-const AddressBody = Type.Object({
-  name: field('string, 1-100 characters: the person or business billed'),
-  line1: field('string, 1-200 characters'),
-  line2: field('string up to 200 characters, or null'),
-  city: field('string, 1-100 characters'),
-  state: field('state or union territory: its name or GST state code'),
-  pincode: field('six-digit PIN code'),
-  gstin: field('GSTIN registered in that state, or null'),
-}, { additionalProperties: false });
 const OrderBody = Type.Object({
   amount_inr: Type.Integer({ description: 'credit to buy, whole ₹ (100-1000 in beta); GST is added on top' }),
   promo_code: Type.Optional(Type.String({ maxLength: 64 })),
@@ -52,41 +37,6 @@ const SettingsBody = Type.Object({
   low_balance_inr: Type.Union([Type.Number({ minimum: 0, maximum: 10_000_000 }), Type.Null()], { description: 'mail the owners when the balance falls below this; null clears it' }),
 }, { additionalProperties: false });
 const Tax = Type.Object({ cgst_inr: Inr, sgst_inr: Inr, igst_inr: Inr, gst_percent: Type.Literal(18) });
-
-const text = (v: unknown, key: string, max: number, optional = false): string | null => {
-  if (optional && (v === undefined || v === null || v === '')) return null;
-  if (typeof v !== 'string') throw errors.badAddress(key, optional ? 'must be a string or null' : 'is required');
-  const s = v.trim().replace(/\s+/g, ' ');
-  if (s.length === 0) throw errors.badAddress(key, 'is required');
-  if (s.length > max) throw errors.badAddress(key, `at most ${max} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(s)) throw errors.badAddress(key, 'control characters are not allowed');
-  return s;
-};
-
-/** The address as the spec's bad_address asks: each field checked, the first failure named. */
-function parseAddress(b: Record<string, unknown>): BillingAddress {
-  const name = text(b.name, 'name', 100)!;
-  const line1 = text(b.line1, 'line1', 200)!;
-  const line2 = text(b.line2, 'line2', 200, true);
-  const city = text(b.city, 'city', 100)!;
-  const stateText = text(b.state, 'state', 60)!;
-  const state = stateCodeOf(stateText);
-  if (!state) throw errors.badAddress('state', `'${stateText}' is not an Indian state or union territory`);
-  const pincode = typeof b.pincode === 'number' ? String(b.pincode) : b.pincode;
-  if (typeof pincode !== 'string' || !PIN_RE.test(pincode.trim())) throw errors.badAddress('pincode', 'six digits, not starting with 0');
-  const gstinText = text(b.gstin, 'gstin', 15, true);
-  const gstin = gstinText === null ? null : gstinText.toUpperCase();
-  if (gstin !== null) {
-    if (!gstinValid(gstin)) throw errors.badAddress('gstin', 'not a valid GSTIN (15 characters with a matching check character)');
-    if (gstin.slice(0, 2) !== state) throw errors.badAddress('gstin', `registered in state ${gstin.slice(0, 2)}, not in ${state} (${GST_STATES.get(state)})`);
-  }
-  return { name, line1, line2, city, state_code: state, pincode: pincode.trim(), gstin };
-}
-
-const addressView = (a: BillingAddress & { updated_at: number }): Static<typeof AddressView> => ({
-  name: a.name, line1: a.line1, line2: a.line2, city: a.city, state: GST_STATES.get(a.state_code) ?? a.state_code, state_code: a.state_code,
-  pincode: a.pincode, gstin: a.gstin, updated_at: iso(a.updated_at)!,
-});
 
 const bonusOf = (p: PromoRow, creditMicros: number): number =>
   p.kind === 'fixed' ? p.value : Math.round((creditMicros * p.value) / 100);
