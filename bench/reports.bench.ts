@@ -94,8 +94,9 @@ console.log(`ledger: ${counts[0].n.toLocaleString('en')} rows for the measured o
   + `60 days, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
 // ---- the handlers -----------------------------------------------------------------------------
+const rollup = new UsageRollup(db);
 const routes = usageRoutes({
-  db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
+  rollup, db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
   notify: { keyChanged() {}, workspaceChanged() {}, moneyChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
 }) as JsonRoute[];
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };
@@ -136,7 +137,6 @@ stall.disable();
 console.log(`  event-loop delay during that first read: p50 ${(stall.percentile(50) / 1e6).toFixed(1)} ms, `
   + `p99 ${(stall.percentile(99) / 1e6).toFixed(1)} ms, max ${(stall.max / 1e6).toFixed(1)} ms`);
 
-const rollup = new UsageRollup(db);
 const cells = [...(await rollup.read(big.orgId)).cells(-Infinity, Infinity)].length;
 console.log(`  rollup of the org: ${cells.toLocaleString('en')} cells (IST day × key × model × provider)`);
 report('GET /me/usage (median)', await median(() => call('/me/usage')));

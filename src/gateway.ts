@@ -43,6 +43,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
+import { UsageRollup } from './store/usage-reports.js';
 import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
 import { PaymentReconciler } from './control/billing/payment-reconciler.js';
@@ -161,6 +162,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
   const listModels = modelLister(catalog, (id) => breakers.state(id));
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
+  // One per-org usage rollup for every report that sums the ledger (usage, activity, billing).
+  const rollup = new UsageRollup(db);
   const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
   const reconciler = payments
     ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: followChanges })
@@ -177,11 +180,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes(control), ...routingRoutes(control, catalog),
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
-      ...billingRoutes({ ...control, payments, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
+      ...billingRoutes({ ...control, payments, rollup, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
       ...paymentWebhookRoutes({ ...control, payments }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],

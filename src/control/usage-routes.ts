@@ -3,7 +3,7 @@ import { microsToInr } from '../lib/money.js';
 import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import {
-  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, UsageRollup, type EventFilter, type OrgKey, type UsageCell,
+  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, type UsageRollup, type EventFilter, type OrgKey, type UsageCell,
 } from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
 import { queryParams, shown } from './query-params.js';
@@ -149,8 +149,8 @@ function filterText(name: string, v: string | undefined): string | undefined {
 // ---- routes ---------------------------------------------------------------------------------
 
 /** /me/usage, /me/usage/daily, /me/activity, /me/activity/events (spec 4.12), scoped to the session's active org. */
-export function usageRoutes(d: ControlDeps): RouteSpec[] {
-  const rollup = new UsageRollup(d.db);
+export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec[] {
+  const { rollup } = d;
   const orgKeys = orgKeysReader(d.db);
   const events = usageEventsReader(d.db);
 

@@ -191,13 +191,6 @@ export function listMoneyEvents(db: Db, orgId: string, limit: number): MoneyEven
     .all(orgId, limit) as MoneyEventRow[];
 }
 
-/** Billed spend and requests per IST day since `since` (UTC ms), oldest first. */
-export function dailySpend(db: Db, orgId: string, since: number, istOffsetMs: number): { day_start: number; requests: number; cost_micros: number }[] {
-  return db.prepare(`SELECT ((at + @off) / 86400000) * 86400000 - @off AS day_start, COUNT(*) AS requests, SUM(cost_micros) AS cost_micros
-    FROM usage WHERE org_id = @org AND at >= @since AND billable = 1 GROUP BY 1 ORDER BY 1`)
-    .all({ org: orgId, since, off: istOffsetMs }) as { day_start: number; requests: number; cost_micros: number }[];
-}
-
 export function setLowBalance(db: Db, orgId: string, micros: number | null): void {
   db.prepare('UPDATE orgs SET low_balance_micros = ?, low_balance_mailed_at = NULL WHERE id = ?').run(micros, orgId);
 }

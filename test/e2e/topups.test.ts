@@ -194,7 +194,14 @@ test('checkout verification credits once, reaches the data plane at once, and ma
   assert.is(r.status, 200);
   await r.arrayBuffer();
 
-  const bill = await json(await b.get('/me/billing'));
+  // The request shows in the 30-day usage once the ledger has it, with its cost.
+  const bill = await waitFor(async () => {
+    const x = await json(await b.get('/me/billing'));
+    return x.usage_30d.requests === 1 && x;
+  }, 5_000, 'the request in usage_30d');
+  assert.ok(bill.usage_30d.spent_inr > 0 && bill.usage_30d.spent_inr < 0.01);
+  assert.equal(bill.usage_30d.days.map((d: any) => [d.requests, d.spent_inr]), [[1, bill.usage_30d.spent_inr]]);
+  assert.ok(Math.abs(bill.balance_inr - (300 - bill.usage_30d.spent_inr)) < 1e-9);
   assert.equal(bill.payments.map((p: any) => [p.id, p.status, p.amount_inr, p.receipt_url]),
     [[proof.payment_id, 'captured', 354, `/me/billing/receipts/${proof.payment_id}`]]);
   assert.equal(bill.money_events.map((e: any) => [e.kind, e.amount_inr]), [['payment', 300]]);

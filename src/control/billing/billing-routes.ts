@@ -3,13 +3,13 @@ import { GST_STATES, topupTax } from '../../billing/gst.js';
 import type { RouteSpec } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
-import { IST_OFFSET_MS } from '../../lib/ist.js';
 import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
 import {
-  creditOrder, dailySpend, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments,
+  creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments,
   lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
 } from '../../store/billing.js';
 import { findOrg } from '../../store/orgs.js';
+import { istDayLabel, istDayNumber, type UsageRollup } from '../../store/usage-reports.js';
 import type { ControlDeps } from '../control-deps.js';
 import { iso } from '../team-rules.js';
 import { paiseOf, type PaymentApi } from './payment-api.js';
@@ -45,6 +45,8 @@ export interface BillingRouteDeps extends ControlDeps {
   /** null until billing.payments and billing.seller.state are configured. */
   payments: PaymentApi | null;
   pincodes: PincodeLookup;
+  /** The per-org usage rollup the usage reports read too. */
+  rollup: UsageRollup;
 }
 
 /**
@@ -106,14 +108,21 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         }),
       }),
       summary: 'Balance, low-balance threshold, money events, payments, 30-day usage and the billing address',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const orgId = ctx.session!.orgId;
         const now = clock.now();
         const address = findBillingAddress(db, orgId);
-        const spend = dailySpend(db, orgId, now - 30 * 86_400_000, IST_OFFSET_MS);
-        const days = spend.map((r) => ({
-          day: new Date(r.day_start + IST_OFFSET_MS).toISOString().slice(0, 10), requests: r.requests, spent_inr: microsToInr(r.cost_micros),
-        }));
+        // From the shared usage rollup: a GROUP BY over the ledger would block the data plane's event loop.
+        const today = istDayNumber(now);
+        const byDay = new Map<number, { requests: number; cost: number }>();
+        for (const c of (await d.rollup.read(orgId)).cells(today - 29, today)) {
+          let t = byDay.get(c.day);
+          if (t === undefined) byDay.set(c.day, (t = { requests: 0, cost: 0 }));
+          t.requests += c.requests;
+          t.cost += c.costMicros;
+        }
+        const spend = [...byDay].sort(([a], [b2]) => a - b2);
+        const days = spend.map(([day, t]) => ({ day: istDayLabel(day), requests: t.requests, spent_inr: microsToInr(t.cost) }));
         const low = lowBalanceOf(db, orgId);
         return {
           body: {
@@ -127,8 +136,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
               at: iso(p.at)!, receipt_url: p.status === 'captured' ? receiptUrl(p.id) : null,
             })),
             usage_30d: {
-              requests: spend.reduce((n, x) => n + x.requests, 0),
-              spent_inr: microsToInr(spend.reduce((n, x) => n + x.cost_micros, 0)),
+              requests: spend.reduce((n, [, t]) => n + t.requests, 0),
+              spent_inr: microsToInr(spend.reduce((n, [, t]) => n + t.cost, 0)),
               days,
             },
           },
