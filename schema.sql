@@ -400,3 +400,5 @@ CREATE INDEX payments_by_org ON payments(org_id, at);
 ALTER TABLE orgs ADD COLUMN low_balance_micros INTEGER;
 -- Set when the low-balance mail went out; cleared once the balance is back above the threshold.
 ALTER TABLE orgs ADD COLUMN low_balance_mailed_at INTEGER;
+-- The low-balance watcher reads only orgs that set a threshold.
+CREATE INDEX orgs_with_low_balance ON orgs(id) WHERE low_balance_micros IS NOT NULL;

@@ -201,7 +201,8 @@ export function lowBalanceOf(db: Db, orgId: string): number | null {
 
 /** Orgs whose balance fell below their threshold and have not been mailed; clears the mark of those back above it. */
 export function lowBalanceCrossings(db: Db): { id: string; name: string; balance_micros: number; low_balance_micros: number }[] {
-  db.prepare('UPDATE orgs SET low_balance_mailed_at = NULL WHERE low_balance_mailed_at IS NOT NULL AND balance_micros >= low_balance_micros').run();
+  db.prepare(`UPDATE orgs SET low_balance_mailed_at = NULL
+    WHERE low_balance_micros IS NOT NULL AND low_balance_mailed_at IS NOT NULL AND balance_micros >= low_balance_micros`).run();
   return db.prepare(`SELECT id, name, balance_micros, low_balance_micros FROM orgs
     WHERE low_balance_micros IS NOT NULL AND balance_micros < low_balance_micros AND low_balance_mailed_at IS NULL`).all() as
     { id: string; name: string; balance_micros: number; low_balance_micros: number }[];
