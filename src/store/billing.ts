@@ -142,6 +142,8 @@ export interface Credited {
  * are one transaction.
  */
 export function creditOrder(db: Db, orderId: string, p: { id: string; method: string | null; via: PaidVia }, now: number): Credited {
+  // IMMEDIATE: it reads before it writes, and the ledger writer commits from another thread; a
+  // deferred transaction could then not upgrade its stale snapshot to a write (SQLITE_BUSY).
   return db.transaction((): Credited => {
     const receipt = (db.prepare('SELECT COALESCE(MAX(receipt_no), 0) + 1 FROM payment_orders').pluck().get() as number);
     const paid = db.prepare(`UPDATE payment_orders SET status = 'paid', payment_id = ?, receipt_no = ?, paid_at = ?, paid_via = ?
@@ -170,7 +172,7 @@ export function creditOrder(db: Db, orderId: string, p: { id: string; method: st
       }
     }
     return { applied: true, order, bonusMicros: bonus };
-  })();
+  }).immediate();
 }
 
 /** Orders still unpaid that were made since `since`: the reconciler asks the provider about them. */

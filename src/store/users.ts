@@ -37,6 +37,7 @@ export interface SignIn {
  * (the user as owner, a default workspace, and the signup credit if any). One transaction.
  */
 export function upsertUserForSignIn(db: Db, s: SignIn, now = Date.now()): { user: UserRow; personalOrgId: string; created: boolean } {
+  // IMMEDIATE: it reads before it writes while the ledger writer commits from another thread.
   return db.transaction(() => {
     let user = s.identity ? findUserByIdentity(db, s.identity.provider, s.identity.subject) : undefined;
     user ??= findUserByEmail(db, s.email);
@@ -61,7 +62,7 @@ export function upsertUserForSignIn(db: Db, s: SignIn, now = Date.now()): { user
       if (s.signupCreditMicros > 0) insertMoneyEvent(db, personalOrgId, 'signup_credit', s.signupCreditMicros, { note: 'signup credit', now });
     }
     return { user, personalOrgId, created };
-  })();
+  }).immediate();
 }
 
 export function updateUser(db: Db, id: string, patch: { name?: string | null; avatarUrl?: null }): void {
