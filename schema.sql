@@ -402,3 +402,19 @@ ALTER TABLE orgs ADD COLUMN low_balance_micros INTEGER;
 ALTER TABLE orgs ADD COLUMN low_balance_mailed_at INTEGER;
 -- The low-balance watcher reads only orgs that set a threshold.
 CREATE INDEX orgs_with_low_balance ON orgs(id) WHERE low_balance_micros IS NOT NULL;
+
+-- migration: 12
+-- Alert deliveries waiting to be made or retried (spec 4.10): kept in the database, so a restart
+-- resumes them instead of losing them. A row is removed once delivered or given up.
+CREATE TABLE alert_deliveries (
+  id          INTEGER PRIMARY KEY,
+  alert_id    TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+  state       TEXT NOT NULL CHECK (state IN ('firing', 'resolved')),
+  event       TEXT NOT NULL,               -- the JSON body delivered
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  next_at     INTEGER NOT NULL,
+  last_error  TEXT,
+  created_at  INTEGER NOT NULL
+);
+CREATE INDEX alert_deliveries_by_alert ON alert_deliveries(alert_id, id);
+CREATE INDEX alert_deliveries_due ON alert_deliveries(next_at);

@@ -1,14 +1,10 @@
-import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fetch } from 'undici';
 import type { Catalog, Route } from '../catalog/catalog.js';
 import type { Config } from '../config/schema.js';
 import { chainRoutes } from '../catalog/chain-routes.js';
 import { p95 } from '../control/collection-health.js';
 import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
-import { blockedReason } from '../lib/address-guard.js';
-import { sealContext, unseal } from '../lib/secret-box.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { adapterFor } from '../providers/registry.js';
@@ -16,9 +12,9 @@ import type { Endpoint } from '../providers/types.js';
 import { findCollection, type CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import {
-  canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type AlertRow, type CanaryRow,
+  canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type CanaryRow,
 } from '../store/monitoring.js';
-import { sendMail } from './smtp.js';
+import { AlertDelivery } from './alert-delivery.js';
 
 /** Canaries are kept as long as the longest health window (spec 8: days 1–90). */
 const KEEP_MS = 90 * 86_400_000;
@@ -71,19 +67,18 @@ export interface MonitorDeps {
  */
 export class Monitor {
   readonly #d: MonitorDeps;
-  readonly #dispatchers: ProxyDispatchers;
+  readonly #deliveries: AlertDelivery;
   readonly #headers = new Map<string, Record<string, string>>();
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> = Promise.resolve();
-  /** Set on stop: deliveries waiting to retry give up instead of writing to a closed database. */
-  #stopped = false;
 
   constructor(d: MonitorDeps) {
     this.#d = d;
-    this.#dispatchers = d.outbound;
+    this.#deliveries = new AlertDelivery(d);
   }
 
   start(): void {
+    this.#deliveries.start();
     const every = this.#d.config.monitoring.intervalMs;
     let busy = false;
     this.#timer = setInterval(() => {
@@ -99,10 +94,10 @@ export class Monitor {
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     await this.#running;
+    await this.#deliveries.stop();
   }
 
   /** Canaries every step of a collection now, keeps the results, and judges its alerts. */
@@ -174,58 +169,13 @@ export class Monitor {
         recordAlertState(this.#d.db, a.id, firing, value, null, null);
         continue;
       }
-      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, `${firing ? 'firing' : 'resolved'}: delivering`);
-      const event = {
-        type: 'gw.alert', state: firing ? 'firing' : 'resolved', alert_id: a.id, collection: { slug: c.slug, name: c.name },
+      const state = firing ? 'firing' : 'resolved';
+      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, `${state}: delivering`);
+      // Queued in the database and delivered on its own (retries wait seconds): the check answers without it.
+      this.#deliveries.enqueue(a.id, state, {
+        type: 'gw.alert', state, alert_id: a.id, collection: { slug: c.slug, name: c.name },
         metric: a.metric, value, threshold: a.threshold, window_minutes: a.window_minutes, at: new Date(now).toISOString(),
-      };
-      // Delivery runs on its own (retries wait seconds): the check answers without it.
-      void this.#deliver(a, event).then((outcome) => {
-        if (!this.#stopped) recordAlertState(this.#d.db, a.id, firing, value, null, outcome);
-      })
-        .catch((e) => this.#d.log.error('alert delivery failed', { alert: a.id, err: String(e) }));
+      });
     }
-  }
-
-  /** Delivers one change of an alert, retrying a webhook three times with growing waits; returns what happened. */
-  async #deliver(a: AlertRow, event: { state: string; metric: string; value: number; threshold: number; collection: { slug: string; name: string } }):
-    Promise<string> {
-    if (a.target_kind === 'email') {
-      const s = this.#d.config.smtp;
-      if (s.host === undefined) return `${event.state} not delivered: no SMTP relay is configured`;
-      const subject = `[gw] ${event.collection.name}: ${event.metric} ${event.state} (${event.value.toFixed(3)} against ${event.threshold})`;
-      try {
-        await sendMail({ ...s, host: s.host, timeoutMs: this.#d.config.monitoring.canaryTimeoutMs }, a.target, subject, JSON.stringify(event, null, 2));
-        return `${event.state} mailed to ${a.target}`;
-      } catch (e) {
-        return `${event.state} not mailed: ${(e as Error).message}`;
-      }
-    }
-    const url = new URL(a.target);
-    const body = JSON.stringify(event);
-    const secret = a.secret_sealed === null ? null : unseal(a.secret_sealed, this.#d.masterKey, sealContext.alertSecret(a.id));
-    const signature = secret === null ? null : `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    const base = this.#d.config.monitoring.retryBaseMs;
-    let outcome = '';
-    for (let attempt = 0; attempt < 4; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, base * 5 ** (attempt - 1)).unref());
-      if (this.#stopped) return outcome;
-      // Checked at every attempt: the name may since resolve elsewhere.
-      const blocked = await blockedReason(url, this.#d.config.monitoring.allowInternalWebhooks);
-      if (blocked !== null) return `${event.state} not delivered: ${blocked}`;
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring', ...(signature ? { 'x-gw-signature': signature } : {}) },
-          body, signal: AbortSignal.timeout(this.#d.config.monitoring.canaryTimeoutMs), dispatcher: this.#dispatchers.for(url.toString(), !this.#d.config.monitoring.allowInternalWebhooks),
-        });
-        await res.body?.cancel();
-        if (res.status < 300) return `${event.state} delivered: ${res.status}${attempt > 0 ? ` (attempt ${attempt + 1})` : ''}`;
-        outcome = `${event.state} not delivered: ${res.status} after ${attempt + 1} attempt(s)`;
-      } catch (e) {
-        outcome = `${event.state} not delivered: ${(e as Error).message} after ${attempt + 1} attempt(s)`;
-      }
-    }
-    return outcome;
   }
 }

@@ -85,3 +85,41 @@ export function recordAlertState(db: Db, id: string, firing: boolean, value: num
   db.prepare('UPDATE alerts SET firing = ?, last_value = ?, last_fired_at = COALESCE(?, last_fired_at), last_delivery = COALESCE(?, last_delivery) WHERE id = ?')
     .run(firing ? 1 : 0, value, firedAt, delivery, id);
 }
+
+export interface DeliveryRow {
+  id: number;
+  alert_id: string;
+  state: 'firing' | 'resolved';
+  event: string;
+  attempts: number;
+  next_at: number;
+}
+
+/** Queues one change of an alert for delivery, due at once. */
+export function enqueueDelivery(db: Db, alertId: string, state: 'firing' | 'resolved', event: string, now: number): void {
+  db.prepare('INSERT INTO alert_deliveries (alert_id, state, event, next_at, created_at) VALUES (?, ?, ?, ?, ?)').run(alertId, state, event, now, now);
+}
+
+/** Deliveries due at `now`, each the oldest of its alert, so an alert's changes arrive in order. */
+export function dueDeliveries(db: Db, now: number, limit: number): DeliveryRow[] {
+  return db.prepare(`SELECT id, alert_id, state, event, attempts, next_at FROM alert_deliveries d
+    WHERE next_at <= ? AND id = (SELECT MIN(id) FROM alert_deliveries e WHERE e.alert_id = d.alert_id)
+    ORDER BY next_at LIMIT ?`).all(now, limit) as DeliveryRow[];
+}
+
+/** When the next queued delivery falls due, or null with none queued. */
+export function nextDeliveryAt(db: Db): number | null {
+  return db.prepare('SELECT MIN(next_at) FROM alert_deliveries').pluck().get() as number | null;
+}
+
+export function retryDelivery(db: Db, id: number, nextAt: number, error: string): void {
+  db.prepare('UPDATE alert_deliveries SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?').run(nextAt, error, id);
+}
+
+/** Removes a delivery made or given up, recording the outcome on its alert. */
+export function finishDelivery(db: Db, d: DeliveryRow, outcome: string): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM alert_deliveries WHERE id = ?').run(d.id);
+    db.prepare('UPDATE alerts SET last_delivery = ? WHERE id = ?').run(outcome, d.alert_id);
+  })();
+}

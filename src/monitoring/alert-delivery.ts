@@ -1,0 +1,148 @@
+import { createHmac } from 'node:crypto';
+import { fetch } from 'undici';
+import type { Config } from '../config/schema.js';
+import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
+import { blockedReason } from '../lib/address-guard.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { sealContext, unseal } from '../lib/secret-box.js';
+import type { Db } from '../store/database.js';
+import {
+  dueDeliveries, enqueueDelivery, finishDelivery, findAlert, nextDeliveryAt, retryDelivery, type AlertRow, type DeliveryRow,
+} from '../store/monitoring.js';
+import { sendMail } from './smtp.js';
+
+/** A delivery is tried this many times: once, then after 1, 5 and 25 times monitoring.retryBaseMs. */
+const ATTEMPTS = 4;
+const PER_PASS = 20;
+/** The longest the queue sleeps without looking, should a wake-up be missed. */
+const IDLE_MS = 60_000;
+
+type Attempt = { ok: true; outcome: string } | { ok: false; error: string; final: boolean };
+
+export interface AlertDeliveryDeps {
+  db: Db;
+  config: Readonly<Config>;
+  clock: Clock;
+  log: Logger;
+  masterKey: Buffer;
+  outbound: ProxyDispatchers;
+}
+
+/**
+ * The alert outbox: each change of an alert (firing, resolved) is written to the database and
+ * delivered from there, so a restart resumes pending deliveries and retries instead of losing
+ * them. An alert's changes go out in order; a webhook is a JSON POST signed with HMAC-SHA256 in
+ * `x-gw-signature`, a mail goes through the SMTP relay, and either is tried four times with
+ * growing waits before it is given up.
+ */
+export class AlertDelivery {
+  readonly #d: AlertDeliveryDeps;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | null = null;
+  #pass: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+
+  constructor(d: AlertDeliveryDeps) {
+    this.#d = d;
+  }
+
+  /** Resumes what a previous run left queued. */
+  start(): void {
+    this.#kick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    // A webhook in flight is cut; its row stays queued, unattempted, for the next start.
+    this.#abort.abort();
+    await this.#pass;
+  }
+
+  enqueue(alertId: string, state: 'firing' | 'resolved', event: unknown): void {
+    enqueueDelivery(this.#d.db, alertId, state, JSON.stringify(event), this.#d.clock.now());
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#stopped) return;
+    if (this.#pass !== null) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#pass = this.#drain()
+      .catch((e: unknown) => this.#d.log.error('alert delivery failed', { err: String(e) }))
+      .finally(() => {
+        this.#pass = null;
+        if (this.#again) {
+          this.#again = false;
+          this.#kick();
+        } else this.#sleep();
+      });
+  }
+
+  #sleep(): void {
+    if (this.#stopped) return;
+    const next = nextDeliveryAt(this.#d.db);
+    const wait = next === null ? IDLE_MS : Math.min(IDLE_MS, Math.max(0, next - this.#d.clock.now()));
+    this.#timer = setTimeout(() => this.#kick(), wait);
+    this.#timer.unref();
+  }
+
+  async #drain(): Promise<void> {
+    const { db, clock } = this.#d;
+    for (let due = dueDeliveries(db, clock.now(), PER_PASS); due.length > 0 && !this.#stopped; due = dueDeliveries(db, clock.now(), PER_PASS)) {
+      for (const row of due) {
+        const alert = findAlert(db, row.alert_id);
+        if (alert === null) continue; // deleted meanwhile: its deliveries went with it
+        const r = await this.#attempt(alert, row);
+        if (this.#stopped) return;
+        const n = row.attempts + 1;
+        if (r.ok) finishDelivery(db, row, n > 1 ? `${r.outcome} (attempt ${n})` : r.outcome);
+        else if (r.final || n >= ATTEMPTS) finishDelivery(db, row, `${row.state} not delivered: ${r.error}${r.final ? '' : ` after ${n} attempt(s)`}`);
+        else retryDelivery(db, row.id, clock.now() + this.#d.config.monitoring.retryBaseMs * 5 ** (n - 1), r.error);
+      }
+    }
+  }
+
+  /** One try; `final` failures (no relay, a blocked URL) are not worth another. */
+  async #attempt(a: AlertRow, row: DeliveryRow): Promise<Attempt> {
+    const { config } = this.#d;
+    const event = JSON.parse(row.event) as { state: string; metric: string; value: number; threshold: number; collection: { name: string } };
+    if (a.target_kind === 'email') {
+      const s = config.smtp;
+      if (s.host === undefined) return { ok: false, error: 'no SMTP relay is configured', final: true };
+      const subject = `[gw] ${event.collection.name}: ${event.metric} ${event.state} (${event.value.toFixed(3)} against ${event.threshold})`;
+      try {
+        await sendMail({ ...s, host: s.host, timeoutMs: config.monitoring.canaryTimeoutMs }, a.target, subject, JSON.stringify(event, null, 2));
+        return { ok: true, outcome: `${row.state} mailed to ${a.target}` };
+      } catch (e) {
+        return { ok: false, error: (e as Error).message, final: false };
+      }
+    }
+    const url = new URL(a.target);
+    // Checked at every attempt, and again by the socket's own lookup: the name may since resolve elsewhere.
+    const blocked = await blockedReason(url, config.monitoring.allowInternalWebhooks);
+    if (blocked !== null) return { ok: false, error: blocked, final: true };
+    const secret = a.secret_sealed === null ? null : unseal(a.secret_sealed, this.#d.masterKey, sealContext.alertSecret(a.id));
+    const signature = secret === null ? null : `sha256=${createHmac('sha256', secret).update(row.event).digest('hex')}`;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'gw-monitoring', ...(signature ? { 'x-gw-signature': signature } : {}) },
+        body: row.event,
+        signal: AbortSignal.any([AbortSignal.timeout(config.monitoring.canaryTimeoutMs), this.#abort.signal]),
+        dispatcher: this.#d.outbound.for(url.toString(), !config.monitoring.allowInternalWebhooks),
+      });
+      await res.body?.cancel();
+      if (res.status < 300) return { ok: true, outcome: `${row.state} delivered: ${res.status}` };
+      return { ok: false, error: String(res.status), final: false };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message, final: false };
+    }
+  }
+}
