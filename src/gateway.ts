@@ -46,6 +46,7 @@ import { changeFeedReader } from './store/change-log.js';
 import { UsageRollup } from './store/usage-reports.js';
 import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
+import { PaymentNotices } from './control/billing/payment-notices.js';
 import { PaymentReconciler } from './control/billing/payment-reconciler.js';
 import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
@@ -154,7 +155,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
-      moneyChanged: followChanges,
       chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
       orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
       endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
@@ -165,8 +165,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   // One per-org usage rollup for every report that sums the ledger (usage, activity, billing).
   const rollup = new UsageRollup(db);
   const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
+  const notices = new PaymentNotices({ db, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const reconciler = payments
-    ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: followChanges })
+    ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: (id) => notices.credited(id) })
     : null;
   const mcp = new McpServer({
     inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
@@ -184,8 +185,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
-      ...billingRoutes({ ...control, payments, rollup, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
-      ...paymentWebhookRoutes({ ...control, payments }),
+      ...billingRoutes({ ...control, payments, rollup, notices, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
+      ...paymentWebhookRoutes({ ...control, payments, notices }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });

@@ -11,8 +11,6 @@ import type { ProxyDispatchers } from './proxy-dispatchers.js';
 export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
   keyChanged(keyId: string): void;
   workspaceChanged(workspaceId: string): void;
-  /** A payment or bonus was credited: balances should move now, not at the next poll. */
-  moneyChanged(): void;
 }
 
 export interface ControlDeps {

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import {
   dueDeliveries, enqueueDelivery, finishDelivery, findAlert, nextDeliveryAt, retryDelivery, type AlertRow, type DeliveryRow,
 } from '../store/monitoring.js';
-import { sendMail } from './smtp.js';
+import { sendMail } from '../lib/smtp.js';
 
 /** A delivery is tried this many times: once, then after 1, 5 and 25 times monitoring.retryBaseMs. */
 const ATTEMPTS = 4;

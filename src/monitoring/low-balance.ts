@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/database.js';
 import { lowBalanceCrossings, markLowBalanceMailed, ownerEmails } from '../store/billing.js';
-import { sendMail } from './smtp.js';
+import { sendMail } from '../lib/smtp.js';
 
 const inr = (micros: number): string => (micros / 1_000_000).toFixed(2);
 

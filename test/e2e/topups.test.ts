@@ -206,6 +206,12 @@ test('checkout verification credits once, reaches the data plane at once, and ma
     [[proof.payment_id, 'captured', 354, `/me/billing/receipts/${proof.payment_id}`]]);
   assert.equal(bill.money_events.map((e: any) => [e.kind, e.amount_inr]), [['payment', 300]]);
 
+  // The owner is mailed a confirmation with the receipt link, once.
+  const confirmation = await waitFor(() => smtp.decoded().find((m) => m.includes(`To: ${b.email}`) && m.includes('Payment received')), 5_000, 'the mail') as string;
+  assert.ok(confirmation.includes('Subject: [gw] Payment received: ₹354.00, ₹300.00 of credit'), confirmation);
+  assert.ok(confirmation.includes(`${gw.url}/me/billing/receipts/${proof.payment_id}`));
+  assert.is(smtp.decoded().filter((m) => m.includes(`To: ${b.email}`) && m.includes('Payment received')).length, 1);
+
   // Another org cannot verify (or even see) this order.
   const other = await customer('other');
   assert.equal((await refusal(await other.send('POST', '/me/billing/verify', proof))).slice(0, 2), [404, 'not_found']);
@@ -306,6 +312,7 @@ test('receipts: printable HTML with the GST split and escaped names, only for th
   const r = await b.get(`/me/billing/receipts/${proof.payment_id}`);
   assert.is(r.status, 200);
   assert.match(r.headers.get('content-type')!, /^text\/html; charset=utf-8/);
+  assert.is(r.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'");
   const html = await r.text();
   for (const s of ['CGST 9%', 'SGST 9%', '₹45.00', '₹590.00', '₹500.00', 'GSTIN 29AAGCB7383J1Z4', 'Acme &lt;Inference&gt; Pvt Ltd',
     'Ōm &lt;b&gt;&amp;&lt;/b&gt; Sons', 'Floor &quot;2&quot;', 'Karnataka (29)', o.order_id]) {

@@ -15,6 +15,7 @@ import { iso } from '../team-rules.js';
 import { paiseOf, type PaymentApi } from './payment-api.js';
 import { AddressBody, AddressView, addressView, parseAddress } from './billing-address.js';
 import type { PincodeLookup } from './pincode-lookup.js';
+import type { PaymentNotices } from './payment-notices.js';
 import { renderReceipt } from './receipt.js';
 
 const LISTED = 100;
@@ -47,6 +48,7 @@ export interface BillingRouteDeps extends ControlDeps {
   pincodes: PincodeLookup;
   /** The per-org usage rollup the usage reports read too. */
   rollup: UsageRollup;
+  notices: PaymentNotices;
 }
 
 /**
@@ -215,7 +217,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           throw errors.badRequest('The checkout signature does not match this order and payment; nothing was credited');
         }
         const done = creditOrder(db, order.id, { id: v.payment_id, method: null, via: 'checkout' }, clock.now());
-        if (done.applied) d.notify.moneyChanged();
+        if (done.applied) d.notices.credited(order.id);
         const paidBy = done.order.payment_id!;
         return {
           body: {
@@ -273,7 +275,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         }
         const method = findPayment(db, order.payment_id!)?.method ?? null;
         reply.send(200, 'text/html; charset=utf-8', renderReceipt(order, { id: order.payment_id!, method }, config.billing.seller),
-          { 'cache-control': 'private, no-store' });
+          // The receipt shows text users typed: escaped, and a page that may run nothing besides.
+          { 'cache-control': 'private, no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff' });
       },
     },
   ];

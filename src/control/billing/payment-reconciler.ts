@@ -17,11 +17,11 @@ const PER_ROUND = 100;
  * exactly as the webhook does, so nothing is credited twice.
  */
 export class PaymentReconciler {
-  readonly #d: { db: Db; api: PaymentApi; clock: Clock; log: Logger; everyMs: number; credited: () => void };
+  readonly #d: { db: Db; api: PaymentApi; clock: Clock; log: Logger; everyMs: number; credited: (orderId: string) => void };
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> | null = null;
 
-  constructor(d: { db: Db; api: PaymentApi; clock: Clock; log: Logger; everyMs: number; credited: () => void }) {
+  constructor(d: { db: Db; api: PaymentApi; clock: Clock; log: Logger; everyMs: number; credited: (orderId: string) => void }) {
     this.#d = d;
   }
 
@@ -56,10 +56,10 @@ export class PaymentReconciler {
         if (applyProviderPayment(db, log, order, p, 'reconcile', clock.now()) === 'credited') {
           credited++;
           log.info('top-up credited by reconciliation', { order: order.id, payment: p.id });
+          this.#d.credited(order.id);
         }
       }
     }
-    if (credited > 0) this.#d.credited();
     return credited;
   }
 }

@@ -4,6 +4,7 @@ import { errors } from '../../errors/catalog.js';
 import { findOrder } from '../../store/billing.js';
 import type { ControlDeps } from '../control-deps.js';
 import type { PaymentApi } from './payment-api.js';
+import type { PaymentNotices } from './payment-notices.js';
 import { applyProviderPayment } from './provider-payment.js';
 
 interface PaymentEntity {
@@ -25,7 +26,7 @@ const reply = (status: string, detail?: string) => JSON.stringify(detail === und
  * payment.failed is recorded for the dashboard. Events about orders this gateway did not make
  * are acknowledged and ignored, so the provider stops retrying them.
  */
-export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | null }): RouteSpec[] {
+export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | null; notices: PaymentNotices }): RouteSpec[] {
   const { db, clock, log } = d;
   return [{
     kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', headers: ['x-payments-signature'],
@@ -72,7 +73,7 @@ export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | n
         id: paymentId, amountPaise: p.amount, status: name === 'payment.failed' ? 'failed' : 'captured',
         method: str(p.method, 32), error: str(p.error_description, 500),
       }, 'webhook', clock.now());
-      if (outcome === 'credited') d.notify.moneyChanged();
+      if (outcome === 'credited') d.notices.credited(order.id);
       out.send(200, 'application/json', outcome === 'amount_mismatch' ? reply('ignored', 'amount does not match the order') : reply(outcome));
     },
   }];

@@ -1,0 +1,38 @@
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../lib/logger.js';
+import { sendMail } from '../../lib/smtp.js';
+import type { Db } from '../../store/database.js';
+import { findOrder, ownerEmails } from '../../store/billing.js';
+
+const inr = (micros: number): string => (micros / 1_000_000).toFixed(2);
+
+/**
+ * What follows a credited top-up, whichever path credited it (checkout, webhook, reconciler):
+ * the data plane's balances move at once, and, with a mail relay, the org's owners get a
+ * payment confirmation with the link to the receipt. A mail that fails is logged; the credit
+ * stands and the receipt stays on the dashboard.
+ */
+export class PaymentNotices {
+  readonly #d: { db: Db; config: Readonly<Config>; log: Logger; baseUrl: () => string; moneyChanged: () => void };
+
+  constructor(d: { db: Db; config: Readonly<Config>; log: Logger; baseUrl: () => string; moneyChanged: () => void }) {
+    this.#d = d;
+  }
+
+  credited(orderId: string): void {
+    const { db, config, log } = this.#d;
+    this.#d.moneyChanged();
+    const s = config.smtp;
+    const o = findOrder(db, orderId);
+    if (s.host === undefined || o === undefined || o.payment_id === null) return;
+    const bonus = o.promo_bonus_micros > 0 ? ` and a ₹${inr(o.promo_bonus_micros)} bonus (${o.promo_code})` : '';
+    const subject = `[gw] Payment received: ₹${inr(o.total_micros)}, ₹${inr(o.credit_micros)} of credit`;
+    const text = `We received ₹${inr(o.total_micros)} (₹${inr(o.credit_micros)} of credit plus GST) for order ${o.id}.\n`
+      + `Your balance has been credited with ₹${inr(o.credit_micros)}${bonus}.\n\n`
+      + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.payment_id)} (signed in as an owner)\n`;
+    for (const to of ownerEmails(db, o.org_id)) {
+      sendMail({ ...s, host: s.host, timeoutMs: config.billing.payments.timeoutMs }, to, subject, text)
+        .catch((e: unknown) => log.warn('payment confirmation not mailed', { order: o.id, to, err: (e as Error).message }));
+    }
+  }
+}
