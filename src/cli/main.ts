@@ -4,7 +4,8 @@ import { createLogger } from '../lib/logger.js';
 import { offsetClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
-import { findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
 import { microsToInr } from '../lib/money.js';
@@ -19,6 +20,7 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
   serve                                   run the gateway (same as npm start)
   org create NAME [--credit INR]          create an org; prints its id
   org credit ORG_ID INR [--note TEXT]     grant credit (recorded as a money event)
+  org show ORG_ID                         balance, tier, active keys, recent money events and top-ups
   key create --org ORG_ID --name NAME     mint an API key; prints it once
         [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
   key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
@@ -86,6 +88,7 @@ export async function runCli(argv: string[]): Promise<number> {
     try {
       if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);
       if (cmd === 'org' && sub === 'credit') return orgCredit(db, rest, out);
+      if (cmd === 'org' && sub === 'show') return orgShow(db, rest, out);
       if (cmd === 'key' && sub === 'create') return keyCreate(db, rest, out);
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
@@ -152,6 +155,36 @@ function orgCredit(db: Db, argv: string[], out: Out): number {
   if (micros <= 0) throw new UsageError('amount must be above zero');
   const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
   out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
+  return 0;
+}
+
+function orgShow(db: Db, argv: string[], out: Out): number {
+  const { positionals } = parseFlags(argv, {});
+  const [orgId] = positionals;
+  if (!orgId) throw new UsageError('org show needs ORG_ID');
+  const org = findOrg(db, orgId);
+  if (!org) throw new UsageError(`no org '${orgId}'`);
+  const keys = listActiveKeys(db, org.id);
+  const events = listMoneyEvents(db, org.id, 10);
+  const orders = listOrders(db, org.id, 10);
+  const low = lowBalanceOf(db, org.id);
+  const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const human = [
+    `${org.name} (${org.id})`,
+    `balance ₹${formatInr(org.balance_micros)}; new keys are ${orgIsFunded(org) ? 'standard' : 'trial'}${low === null ? '' : `; low-balance mail below ₹${formatInr(low)}`}`,
+    `active keys: ${keys.length === 0 ? 'none' : keys.map((k) => `${k.prefix}… ${k.name} (${k.tier})`).join(', ')}`,
+    'money events:', ...(events.length ? events.map((e) => `  ${when(e.at)}  ${e.kind.padEnd(15)} ₹${formatInr(e.amount_micros)}${e.note ? `  ${e.note}` : ''}`) : ['  none']),
+    'top-up orders:', ...(orders.length ? orders.map((o) => `  ${when(o.created_at)}  ${o.id}  ${o.status.padEnd(7)} ₹${formatInr(o.credit_micros)} + GST = ₹${formatInr(o.total_micros)}${o.payment_id ? `  ${o.payment_id} via ${o.paid_via}` : ''}`) : ['  none']),
+  ].join('\n');
+  out(human, {
+    id: org.id, name: org.name, balance_inr: microsToInr(org.balance_micros), tier: orgIsFunded(org) ? 'standard' : 'trial',
+    low_balance_inr: microsToInr(low), active_keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, tier: k.tier })),
+    money_events: events.map((e) => ({ at: when(e.at), kind: e.kind, amount_inr: microsToInr(e.amount_micros), note: e.note })),
+    orders: orders.map((o) => ({
+      id: o.id, status: o.status, created_at: when(o.created_at), credit_inr: microsToInr(o.credit_micros), total_inr: microsToInr(o.total_micros),
+      payment_id: o.payment_id, paid_via: o.paid_via, paid_at: when(o.paid_at),
+    })),
+  });
   return 0;
 }
 

@@ -175,6 +175,10 @@ export function creditOrder(db: Db, orderId: string, p: { id: string; method: st
   }).immediate();
 }
 
+export function listOrders(db: Db, orgId: string, limit: number): OrderRow[] {
+  return db.prepare('SELECT * FROM payment_orders WHERE org_id = ? ORDER BY created_at DESC, id LIMIT ?').all(orgId, limit) as OrderRow[];
+}
+
 /** Orders still unpaid that were made since `since`: the reconciler asks the provider about them. */
 export function openOrdersSince(db: Db, since: number, limit: number): OrderRow[] {
   return db.prepare(`SELECT * FROM payment_orders WHERE status = 'created' AND created_at >= ? ORDER BY created_at LIMIT ?`).all(since, limit) as OrderRow[];

@@ -212,6 +212,13 @@ test('checkout verification credits once, reaches the data plane at once, and ma
   assert.ok(confirmation.includes(`${gw.url}/me/billing/receipts/${proof.payment_id}`));
   assert.is(smtp.decoded().filter((m) => m.includes(`To: ${b.email}`) && m.includes('Payment received')).length, 1);
 
+  // The operator sees the same from the CLI.
+  const shown = await gw.cli('org', 'show', orgId);
+  assert.equal([shown.tier, shown.orders.length, shown.orders[0].status, shown.orders[0].payment_id, shown.orders[0].paid_via, shown.orders[0].total_inr],
+    ['standard', 1, 'paid', proof.payment_id, 'checkout', 354]);
+  assert.equal(shown.money_events.map((e: any) => [e.kind, e.amount_inr]), [['payment', 300]]);
+  assert.equal(shown.active_keys.map((k: any) => k.tier).sort(), ['standard', 'trial']);
+
   // Another org cannot verify (or even see) this order.
   const other = await customer('other');
   assert.equal((await refusal(await other.send('POST', '/me/billing/verify', proof))).slice(0, 2), [404, 'not_found']);
