@@ -262,6 +262,10 @@ test('the webhook: signed, records failures, credits a capture once, ignores wha
   assert.equal((await refusal(malformed)).slice(0, 2), [400, 'bad_request']);
   assert.is(await balanceOf(b), 0);
 
+  // Razorpay's own header name carries the same signature.
+  const raw = JSON.stringify({ event: 'payment.captured', payload: { payment: { entity: { ...entity('pay_rzp'), amount: 1 } } } });
+  const rzp = await fetch(`${gw.url}/webhooks/payments`, { method: 'POST', headers: { 'x-razorpay-signature': sign(PAY_WEBHOOK_SECRET, raw) }, body: raw });
+  assert.equal(await json(rzp), { status: 'ignored', detail: 'amount does not match the order' });
   const captured = await pay.webhook(gw.url, 'payment.captured', entity('pay_good', { status: 'captured', method: 'upi' }));
   assert.equal(await json(captured), { status: 'credited' });
   assert.equal((await json(await pay.webhook(gw.url, 'payment.captured', entity('pay_good')))).status, 'already_credited');

@@ -29,7 +29,7 @@ const reply = (status: string, detail?: string) => JSON.stringify(detail === und
 export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | null; notices: PaymentNotices }): RouteSpec[] {
   const { db, clock, log } = d;
   return [{
-    kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', headers: ['x-payments-signature'],
+    kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', headers: ['x-payments-signature', 'x-razorpay-signature'],
     body: Type.Object({ event: Type.String(), payload: Type.Object({ payment: Type.Object({ entity: Type.Object({}) }) }) }),
     response: Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) }),
     summary: 'Payment provider events (payment.captured, payment.failed), signed in x-payments-signature; crediting is idempotent with /me/billing/verify',
@@ -40,7 +40,8 @@ export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | n
         return;
       }
       const raw = (ctx.body as Buffer | null) ?? Buffer.alloc(0);
-      const signature = ctx.headers['x-payments-signature'] ?? '';
+      // Razorpay itself names the header after itself; the same HMAC either way.
+      const signature = ctx.headers['x-payments-signature'] || ctx.headers['x-razorpay-signature'] || '';
       if (!signature || !api.webhookSigned(raw, signature)) {
         out.sendError(errors.badRequest('x-payments-signature is missing or does not match the body'));
         return;
