@@ -135,6 +135,8 @@ export const ConfigSchema = Type.Object({
     /** Top-up bounds in whole ₹ per order (spec 8, beta). */
     minTopupInr: Type.Integer({ minimum: 1, default: 100 }),
     maxTopupInr: Type.Integer({ minimum: 1, default: 1_000 }),
+    /** Orders an org may create per rolling hour: each is a call on the operator's payment account. */
+    maxOrdersPerHour: Type.Integer({ minimum: 1, default: 20 }),
     /**
      * The payment provider (a Razorpay-style orders API). Top-ups are off (503 billing_disabled)
      * until keyId, keySecret and seller.state are set; the webhook also needs webhookSecret.

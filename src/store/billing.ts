@@ -179,6 +179,12 @@ export function listOrders(db: Db, orgId: string, limit: number): OrderRow[] {
   return db.prepare('SELECT * FROM payment_orders WHERE org_id = ? ORDER BY created_at DESC, id LIMIT ?').all(orgId, limit) as OrderRow[];
 }
 
+/** How many orders the org made since `since`, and when the first of them was made. */
+export function ordersSince(db: Db, orgId: string, since: number): { count: number; first: number | null } {
+  return db.prepare('SELECT COUNT(*) AS count, MIN(created_at) AS first FROM payment_orders WHERE org_id = ? AND created_at > ?')
+    .get(orgId, since) as { count: number; first: number | null };
+}
+
 /** Orders still unpaid that were made since `since`: the reconciler asks the provider about them. */
 export function openOrdersSince(db: Db, since: number, limit: number): OrderRow[] {
   return db.prepare(`SELECT * FROM payment_orders WHERE status = 'created' AND created_at >= ? ORDER BY created_at LIMIT ?`).all(since, limit) as OrderRow[];

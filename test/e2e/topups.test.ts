@@ -56,6 +56,7 @@ test.before(async () => {
       seller: { name: 'Acme <Inference> Pvt Ltd', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025' },
       pincodeLookupUrl: pay.pincodeUrl,
       lowBalanceCheckMs: 200,
+      maxOrdersPerHour: 4,
     },
   });
   await gw.cli('promo', 'create', 'WELCOME10', '--percent', '10', '--max-redemptions', '100');
@@ -149,6 +150,13 @@ test('orders: whole rupees within 100-1000, GST split by place of supply, the pr
   assert.equal([inter.total_inr, inter.amount_paise], [1180, 118_000]);
   const odd = await order(away, { amount_inr: 137 });
   assert.equal([odd.tax.igst_inr, odd.total_inr, odd.amount_paise], [24.66, 161.66, 16_166]);
+
+  // Each order is a call on the operator's payment account: an org makes at most 4 an hour here.
+  for (let i = 0; i < 2; i++) await order(away, { amount_inr: 100 });
+  const capped = await away.send('POST', '/me/billing/orders', { amount_inr: 100 });
+  assert.equal((await refusal(capped.clone())).slice(0, 2), [429, 'rate_limit_exceeded']);
+  const retryAfter = Number(capped.headers.get('retry-after'));
+  assert.ok(retryAfter > 3_500 && retryAfter <= 3_600, `retry-after ${retryAfter}`);
 
   // The provider refusing or not answering leaves no order behind.
   pay.refuseNext = 500;

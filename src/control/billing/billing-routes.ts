@@ -5,7 +5,7 @@ import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
 import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
 import {
-  creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments,
+  creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments, ordersSince,
   lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
 } from '../../store/billing.js';
 import { findOrg } from '../../store/orgs.js';
@@ -19,6 +19,7 @@ import type { PaymentNotices } from './payment-notices.js';
 import { renderReceipt } from './receipt.js';
 
 const LISTED = 100;
+const HOUR_MS = 3_600_000;
 const Inr = Type.Number({ description: '₹' });
 
 const OrderBody = Type.Object({
@@ -178,6 +179,11 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         const credit = amountOf(body.amount_inr);
         const address = findBillingAddress(db, orgId);
         if (!address) throw errors.addressRequired();
+        const now = clock.now();
+        const recent = ordersSince(db, orgId, now - HOUR_MS);
+        if (recent.count >= b.maxOrdersPerHour) {
+          throw errors.rateLimitExceeded(Math.max(1, Math.ceil((recent.first! + HOUR_MS - now) / 1000)), `at most ${b.maxOrdersPerHour} top-up orders an hour`);
+        }
         const promo = body.promo_code === undefined ? null : openPromo(orgId, body.promo_code);
         const bonus = promo ? bonusOf(promo, credit) : 0;
         const tax = topupTax(credit, address.state_code, config.billing.seller.state!);
@@ -187,7 +193,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         insertOrder(db, {
           id: orderId, org_id: orgId, created_by: userId, credit_micros: credit, cgst_micros: tax.cgstMicros, sgst_micros: tax.sgstMicros,
           igst_micros: tax.igstMicros, total_micros: tax.totalMicros, place_of_supply: address.state_code, bill_to: JSON.stringify(billTo),
-          promo_code: promo?.code ?? null, promo_bonus_micros: bonus, created_at: clock.now(),
+          promo_code: promo?.code ?? null, promo_bonus_micros: bonus, created_at: now,
         });
         return {
           body: {
