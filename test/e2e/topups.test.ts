@@ -122,6 +122,11 @@ test('the PIN lookup fills city and state, with old state names mapped to GST co
   assert.equal((await refusal(await b.get('/me/billing/pincode/999999'))).slice(0, 2), [404, 'not_found']);
   assert.equal((await refusal(await b.get('/me/billing/pincode/abc'))).slice(0, 2), [400, 'bad_request']);
   assert.equal((await refusal(await b.get('/me/billing/pincode/056001'))).slice(0, 2), [400, 'bad_request']);
+  // 30 lookups a minute per org: the lookup service is a public one.
+  for (let i = 5; i < 30; i++) assert.is((await b.get('/me/billing/pincode/560001')).status, 200);
+  const [status, code, message] = await refusal(await b.get('/me/billing/pincode/560001'));
+  assert.equal([status, code], [429, 'rate_limit_exceeded']);
+  assert.match(message, /30 PIN lookups per minute/);
 });
 
 test('orders: whole rupees within 100-1000, GST split by place of supply, the provider paid in paise', async () => {

@@ -8,6 +8,7 @@ import {
   creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments, ordersSince,
   lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
 } from '../../store/billing.js';
+import { perMinuteLimiter } from '../../limits/ip-limiter.js';
 import { findOrg } from '../../store/orgs.js';
 import { istDayLabel, istDayNumber, type UsageRollup } from '../../store/usage-reports.js';
 import type { ControlDeps } from '../control-deps.js';
@@ -20,6 +21,7 @@ import { renderReceipt } from './receipt.js';
 
 const LISTED = 100;
 const HOUR_MS = 3_600_000;
+const PIN_LOOKUPS_PER_MINUTE = 30;
 const Inr = Type.Number({ description: '₹' });
 
 const OrderBody = Type.Object({
@@ -79,6 +81,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
     }
     return amount * MICROS_PER_INR;
   };
+  const pinGate = perMinuteLimiter(PIN_LOOKUPS_PER_MINUTE, clock, `${PIN_LOOKUPS_PER_MINUTE} PIN lookups per minute per organisation`, 10_000);
   const orderOf = (orgId: string, id: string): OrderRow => {
     const o = findOrder(db, id);
     if (!o || o.org_id !== orgId) throw errors.notFound(`No order '${id}' in this organisation`);
@@ -160,7 +163,11 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
       kind: 'json', method: 'get', path: '/me/billing/pincode/:pin', auth: 'session', role: 'owner',
       response: Type.Object({ pincode: Type.String(), city: Type.String(), district: Type.String(), state: Type.String(), state_code: Type.String() }),
       summary: 'City and state for a postal PIN code, to fill in the billing address (404 when no post office has it)',
-      handle: async (ctx) => ({ body: await d.pincodes.lookup(ctx.params.pin) }),
+      handle: async (ctx) => {
+        // Each unknown PIN is a call on a public service that may bar the gateway's address.
+        pinGate(ctx.session!.orgId);
+        return { body: await d.pincodes.lookup(ctx.params.pin) };
+      },
     },
     {
       kind: 'json', method: 'post', path: '/me/billing/orders', auth: 'session', role: 'owner', body: OrderBody,
