@@ -22,6 +22,7 @@ const RAW_ANSWERS: Record<string, string> = {
   '/v1/chat/completions': 'chat.completion JSON, or text/event-stream when stream is true',
   '/v1/audio/transcriptions': 'the transcription in the requested response_format (json, text, srt, verbose_json, vtt), as the provider wrote it',
   '/v1/audio/speech': 'audio bytes in the requested response_format (audio/mpeg by default), streamed as the provider produces them',
+  '/me/billing/receipts/:paymentId': 'the receipt as a printable text/html page',
 };
 
 /** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */
