@@ -75,7 +75,7 @@ test('a new org sees its balance, the top-up terms and no address; without a ses
   assert.is(bill.balance_inr, 0);
   assert.is(bill.address, null);
   assert.equal(bill.topups, { enabled: true, min_inr: 100, max_inr: 1000, gst_percent: 18, key_id: PAY_KEY_ID });
-  assert.equal([bill.money_events, bill.payments, bill.usage_30d.requests, bill.low_balance_inr], [[], [], 0, null]);
+  assert.equal([bill.money_events, bill.payments, bill.orders, bill.usage_30d.requests, bill.low_balance_inr], [[], [], [], 0, null]);
   assert.equal(await refusal(await fetch(`${gw.url}/me/billing`)), [401, 'no_session', 'Sign in first: this needs a dashboard session']);
   // No address yet: no order, and the payment provider is never called.
   const calls = pay.auths.length;
@@ -310,8 +310,11 @@ test('promo codes: checked, priced, redeemed once per org when paid, capped, exp
   assert.is((await json(await b.send('POST', '/me/billing/verify', pay.pay(o.order_id)))).bonus_inr, 25);
   const second = await json(await b.send('POST', '/me/billing/verify', pay.pay(o2.order_id)));
   assert.equal([second.credited, second.bonus_inr, second.balance_inr], [true, 0, 375]);
-  const events = (await json(await b.get('/me/billing'))).money_events.map((e: any) => [e.kind, e.amount_inr]);
-  assert.equal(events, [['payment', 100], ['promo_bonus', 25], ['payment', 250]]);
+  const promoBill = await json(await b.get('/me/billing'));
+  assert.equal(promoBill.money_events.map((e: any) => [e.kind, e.amount_inr]), [['payment', 100], ['promo_bonus', 25], ['payment', 250]]);
+  // Both orders are paid; the second one's bonus went to the first.
+  assert.equal(promoBill.orders.map((x: any) => [x.id, x.status, x.promo_code, x.bonus_inr]).sort(),
+    [[o.order_id, 'paid', 'WELCOME10', 25], [o2.order_id, 'paid', 'WELCOME10', 0]].sort());
   assert.equal((await refusal(await check({ code: 'WELCOME10' })))[1], 'promo_redeemed');
   assert.equal((await refusal(await b.send('POST', '/me/billing/orders', { amount_inr: 100, promo_code: 'WELCOME10' })))[1], 'promo_redeemed');
 

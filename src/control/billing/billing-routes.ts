@@ -5,7 +5,7 @@ import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
 import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
 import {
-  creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listPayments, ordersSince,
+  creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listOrders, listPayments, ordersSince,
   lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
 } from '../../store/billing.js';
 import { perMinuteLimiter } from '../../limits/ip-limiter.js';
@@ -20,6 +20,7 @@ import type { PaymentNotices } from './payment-notices.js';
 import { renderReceipt } from './receipt.js';
 
 const LISTED = 100;
+const ORDERS_LISTED = 20;
 const HOUR_MS = 3_600_000;
 const PIN_LOOKUPS_PER_MINUTE = 30;
 const Inr = Type.Number({ description: '₹' });
@@ -108,6 +109,11 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           error: Type.Union([Type.String(), Type.Null()]), at: Type.String(),
           receipt_url: Type.Union([Type.String(), Type.Null()]),
         })),
+        orders: Type.Array(Type.Object({
+          id: Type.String(), status: Type.Union([Type.Literal('created'), Type.Literal('paid')]), credit_inr: Inr, total_inr: Inr,
+          promo_code: Type.Union([Type.String(), Type.Null()]), bonus_inr: Inr, created_at: Type.String(),
+          paid_at: Type.Union([Type.String(), Type.Null()]), payment_id: Type.Union([Type.String(), Type.Null()]),
+        }), { description: `top-up orders, newest first (last ${ORDERS_LISTED}); created ones are still open for payment` }),
         usage_30d: Type.Object({
           requests: Type.Integer(), spent_inr: Inr,
           days: Type.Array(Type.Object({ day: Type.String({ description: 'IST date' }), requests: Type.Integer(), spent_inr: Inr })),
@@ -140,6 +146,10 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
             payments: listPayments(db, orgId, LISTED).map((p) => ({
               id: p.id, order_id: p.order_id, status: p.status, amount_inr: microsToInr(p.amount_micros), method: p.method, error: p.error,
               at: iso(p.at)!, receipt_url: p.status === 'captured' ? receiptUrl(p.id) : null,
+            })),
+            orders: listOrders(db, orgId, ORDERS_LISTED).map((o) => ({
+              id: o.id, status: o.status, credit_inr: microsToInr(o.credit_micros), total_inr: microsToInr(o.total_micros), promo_code: o.promo_code,
+              bonus_inr: microsToInr(o.promo_bonus_micros), created_at: iso(o.created_at)!, paid_at: iso(o.paid_at), payment_id: o.payment_id,
             })),
             usage_30d: {
               requests: spend.reduce((n, [, t]) => n + t.requests, 0),
