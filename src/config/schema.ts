@@ -155,6 +155,8 @@ export const ConfigSchema = Type.Object({
       state: Type.Optional(Type.String({ minLength: 1 })),
       gstin: Type.Optional(Type.String({ minLength: 15, maxLength: 15 })),
       address: Type.Optional(Type.String({ minLength: 1 })),
+      /** The services accounting code printed against the credit line (e.g. 998315). */
+      sac: Type.Optional(Type.String({ pattern: '^\\d{6}$' })),
     }, { additionalProperties: false, default: {} }),
     /** Postal PIN lookup for address autofill; answers in the api.postalpincode.in shape. */
     pincodeLookupUrl: Type.String({ minLength: 1, default: 'https://api.postalpincode.in/pincode/' }),

@@ -53,7 +53,7 @@ test.before(async () => {
     smtp: { host: '127.0.0.1', port: smtp.port, from: 'billing@gw.example' },
     billing: {
       payments: { apiBaseUrl: pay.url, keyId: PAY_KEY_ID, keySecret: PAY_KEY_SECRET, webhookSecret: PAY_WEBHOOK_SECRET },
-      seller: { name: 'Acme <Inference> Pvt Ltd', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025' },
+      seller: { name: 'Acme <Inference> Pvt Ltd', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025', sac: '998315' },
       pincodeLookupUrl: pay.pincodeUrl,
       lowBalanceCheckMs: 200,
       maxOrdersPerHour: 4,
@@ -341,7 +341,7 @@ test('receipts: printable HTML with the GST split and escaped names, only for th
   assert.match(r.headers.get('content-type')!, /^text\/html; charset=utf-8/);
   assert.is(r.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'");
   const html = await r.text();
-  for (const s of ['CGST 9%', 'SGST 9%', '₹45.00', '₹590.00', '₹500.00', 'GSTIN 29AAGCB7383J1Z4', 'Acme &lt;Inference&gt; Pvt Ltd',
+  for (const s of ['Prepaid inference credit (SAC 998315)', 'CGST 9%', 'SGST 9%', '₹45.00', '₹590.00', '₹500.00', 'GSTIN 29AAGCB7383J1Z4', 'Acme &lt;Inference&gt; Pvt Ltd',
     'Ōm &lt;b&gt;&amp;&lt;/b&gt; Sons', 'Floor &quot;2&quot;', 'Karnataka (29)', o.order_id]) {
     assert.ok(html.includes(s), `receipt shows ${s}`);
   }

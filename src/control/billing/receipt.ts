@@ -29,7 +29,7 @@ const stateLine = (code: string): string => `${GST_STATES.get(code) ?? code} (${
  */
 export function renderReceipt(o: OrderRow, payment: { id: string; method: string | null }, seller: Config['billing']['seller']): string {
   const to = JSON.parse(o.bill_to) as BillingAddress;
-  const rows: [string, number][] = [['Prepaid inference credit', o.credit_micros]];
+  const rows: [string, number][] = [[`Prepaid inference credit${seller.sac ? ` (SAC ${seller.sac})` : ''}`, o.credit_micros]];
   if (o.igst_micros > 0) rows.push(['IGST 18%', o.igst_micros]);
   else rows.push(['CGST 9%', o.cgst_micros], ['SGST 9%', o.sgst_micros]);
   const lines = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${inr(v)}</td></tr>`).join('');
