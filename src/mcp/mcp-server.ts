@@ -8,6 +8,20 @@ import { mcpTools, toolError, type ToolDeps, type ToolResult } from './mcp-tools
 /** Protocol revisions this server speaks, newest first; a client asking for another gets the newest. */
 const VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
 const JSON_TYPE = 'application/json';
+const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } };
+
+/**
+ * Resources a client can attach as context: read-only views of the read-only tools, so both
+ * answer from one place. Read with the caller's key, like the tools.
+ */
+const RESOURCES = [
+  { uri: 'gw://models', name: 'models', title: 'Model catalog', tool: 'list_models',
+    description: 'Every catalog model: id, kind, INR prices, residency, languages, context length, and whether it is usable now' },
+  { uri: 'gw://account', name: 'account', title: 'This key\'s account', tool: 'account',
+    description: 'The key\'s tier, scope and limits, its requests today and spend this month (IST), and the org balance in INR' },
+] as const;
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
 
 export interface McpDeps extends ToolDeps {
   authenticate(authorization: string): KeyRecord;
@@ -96,10 +110,10 @@ export class McpServer {
         const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : VERSIONS[0];
         this.#answer(reply, 200, id, {
           protocolVersion: VERSIONS.includes(asked) ? asked : VERSIONS[0],
-          capabilities: { tools: { listChanged: false } },
+          capabilities: CAPABILITIES,
           serverInfo: { name: 'gw', title: 'gw inference gateway', version: this.#d.version },
           instructions: 'Inference through the gw gateway on your key: list_models, chat, account; with a full-scope key also list_keys ' +
-            'and create_ephemeral_key. Prices are in INR.',
+            'and create_ephemeral_key. Prices are in INR. Resources gw://models and gw://account hold the catalog and the account.',
         });
         return;
       }
@@ -112,6 +126,22 @@ export class McpServer {
       case 'tools/call':
         this.#answer(reply, 200, id, await this.#call(params, key, authorization));
         return;
+      case 'resources/list':
+        this.#answer(reply, 200, id, { resources: RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE })) });
+        return;
+      case 'resources/templates/list':
+        this.#answer(reply, 200, id, { resourceTemplates: [] });
+        return;
+      case 'resources/read': {
+        const r = RESOURCES.find((x) => x.uri === params.uri);
+        if (r === undefined) {
+          this.#answer(reply, 200, id, undefined, { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${String(params.uri).slice(0, 200)}`, data: { uri: params.uri } });
+          return;
+        }
+        const out = await this.#call({ name: r.tool, arguments: {} }, key, authorization);
+        this.#answer(reply, 200, id, { contents: [{ uri: r.uri, mimeType: JSON_TYPE, text: JSON.stringify(out.structuredContent) }] });
+        return;
+      }
       default:
         this.#answer(reply, 200, id, undefined, { code: -32601, message: `Method not found: ${m.method.slice(0, 80)}` });
     }
@@ -164,7 +194,8 @@ export function serverCard(baseUrl: string, version: string, tools: McpServer['t
       headers: [{ name: 'Authorization', description: 'Bearer gw- API key', isRequired: true, isSecret: true }],
     }],
     authentication: { required: true, schemes: ['bearer'] },
-    capabilities: { tools: { listChanged: false } },
+    capabilities: CAPABILITIES,
     tools,
+    resources: RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE })),
   };
 }

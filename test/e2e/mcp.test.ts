@@ -58,6 +58,21 @@ test('the MCP SDK connects, lists the tools, and runs inference through the gate
   await client.close();
 });
 
+test('resources: the catalog and the account, readable as context; an unknown one is a JSON-RPC error', async () => {
+  const client = await connect(key);
+  assert.equal((await client.listResources()).resources.map((r) => [r.uri, r.mimeType]), [['gw://models', 'application/json'], ['gw://account', 'application/json']]);
+  const models = JSON.parse(((await client.readResource({ uri: 'gw://models' })).contents[0] as any).text);
+  assert.ok(models.models.some((m: any) => m.id === 'sandbox/echo'));
+  const account = JSON.parse(((await client.readResource({ uri: 'gw://account' })).contents[0] as any).text);
+  assert.equal([account.balance_inr, account.key.scope], [100, 'full']);
+  const missing = await client.readResource({ uri: 'gw://nothing' }).then(() => null, (e: any) => e);
+  assert.is(missing?.code, -32002);
+  assert.equal((await client.listResourceTemplates()).resourceTemplates, []);
+  await client.close();
+  const card = await (await fetch(`${gw.url}/.well-known/mcp/server-card.json`)).json() as any;
+  assert.equal(card.resources.map((r: any) => r.uri), ['gw://models', 'gw://account']);
+});
+
 test('a full-scope key mints an ephemeral key: inference only, limited, and refused the management tools', async () => {
   const client = await connect(key);
   const before = Date.now();
@@ -112,7 +127,7 @@ test('what a client should not send: no key is a 401 envelope; bad JSON-RPC gets
     ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', 400, -32600],
     ['{"id":1,"method":"ping"}', 400, -32600],
     ['{"jsonrpc":"2.0","id":{},"method":"ping"}', 400, -32600],
-    ['{"jsonrpc":"2.0","id":7,"method":"resources/list"}', 200, -32601],
+    ['{"jsonrpc":"2.0","id":7,"method":"prompts/list"}', 200, -32601],
   ];
   for (const [body, status, code] of cases) {
     const r = await rpc(body);
