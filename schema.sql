@@ -383,6 +383,8 @@ CREATE TABLE payment_orders (
   created_at          INTEGER NOT NULL
 );
 CREATE INDEX payment_orders_by_org ON payment_orders(org_id, created_at);
+-- The reconciler's question: which orders are still open.
+CREATE INDEX payment_orders_open ON payment_orders(created_at) WHERE status = 'created';
 
 -- Every payment attempt the provider reported: captured (the one that paid the order) or failed.
 CREATE TABLE payments (

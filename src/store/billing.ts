@@ -128,7 +128,7 @@ export function recordFailedPayment(db: Db, order: OrderRow, p: { id: string; am
 }
 
 export interface Credited {
-  /** false: the order had already been paid (a repeat of the checkout or the webhook); nothing moved. */
+  /** false: the order had already been paid (by an earlier report of this or another path); nothing moved. */
   applied: boolean;
   order: OrderRow;
   /** The promo bonus credited; 0 when the code was used up or redeemed elsewhere since the order. */
@@ -136,8 +136,8 @@ export interface Credited {
 }
 
 /**
- * Marks an order paid and credits it, once: the checkout verification and the webhook both end
- * here, and whichever comes second finds the order paid and changes nothing. The credit, the
+ * Marks an order paid and credits it, once: the checkout verification, the webhook and the
+ * reconciler all end here, and whichever comes later finds the order paid and changes nothing. The credit, the
  * promo bonus (if the code is still open to this org), the payment row and the receipt number
  * are one transaction.
  */
