@@ -68,6 +68,9 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       if (!adapterFor(provider.entry.kind).endpoints.has(ENDPOINT_OF[entry.kind])) {
         throw new ConfigError(`invalid catalog ${path}: provider '${provider.id}' (${provider.entry.kind}) cannot serve ${entry.kind} model '${entry.id}'`);
       }
+      if (entry.translates === true && (entry.kind !== 'transcription' || !adapterFor(provider.entry.kind).endpoints.has('translations'))) {
+        throw new ConfigError(`invalid catalog ${path}: model '${entry.id}' is marked translates, which needs a transcription model on providers that translate`);
+      }
       const price = r.priceInr ?? entry.priceInr;
       const id = `${r.provider}:${r.upstreamModel}`;
       const route: Route = routes.get(id) ?? {

@@ -35,6 +35,8 @@ export const ModelEntry = Type.Object({
    * input characters (speech: `input`). Audio models have `output` 0.
    */
   priceInr: Price,
+  /** Transcription models only: every route also translates speech into English (/v1/audio/translations). */
+  translates: Type.Optional(Type.Boolean()),
   /** The same model's id at the router /v1/pricing/compare reads (OpenRouter's model list), if it lists it. */
   compareId: Type.Optional(Type.String({ minLength: 1 })),
   routes: Type.Array(Type.Object({

@@ -48,7 +48,7 @@ export async function tail(db: Db, argv: string[], json: boolean): Promise<numbe
 
 /** Tokens in and out; audio rows show their billed units instead: seconds heard, characters spoken. */
 function volume(r: UsageRow): [string, string] {
-  if (r.endpoint === 'transcriptions') return [`${r.units}s`.padStart(6), '-'.padStart(6)];
+  if (r.endpoint === 'transcriptions' || r.endpoint === 'translations') return [`${r.units}s`.padStart(6), '-'.padStart(6)];
   if (r.endpoint === 'speech') return [`${r.units}ch`.padStart(6), '-'.padStart(6)];
   return [String(r.prompt_tokens).padStart(6), String(r.completion_tokens).padStart(6)];
 }

@@ -11,6 +11,7 @@ export const ModelObject = Type.Object({
   owned_by: Type.String(),
   name: Type.String(),
   kind: Type.String({ description: 'chat, embedding, transcription or speech' }),
+  translates: Type.Optional(Type.Boolean({ description: 'transcription models that also take /v1/audio/translations (speech to English)' })),
   context_length: Type.Integer(),
   languages: Type.Array(Type.String()),
   pricing: Type.Object({
@@ -59,6 +60,7 @@ function toObject(m: Model, created: number): Static<typeof ModelObject> {
     owned_by: m.routes[0].provider.id,
     name: m.entry.name,
     kind: m.kind,
+    ...(m.kind === 'transcription' ? { translates: m.entry.translates === true } : {}),
     context_length: m.entry.contextLength,
     languages: m.entry.languages,
     pricing: { currency: 'INR', unit: PRICE_UNIT[m.kind], input: m.entry.priceInr.input, output: m.entry.priceInr.output },

@@ -63,23 +63,24 @@ export class AudioService {
     const d = this.#d;
     return admitted(d.auth, d.gate, req.authorization,
       (key) => {
-        const job = endpoint === 'transcriptions' ? this.#transcription(req) : this.#speech(req);
+        const job = endpoint === 'speech' ? this.#speech(req) : this.#transcription(req, endpoint);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };
       },
       (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
       (key, p, requestId) => this.#serve(p.job, key, p.plan, requestId, reply));
   }
 
-  #transcription(req: AudioRequest): AudioJob {
+  /** Speech to text: a transcription, or a translation into English; the same upload and billing. */
+  #transcription(req: AudioRequest, endpoint: 'transcriptions' | 'translations'): AudioJob {
     const t = parseTranscriptionBody(req.contentType, req.body, this.#d.maxFileBytes);
     return {
-      endpoint: 'transcriptions', model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes, responseFormat: t.responseFormat,
+      endpoint, model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes, responseFormat: t.responseFormat,
       holdUnits: billedSeconds(t.probedSeconds ?? t.fileBytes / FALLBACK_BYTES_PER_SECOND),
       call: (a) => {
         const adapter = adapterFor(a.route.provider.entry.kind);
         // Unreachable: the catalog loader and the planner keep transcriptions off adapters that take no uploads.
         if (adapter.buildFormCall === undefined) throw new RouteFailure('unsupported', `${a.route.provider.id} takes no audio uploads`);
-        return adapter.buildFormCall('transcriptions', t.forward, a.route.upstreamModel);
+        return adapter.buildFormCall(endpoint, t.forward, a.route.upstreamModel);
       },
     };
   }
@@ -109,7 +110,7 @@ export class AudioService {
     const res = await openAnswer(this.#d.upstream, job.endpoint, a, job.call(a), {}, reply);
     const ttfbMs = performance.now() - started;
     try {
-      if (job.endpoint === 'transcriptions') return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
+      if (job.endpoint !== 'speech') return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
       const first = await res.next();
       if (first === null) throw new RouteFailure('empty_audio', 'upstream answered 200 with no audio');
       return { kind: 'stream', res, first, ttfbMs: performance.now() - started };
@@ -125,7 +126,7 @@ export class AudioService {
     if (estimated) headers[ESTIMATED_HEADER] = 'estimated';
     const units = billedSeconds(seconds ?? job.fileBytes / FALLBACK_BYTES_PER_SECOND);
     const adapter = adapterFor(a.route.provider.entry.kind);
-    const out = adapter.readAnswer ? adapter.readAnswer('transcriptions', served.body, served.res.contentType, job.responseFormat)
+    const out = adapter.readAnswer ? adapter.readAnswer(job.endpoint, served.body, served.res.contentType, job.responseFormat)
       : { body: served.body, contentType: served.res.contentType };
     if (!reply.aborted) reply.send(200, out.contentType, out.body, headers);
     return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null);

@@ -36,7 +36,9 @@ interface SavedKey extends OrgKey {
   headers: Record<string, string>;
 }
 
-const KIND_OF: Record<Endpoint, ModelKind> = { chat: 'chat', embeddings: 'embedding', transcriptions: 'transcription', speech: 'speech' };
+const KIND_OF: Record<Endpoint, ModelKind> = {
+  chat: 'chat', embeddings: 'embedding', transcriptions: 'transcription', translations: 'transcription', speech: 'speech',
+};
 const KIND_NAME: Record<ModelKind, string> = { chat: 'a chat', embedding: 'an embedding', transcription: 'a transcription', speech: 'a speech' };
 const PATH_OF: Record<ModelKind, string> = {
   chat: '/v1/chat/completions', embedding: '/v1/embeddings', transcription: '/v1/audio/transcriptions', speech: '/v1/audio/speech',
@@ -70,12 +72,16 @@ export class RoutePlanner {
   /** Orgs' registered endpoints (spec 4.9), by org and name, each as a provider and headers made once. */
   readonly #endpoints = new Map<string, Map<string, { provider: Provider; headers: Record<string, string>; compliant: boolean }>>();
 
+  /** The models /v1/audio/translations takes, named when another is asked for. */
+  readonly #translators: string[];
+
   constructor(catalog: Catalog, breakers: Breakers, stats: RouteStatsBook) {
     this.#catalog = catalog;
     this.#breakers = breakers;
     this.#stats = stats;
     for (const r of catalog.routes.values()) if (r.provider.configured) this.#platform.set(r.id, attempt(r, r.provider.apiKey, false));
     for (const m of catalog.models.values()) this.#defaultPlans.set(m.id, m.usableRoutes.map((r) => this.#platform.get(r.id)!));
+    this.#translators = [...catalog.models.values()].filter((m) => m.entry.translates === true).map((m) => m.id);
   }
 
   /**
@@ -140,7 +146,11 @@ export class RoutePlanner {
     if (model.kind !== KIND_OF[endpoint]) {
       throw errors.badRequest(`Model '${modelId}' is ${KIND_NAME[model.kind]} model; use ${PATH_OF[model.kind]}`);
     }
-    const chain = orgId === null || ext.upstreamKey !== null ? undefined : this.#chains.get(orgId)?.get(modelId);
+    if (endpoint === 'translations' && model.entry.translates !== true) {
+      throw errors.badRequest(`Model '${modelId}' does not translate speech; these do: ${this.#translators.join(', ') || 'none in this catalog'}`);
+    }
+    // A saved chain may fall back to models that only transcribe, so translations keep to the model's own routes.
+    const chain = orgId === null || ext.upstreamKey !== null || endpoint === 'translations' ? undefined : this.#chains.get(orgId)?.get(modelId);
     const own = keys === undefined ? undefined : this.#alwaysUse(chain?.routes ?? model.routes, keys);
     if (ext.optimize === null && ext.provider === null && ext.dataPolicy === null && ext.upstreamKey === null) {
       const plan = own ?? chain?.plan ?? this.#defaultPlans.get(modelId)!;

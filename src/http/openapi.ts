@@ -21,6 +21,7 @@ const AUTH_ERRORS: Record<RouteSpec['auth'], Record<string, string>> = {
 const RAW_ANSWERS: Record<string, string> = {
   '/v1/chat/completions': 'chat.completion JSON, or text/event-stream when stream is true',
   '/v1/audio/transcriptions': 'the transcription in the requested response_format (json, text, srt, verbose_json, vtt), as the provider wrote it',
+  '/v1/audio/translations': 'the English text in the requested response_format, as the provider wrote it',
   '/v1/audio/speech': 'audio bytes in the requested response_format (audio/mpeg by default), streamed as the provider produces them',
   '/me/billing/receipts/:paymentId': 'the receipt as a printable text/html page',
 };

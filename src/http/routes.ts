@@ -53,6 +53,14 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
         { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
     },
     {
+      kind: 'raw', method: 'post', path: '/v1/audio/translations', auth: 'api_key', headers: UPLOAD_HEADERS,
+      body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
+      beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
+      summary: 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions',
+      handle: (ctx, reply) => d.audio.handle('translations',
+        { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
+    },
+    {
       kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', headers: AUTH_HEADERS, body: SpeechBodySchema,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
       handle: (ctx, reply) => d.audio.handle('speech', { authorization: ctx.headers.authorization, contentType: '', body: ctx.body as Buffer }, reply),

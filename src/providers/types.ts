@@ -12,8 +12,11 @@ export interface UpstreamCall {
 
 /** Token-billed endpoints. */
 export type TokenEndpoint = 'chat' | 'embeddings';
-/** Audio endpoints, billed per unit: seconds of audio heard (transcriptions), characters spoken (speech). */
-export type AudioEndpoint = 'transcriptions' | 'speech';
+/**
+ * Audio endpoints, billed per unit: seconds of audio heard (transcriptions, and translations into
+ * English), characters spoken (speech).
+ */
+export type AudioEndpoint = 'transcriptions' | 'translations' | 'speech';
 export type Endpoint = TokenEndpoint | AudioEndpoint;
 
 export interface AdapterCaps {

@@ -60,4 +60,16 @@ test('a route whose provider\'s wire format cannot serve the model\'s kind stops
     (e: unknown) => e instanceof ConfigError && /provider 'sarvam-speech' \(sarvam\) cannot serve chat model 'gpt-4o-mini'/.test((e as Error).message));
 });
 
+test('translates is for transcription models whose every provider translates', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-cat-'));
+  for (const [id, why] of [['saaras-v3', 'on Sarvam, whose adapter does not translate'], ['gpt-4o-mini', 'on a chat model']]) {
+    const data = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
+    data.models.find((m: any) => m.id === id).translates = true;
+    const p = join(dir, `${id}.json`);
+    writeFileSync(p, JSON.stringify(data));
+    assert.throws(() => loadCatalog(loadConfig({ env: {}, overrides: { catalogFile: p } }), {}),
+      (e: unknown) => e instanceof ConfigError && new RegExp(`model '${id}' is marked translates`).test((e as Error).message), why);
+  }
+});
+
 test.run();

@@ -118,6 +118,35 @@ test('a transcription through the openai SDK reaches the provider intact and is 
   await waitForValue(() => balance() === before - row.cost_micros, 5_000, 'the debit');
 });
 
+test('translations to English through the openai SDK: the same upload and billing, only on models that translate', async () => {
+  const audio = wav(3);
+  const { data, response } = await client.audio.translations.create({
+    file: await toFile(audio, 'namaste.wav', { type: 'audio/wav' }), model: 'whisper-large-v3', response_format: 'verbose_json',
+  }).withResponse();
+  assert.equal([(data as any).task, data.text], ['translate', 'mock transcript']);
+  assert.is(response.headers.get('x-gw-provider'), 'groq');
+  const sent = groq.requests[0];
+  assert.is(sent.path, '/v1/audio/translations');
+  assert.equal([sent.body.model, sent.body.response_format], ['whisper-large-v3', 'verbose_json']);
+  assert.ok(audio.equals(sent.body.file.bytes), 'the file arrives byte for byte');
+  const [row] = await rowsOf(response.headers.get('x-gw-request-id')!);
+  assert.equal([row.endpoint, row.units, row.billable], ['translations', Math.ceil(MOCK_AUDIO_SECONDS), 1]);
+  assert.is(row.cost_micros, Math.round(Math.ceil(MOCK_AUDIO_SECONDS) * WHISPER_PER_S));
+
+  // A model that only transcribes is refused before any provider is called, naming the ones that translate.
+  const refused = await fetch(`${gw.url}/v1/audio/translations`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form({ model: 'whisper-large-v3-turbo' }, wav(1)),
+  });
+  const [status, code, message] = await errorOf(refused);
+  assert.equal([status, code], [400, 'bad_request']);
+  assert.match(message, /does not translate speech; these do: whisper-1, whisper-large-v3/);
+  assert.is(groq.requests.length, 1);
+  const listed = (await (await fetch(`${gw.url}/v1/models`)).json() as any).data;
+  assert.equal(listed.filter((m: any) => m.translates).map((m: any) => m.id), ['whisper-1', 'whisper-large-v3']);
+  assert.is(listed.find((m: any) => m.id === 'saaras-v3').translates, false);
+  assert.not.ok('translates' in listed.find((m: any) => m.kind === 'chat'));
+});
+
 test('without a figure from the provider the WAV header gives the length; an unknown container is estimated by size and flagged', async () => {
   groq.enqueue({ kind: 'ok', usage: null });
   const r = await transcribe(form({ model: 'whisper-large-v3', response_format: 'verbose_json' }, wav(2.5)));

@@ -274,7 +274,7 @@ class MockProviderServer implements MockProvider {
         // not JSON: recorded as the raw string
       }
     }
-    if ((path === '/v1/audio/transcriptions' || path === '/v1/speech-to-text') && req.method === 'POST') {
+    if ((path === '/v1/audio/transcriptions' || path === '/v1/audio/translations' || path === '/v1/speech-to-text') && req.method === 'POST') {
       void this.#transcription(req, res, path, raw);
       return;
     }
@@ -456,7 +456,8 @@ class MockProviderServer implements MockProvider {
     const format = fields.response_format ?? 'json';
     if (format === 'text') this.#send(res, 200, text, { 'content-type': 'text/plain; charset=utf-8' });
     else if (format === 'verbose_json') {
-      this.#send(res, 200, JSON.stringify({ task: 'transcribe', language: 'hindi', text, segments: [], ...(reported === null ? {} : { duration: reported }) }));
+      const task = path === '/v1/audio/translations' ? 'translate' : 'transcribe';
+      this.#send(res, 200, JSON.stringify({ task, language: task === 'translate' ? 'english' : 'hindi', text, segments: [], ...(reported === null ? {} : { duration: reported }) }));
     } else {
       this.#send(res, 200, JSON.stringify({ text, ...(reported === null ? {} : { usage: { type: 'duration', seconds: reported } }) }));
     }

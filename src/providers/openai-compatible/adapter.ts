@@ -2,7 +2,7 @@ import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js
 import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
 const PATHS: Record<Endpoint, string> = {
-  chat: '/chat/completions', embeddings: '/embeddings', transcriptions: '/audio/transcriptions', speech: '/audio/speech',
+  chat: '/chat/completions', embeddings: '/embeddings', transcriptions: '/audio/transcriptions', translations: '/audio/translations', speech: '/audio/speech',
 };
 
 /**
@@ -10,7 +10,7 @@ const PATHS: Record<Endpoint, string> = {
  * swapped for the provider's, and on streams usage is requested so the last chunk carries it.
  */
 export const openAiCompatibleAdapter: ProviderAdapter = {
-  endpoints: new Set<Endpoint>(['chat', 'embeddings', 'transcriptions', 'speech']),
+  endpoints: new Set<Endpoint>(['chat', 'embeddings', 'transcriptions', 'translations', 'speech']),
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps,
     raw: string | null): UpstreamCall {
     payload.model = upstreamModel;
