@@ -33,6 +33,15 @@ const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
+  /** An audio upload route: the key is checked from the headers before the upload is read. */
+  const upload = (endpoint: 'transcriptions' | 'translations', summary: string): RouteSpec => ({
+    kind: 'raw', method: 'post', path: `/v1/audio/${endpoint}`, auth: 'api_key', headers: UPLOAD_HEADERS,
+    body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
+    beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
+    summary,
+    handle: (ctx, reply) => d.audio.handle(endpoint,
+      { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
+  });
   const routes: RouteSpec[] = [
     {
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
@@ -44,22 +53,8 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       summary: 'Embeddings (OpenAI format), routed with failover',
       handle: (ctx, reply) => d.inference.handle('embeddings', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
     },
-    {
-      kind: 'raw', method: 'post', path: '/v1/audio/transcriptions', auth: 'api_key', headers: UPLOAD_HEADERS,
-      body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
-      beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
-      summary: 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price',
-      handle: (ctx, reply) => d.audio.handle('transcriptions',
-        { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/v1/audio/translations', auth: 'api_key', headers: UPLOAD_HEADERS,
-      body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
-      beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
-      summary: 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions',
-      handle: (ctx, reply) => d.audio.handle('translations',
-        { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
-    },
+    upload('transcriptions', 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price'),
+    upload('translations', 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions'),
     {
       kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', headers: AUTH_HEADERS, body: SpeechBodySchema,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
