@@ -1,5 +1,6 @@
 import { fetch } from 'undici';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
+import { readBounded } from './bounded-body.js';
 
 /** Largest answer read from an endpoint under test. */
 const MAX_BYTES = 1024 * 1024;
@@ -34,14 +35,7 @@ export async function testEndpoint(baseUrl: string, apiKey: string | null, dispa
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs), dispatcher: dispatchers.for(url, publicOnly),
     });
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const c of res.body ?? []) {
-      size += c.length;
-      if (size > MAX_BYTES) throw new Error(`answer larger than ${MAX_BYTES} bytes`);
-      chunks.push(c);
-    }
-    return { status: res.status, type: res.headers.get('content-type') ?? '', text: Buffer.concat(chunks).toString('utf8') };
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text: (await readBounded(res, MAX_BYTES)).toString('utf8') };
   };
 
   const checks: ComplianceCheck[] = [];

@@ -7,6 +7,7 @@ import { errors } from '../errors/catalog.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
+import { readBounded } from './bounded-body.js';
 
 const PerMillion = Type.Object({ input: Type.Number(), output: Type.Number() }, { description: '₹ per 1M tokens' });
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -114,14 +115,7 @@ export class PriceComparer {
       await res.body?.cancel();
       throw new Error(`HTTP ${res.status}`);
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const c of res.body ?? []) {
-      size += c.length;
-      if (size > this.#cfg.maxBytes) throw new Error(`the list is larger than ${this.#cfg.maxBytes} bytes`);
-      chunks.push(c);
-    }
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse((await readBounded(res, this.#cfg.maxBytes)).toString('utf8'));
   }
 }
 

@@ -2,6 +2,7 @@ import { fetch } from 'undici';
 import type { Provider } from '../catalog/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
+import { readBounded } from './bounded-body.js';
 
 /** Largest model list read from a provider. */
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -34,15 +35,8 @@ export async function checkProviderKey(provider: Provider, key: string, dispatch
     await res.body?.cancel();
     return { result: 'unreachable', message: `${provider.id} answered ${res.status} to its model list` };
   }
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > MAX_BYTES) {
-    await res.body?.cancel();
-    return { result: 'unreachable', message: `${provider.id}'s model list is larger than ${MAX_BYTES} bytes` };
-  }
   try {
-    const text = await res.text();
-    if (text.length > MAX_BYTES) throw new Error('too large');
-    const doc = JSON.parse(text) as { data?: { id?: unknown }[] };
+    const doc = JSON.parse((await readBounded(res, MAX_BYTES)).toString('utf8')) as { data?: { id?: unknown }[] };
     if (!Array.isArray(doc.data)) throw new Error('no data array');
     return { result: 'ok', models: doc.data.map((m) => m?.id).filter((id): id is string => typeof id === 'string').slice(0, 5_000) };
   } catch (e) {

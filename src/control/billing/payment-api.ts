@@ -4,6 +4,10 @@ import type { Config } from '../../config/schema.js';
 import { errors } from '../../errors/catalog.js';
 import type { ProxyDispatchers } from '../proxy-dispatchers.js';
 import type { ProviderPayment } from './provider-payment.js';
+import { readBounded } from '../bounded-body.js';
+
+/** Largest answer read from the payment provider; its orders and payment lists are a few KiB. */
+const MAX_BYTES = 1024 * 1024;
 
 /** micro-rupees to the paise the provider counts in. */
 export const paiseOf = (micros: number): number => Math.round(micros / 10_000);
@@ -54,7 +58,7 @@ export class PaymentApi {
     } catch (e) {
       throw errors.serviceUnavailable(`The payment provider did not answer: ${(e as Error).message}; no order was made`);
     }
-    const text = await res.text().catch(() => '');
+    const text = await readBounded(res, MAX_BYTES).then((b) => b.toString('utf8'), () => '');
     let doc: { id?: unknown; amount?: unknown; error?: { description?: unknown } } = {};
     try {
       doc = JSON.parse(text);
@@ -78,7 +82,7 @@ export class PaymentApi {
       headers: { authorization: this.#auth, accept: 'application/json' },
       signal: AbortSignal.timeout(this.#s.timeoutMs), dispatcher: this.#dispatchers.for(url),
     });
-    const text = await res.text();
+    const text = (await readBounded(res, MAX_BYTES)).toString('utf8');
     if (res.status !== 200) throw new Error(`the payment provider answered ${res.status} for order ${orderId}'s payments`);
     const doc = JSON.parse(text) as { items?: unknown };
     if (!Array.isArray(doc.items)) throw new Error(`the payment provider's answer for order ${orderId} has no items`);

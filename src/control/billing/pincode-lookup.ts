@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { stateCodeOf, GST_STATES } from '../../billing/gst.js';
 import { errors } from '../../errors/catalog.js';
 import type { ProxyDispatchers } from '../proxy-dispatchers.js';
+import { readBounded } from '../bounded-body.js';
 
 export interface PinPlace {
   pincode: string;
@@ -64,9 +65,7 @@ export class PincodeLookup {
         await res.body?.cancel();
         throw new Error(`status ${res.status}`);
       }
-      const text = await res.text();
-      if (text.length > MAX_BYTES) throw new Error('answer too large');
-      doc = JSON.parse(text);
+      doc = JSON.parse((await readBounded(res, MAX_BYTES)).toString('utf8'));
     } catch (e) {
       throw errors.serviceUnavailable(`The PIN code lookup did not answer: ${(e as Error).message}; enter the city and state by hand`);
     }
