@@ -5,6 +5,11 @@ export function inrToMicros(inr: number): number {
   return Math.round(inr * MICROS_PER_INR);
 }
 
+/** `₹1,234.50`: rupees with Indian digit grouping and paise, for mail and receipts. */
+export function rupees(micros: number): string {
+  return `₹${(micros / MICROS_PER_INR).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
 export function microsToInr(micros: number): number;
 export function microsToInr(micros: number | null): number | null;
 export function microsToInr(micros: number | null): number | null {

@@ -4,8 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/database.js';
 import { lowBalanceCrossings, markLowBalanceMailed, ownerEmails } from '../store/billing.js';
 import { sendMail } from '../lib/smtp.js';
-
-const inr = (micros: number): string => (micros / 1_000_000).toFixed(2);
+import { rupees } from '../lib/money.js';
 
 /**
  * Mails an org's owners when its balance falls below the threshold they set (POST
@@ -42,8 +41,8 @@ export class LowBalanceMailer {
     if (s.host === undefined) return;
     for (const org of lowBalanceCrossings(db)) {
       const to = ownerEmails(db, org.id);
-      const subject = `[gw] ${org.name}: balance ₹${inr(org.balance_micros)} is below ₹${inr(org.low_balance_micros)}`;
-      const text = `The prepaid balance of ${org.name} is ₹${inr(org.balance_micros)}, below the ₹${inr(org.low_balance_micros)} you set.\n`
+      const subject = `[gw] ${org.name}: balance ${rupees(org.balance_micros)} is below ${rupees(org.low_balance_micros)}`;
+      const text = `The prepaid balance of ${org.name} is ${rupees(org.balance_micros)}, below the ${rupees(org.low_balance_micros)} you set.\n`
         + 'Standard keys stop with 402 insufficient_credits when it reaches zero.\n'
         + `Top up at ${this.#d.baseUrl()}/me/billing. This mail is sent once until the balance is back above the threshold.\n`;
       let sent = 0;

@@ -3,8 +3,7 @@ import type { Logger } from '../../lib/logger.js';
 import { sendMail } from '../../lib/smtp.js';
 import type { Db } from '../../store/database.js';
 import { findOrder, ownerEmails } from '../../store/billing.js';
-
-const inr = (micros: number): string => (micros / 1_000_000).toFixed(2);
+import { rupees } from '../../lib/money.js';
 
 /**
  * What follows a credited top-up, whichever path credited it (checkout, webhook, reconciler):
@@ -25,10 +24,10 @@ export class PaymentNotices {
     const s = config.smtp;
     const o = findOrder(db, orderId);
     if (s.host === undefined || o === undefined || o.payment_id === null) return;
-    const bonus = o.promo_bonus_micros > 0 ? ` and a ₹${inr(o.promo_bonus_micros)} bonus (${o.promo_code})` : '';
-    const subject = `[gw] Payment received: ₹${inr(o.total_micros)}, ₹${inr(o.credit_micros)} of credit`;
-    const text = `We received ₹${inr(o.total_micros)} (₹${inr(o.credit_micros)} of credit plus GST) for order ${o.id}.\n`
-      + `Your balance has been credited with ₹${inr(o.credit_micros)}${bonus}.\n\n`
+    const bonus = o.promo_bonus_micros > 0 ? ` and a ${rupees(o.promo_bonus_micros)} bonus (${o.promo_code})` : '';
+    const subject = `[gw] Payment received: ${rupees(o.total_micros)}, ${rupees(o.credit_micros)} of credit`;
+    const text = `We received ${rupees(o.total_micros)} (${rupees(o.credit_micros)} of credit plus GST) for order ${o.id}.\n`
+      + `Your balance has been credited with ${rupees(o.credit_micros)}${bonus}.\n\n`
       + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.payment_id)} (signed in as an owner)\n`;
     for (const to of ownerEmails(db, o.org_id)) {
       sendMail({ ...s, host: s.host, timeoutMs: config.billing.payments.timeoutMs }, to, subject, text)

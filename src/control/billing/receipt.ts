@@ -1,12 +1,12 @@
 import { GST_STATES } from '../../billing/gst.js';
 import type { Config } from '../../config/schema.js';
 import { IST_OFFSET_MS } from '../../lib/ist.js';
+import { rupees } from '../../lib/money.js';
 import type { BillingAddress, OrderRow } from '../../store/billing.js';
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESC[c]);
 
-const inr = (micros: number): string => `₹${(micros / 1_000_000).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** The receipt number: R/<Indian financial year>/<gap-free sequence>. */
 export function receiptNumber(o: OrderRow): string {
@@ -32,9 +32,9 @@ export function renderReceipt(o: OrderRow, payment: { id: string; method: string
   const rows: [string, number][] = [[`Prepaid inference credit${seller.sac ? ` (SAC ${seller.sac})` : ''}`, o.credit_micros]];
   if (o.igst_micros > 0) rows.push(['IGST 18%', o.igst_micros]);
   else rows.push(['CGST 9%', o.cgst_micros], ['SGST 9%', o.sgst_micros]);
-  const lines = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${inr(v)}</td></tr>`).join('');
+  const lines = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${rupees(v)}</td></tr>`).join('');
   const bonus = o.promo_bonus_micros > 0
-    ? `<p>Promo <b>${esc(o.promo_code!)}</b>: a further ${inr(o.promo_bonus_micros)} of credit was added free of charge.</p>` : '';
+    ? `<p>Promo <b>${esc(o.promo_code!)}</b>: a further ${rupees(o.promo_bonus_micros)} of credit was added free of charge.</p>` : '';
   const addr = [to.line1, to.line2, `${to.city} ${to.pincode}`, stateLine(to.state_code)].filter((l): l is string => !!l).map(esc).join('<br>');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Receipt ${esc(receiptNumber(o))}</title>
@@ -47,7 +47,7 @@ td,th{padding:.35rem .5rem;border-bottom:1px solid #ddd;text-align:left}.n{text-
 <tr><th>Order</th><td>${esc(o.id)}</td></tr><tr><th>Payment</th><td>${esc(payment.id)}${payment.method ? ` (${esc(payment.method)})` : ''}</td></tr>
 <tr><th>Place of supply</th><td>${esc(stateLine(o.place_of_supply))}</td></tr></table>
 <h2>Billed to</h2><p><b>${esc(to.name)}</b><br>${addr}${to.gstin ? `<br>GSTIN ${esc(to.gstin)}` : ''}</p>
-<table><tr><th>Item</th><th class="n">Amount</th></tr>${lines}<tr class="t"><td>Total paid</td><td class="n">${inr(o.total_micros)}</td></tr></table>
+<table><tr><th>Item</th><th class="n">Amount</th></tr>${lines}<tr class="t"><td>Total paid</td><td class="n">${rupees(o.total_micros)}</td></tr></table>
 ${bonus}<p>Credit is prepaid and debited per request at the catalog's prices.</p>
 </body></html>
 `;
