@@ -343,12 +343,12 @@ CREATE TABLE promo_codes (
   value            INTEGER NOT NULL CHECK (value > 0),
   expires_at       INTEGER,
   max_redemptions  INTEGER,
-  redemptions      INTEGER NOT NULL DEFAULT 0,
   disabled_at      INTEGER,
   created_at       INTEGER NOT NULL
 );
 
--- One redemption per org and code, recorded when the order it came with is paid.
+-- One redemption per org and code, recorded when the order it came with is paid; a code's count
+-- of redemptions is counted from here, not kept beside it.
 CREATE TABLE promo_redemptions (
   code          TEXT NOT NULL COLLATE NOCASE REFERENCES promo_codes(code),
   org_id        TEXT NOT NULL REFERENCES orgs(id),

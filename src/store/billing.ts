@@ -30,6 +30,7 @@ export interface PromoRow {
   value: number;
   expires_at: number | null;
   max_redemptions: number | null;
+  /** Counted from promo_redemptions. */
   redemptions: number;
   disabled_at: number | null;
   created_at: number;
@@ -40,12 +41,14 @@ export function insertPromo(db: Db, p: Omit<PromoRow, 'redemptions' | 'disabled_
     VALUES (@code, @kind, @value, @expires_at, @max_redemptions, @created_at) ON CONFLICT(code) DO NOTHING`).run(p).changes === 1;
 }
 
+const PROMO = 'SELECT p.*, (SELECT COUNT(*) FROM promo_redemptions r WHERE r.code = p.code) AS redemptions FROM promo_codes p';
+
 export function findPromo(db: Db, code: string): PromoRow | undefined {
-  return db.prepare('SELECT * FROM promo_codes WHERE code = ?').get(code) as PromoRow | undefined;
+  return db.prepare(`${PROMO} WHERE p.code = ?`).get(code) as PromoRow | undefined;
 }
 
 export function listPromos(db: Db): PromoRow[] {
-  return db.prepare('SELECT * FROM promo_codes ORDER BY created_at DESC').all() as PromoRow[];
+  return db.prepare(`${PROMO} ORDER BY p.created_at DESC`).all() as PromoRow[];
 }
 
 export function disablePromo(db: Db, code: string, now: number): boolean {
@@ -163,7 +166,6 @@ export function creditOrder(db: Db, orderId: string, p: { id: string; method: st
       if (promo && promo.disabled_at === null && !capped && !promoRedeemedBy(db, promo.code, order.org_id)) {
         db.prepare('INSERT INTO promo_redemptions (code, org_id, order_id, bonus_micros, at) VALUES (?, ?, ?, ?, ?)')
           .run(promo.code, order.org_id, order.id, order.promo_bonus_micros, now);
-        db.prepare('UPDATE promo_codes SET redemptions = redemptions + 1 WHERE code = ?').run(promo.code);
         insertMoneyEvent(db, order.org_id, 'promo_bonus', order.promo_bonus_micros, { ref: `promo:${order.id}`, note: `promo ${promo.code}`, now });
         bonus = order.promo_bonus_micros;
       } else {
