@@ -122,8 +122,12 @@ test('the PIN lookup fills city and state, with old state names mapped to GST co
   assert.equal((await refusal(await b.get('/me/billing/pincode/999999'))).slice(0, 2), [404, 'not_found']);
   assert.equal((await refusal(await b.get('/me/billing/pincode/abc'))).slice(0, 2), [400, 'bad_request']);
   assert.equal((await refusal(await b.get('/me/billing/pincode/056001'))).slice(0, 2), [400, 'bad_request']);
+  pay.failingPins.add('110001');
+  const [down, downCode, downMessage] = await refusal(await b.get('/me/billing/pincode/110001'));
+  assert.equal([down, downCode], [503, 'unavailable']);
+  assert.match(downMessage, /did not answer: status 500; enter the city and state by hand/);
   // 30 lookups a minute per org: the lookup service is a public one.
-  for (let i = 5; i < 30; i++) assert.is((await b.get('/me/billing/pincode/560001')).status, 200);
+  for (let i = 6; i < 30; i++) assert.is((await b.get('/me/billing/pincode/560001')).status, 200);
   const [status, code, message] = await refusal(await b.get('/me/billing/pincode/560001'));
   assert.equal([status, code], [429, 'rate_limit_exceeded']);
   assert.match(message, /30 PIN lookups per minute/);
@@ -168,6 +172,10 @@ test('orders: whole rupees within 100-1000, GST split by place of supply, the pr
   const [status, code, message] = await refusal(await b.send('POST', '/me/billing/orders', { amount_inr: 200 }));
   assert.equal([status, code], [503, 'unavailable']);
   assert.match(message, /refused the order \(500\): The provider is having a bad day/);
+  pay.refuseNext = 0;
+  const [dropped, droppedCode, droppedMessage] = await refusal(await b.send('POST', '/me/billing/orders', { amount_inr: 200 }));
+  assert.equal([dropped, droppedCode], [503, 'unavailable']);
+  assert.match(droppedMessage, /The payment provider did not answer: .*; no order was made/);
   const orders = query(gw.dbPath, (db) => db.prepare('SELECT COUNT(*) FROM payment_orders WHERE org_id = ?').pluck().get(sent.notes.org_id));
   assert.is(orders, 1);
 });
@@ -273,6 +281,9 @@ test('the webhook: signed, records failures, credits a capture once, ignores wha
   assert.equal((await json(await pay.webhook(gw.url, 'order.paid', entity('pay_y')))).status, 'ignored');
   const malformed = await pay.webhook(gw.url, 'payment.captured', { id: 'pay_z', order_id: o.order_id, amount: '236' });
   assert.equal((await refusal(malformed)).slice(0, 2), [400, 'bad_request']);
+  const notJson = 'payment.captured pay_z';
+  const garbled = await fetch(`${gw.url}/webhooks/payments`, { method: 'POST', headers: { 'x-payments-signature': sign(PAY_WEBHOOK_SECRET, notJson) }, body: notJson });
+  assert.equal(await refusal(garbled), [400, 'bad_request', 'The webhook body is not JSON']);
   assert.is(await balanceOf(b), 0);
 
   // Razorpay's own header name carries the same signature.

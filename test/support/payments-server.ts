@@ -25,8 +25,10 @@ export interface MockPayments {
   orders: Map<string, MockOrder>;
   /** Authorization headers of the order calls, in order. */
   auths: string[];
-  /** The next order call is answered with this status and an error body. */
+  /** The next order call is answered with this status and an error body, or with 0 its connection is dropped unanswered. */
   refuseNext: number | null;
+  /** PIN codes whose lookup answers 500, as a lookup service having a bad day. */
+  failingPins: Set<string>;
   /** The customer pays (or fails to): the payment joins the order's list; returns what the checkout hands back. */
   pay(orderId: string, opts?: { status?: 'captured' | 'failed'; amount?: number }): { order_id: string; payment_id: string; signature: string };
   /** Payments per order, as GET /orders/:id/payments lists them. */
@@ -45,6 +47,7 @@ export async function startMockPayments(): Promise<MockPayments> {
   const orders = new Map<string, MockOrder>();
   const auths: string[] = [];
   const pincodes = new Map<string, { District: string; State: string }>();
+  const failingPins = new Set<string>();
   const payments = new Map<string, Record<string, unknown>[]>();
   const paymentQueries: string[] = [];
   const expected = `Basic ${Buffer.from(`${PAY_KEY_ID}:${PAY_KEY_SECRET}`).toString('base64')}`;
@@ -59,6 +62,7 @@ export async function startMockPayments(): Promise<MockPayments> {
       };
       const pin = /^\/pincode\/(\d+)$/.exec(req.url ?? '');
       if (req.method === 'GET' && pin) {
+        if (failingPins.has(pin[1])) return send(500, { error: 'internal' });
         const o = pincodes.get(pin[1]);
         send(200, o ? [{ Message: 'Number of pincode(s) found:1', Status: 'Success', PostOffice: [{ Name: 'Head Office', ...o }] }]
           : [{ Message: 'No records found', Status: 'Error', PostOffice: null }]);
@@ -79,6 +83,7 @@ export async function startMockPayments(): Promise<MockPayments> {
       if (mock.refuseNext !== null) {
         const status = mock.refuseNext;
         mock.refuseNext = null;
+        if (status === 0) return req.socket.destroy();
         return send(status, { error: { code: 'SERVER_ERROR', description: 'The provider is having a bad day' } });
       }
       const b = JSON.parse(body);
@@ -95,6 +100,7 @@ export async function startMockPayments(): Promise<MockPayments> {
     orders,
     auths,
     pincodes,
+    failingPins,
     payments,
     paymentQueries,
     pay(orderId: string, opts: { status?: 'captured' | 'failed'; amount?: number } = {}) {
