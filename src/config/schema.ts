@@ -116,6 +116,8 @@ export const ConfigSchema = Type.Object({
     from: Type.String({ minLength: 3, default: 'gw@localhost' }),
     user: Type.Optional(Type.String({ minLength: 1 })),
     password: Type.Optional(Type.String()),
+    /** How long the relay may stay silent at any step of a delivery. */
+    timeoutMs: Type.Integer({ minimum: 100, default: 15_000 }),
   }, { additionalProperties: false, default: {} }),
   /** Endpoints an org registers (spec 4.9). */
   customEndpoints: Type.Object({

@@ -118,7 +118,7 @@ export class AlertDelivery {
       if (s.host === undefined) return { ok: false, error: 'no SMTP relay is configured', final: true };
       const subject = `[gw] ${event.collection.name}: ${event.metric} ${event.state} (${event.value.toFixed(3)} against ${event.threshold})`;
       try {
-        await sendMail({ ...s, host: s.host, timeoutMs: config.monitoring.canaryTimeoutMs }, a.target, subject, JSON.stringify(event, null, 2));
+        await sendMail({ ...s, host: s.host }, a.target, subject, JSON.stringify(event, null, 2));
         return { ok: true, outcome: `${row.state} mailed to ${a.target}` };
       } catch (e) {
         return { ok: false, error: (e as Error).message, final: false };

@@ -48,7 +48,7 @@ export class LowBalanceMailer {
       let sent = 0;
       for (const addr of to) {
         try {
-          await sendMail({ ...s, host: s.host, timeoutMs: config.billing.payments.timeoutMs }, addr, subject, text);
+          await sendMail({ ...s, host: s.host }, addr, subject, text);
           sent++;
         } catch (e) {
           log.warn('low-balance mail not sent', { org: org.id, to: addr, err: (e as Error).message });

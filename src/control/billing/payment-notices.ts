@@ -30,7 +30,7 @@ export class PaymentNotices {
       + `Your balance has been credited with ${rupees(o.credit_micros)}${bonus}.\n\n`
       + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.payment_id)} (signed in as an owner)\n`;
     for (const to of ownerEmails(db, o.org_id)) {
-      sendMail({ ...s, host: s.host, timeoutMs: config.billing.payments.timeoutMs }, to, subject, text)
+      sendMail({ ...s, host: s.host }, to, subject, text)
         .catch((e: unknown) => log.warn('payment confirmation not mailed', { order: o.id, to, err: (e as Error).message }));
     }
   }
