@@ -24,6 +24,8 @@ export interface SpawnOptions {
   /** Returns the port when the line announces it. */
   portFrom: (line: string) => number | undefined;
   timeoutMs?: number;
+  /** A command the child runs under (`valgrind --tool=callgrind …`); node and args follow it. */
+  wrap?: readonly string[];
 }
 
 const live = new Set<ChildProcess>();
@@ -48,7 +50,8 @@ function terminate(child: ChildProcess): Promise<void> {
 }
 
 export function startChild(name: string, opts: SpawnOptions): Promise<ChildServer> {
-  const child = spawn(process.execPath, opts.args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: 'pipe' });
+  const [command, ...args] = opts.wrap && opts.wrap.length > 0 ? [...opts.wrap, process.execPath, ...opts.args] : [process.execPath, ...opts.args];
+  const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: 'pipe' });
   live.add(child);
   child.once('exit', () => live.delete(child));
 

@@ -43,7 +43,15 @@ function listeningPort(line: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export async function startGateway(root: string, tmpDir: string, mockUrl: string): Promise<GatewayTarget> {
+export interface GatewayStartOptions {
+  /** Node flags for the gateway process (`--cpu-prof`, `--perf-basic-prof`). */
+  nodeArgs?: readonly string[];
+  /** A command the gateway runs under (see SpawnOptions.wrap). */
+  wrap?: readonly string[];
+  timeoutMs?: number;
+}
+
+export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
   if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is not built');
   const dbPath = join(tmpDir, 'gw.db');
   const org = jsonField(await cli(root, ['--db', dbPath, 'org', 'create', 'bench', '--credit', '100000', '--json']), 'id', 'org create');
@@ -59,10 +67,11 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
   }, null, 2));
 
   const server = await startChild('gateway', {
-    args: ['dist/src/main.js', 'serve', '--config', configPath],
+    args: [...(o.nodeArgs ?? []), 'dist/src/main.js', 'serve', '--config', configPath],
     cwd: root,
     portFrom: listeningPort,
-    timeoutMs: 20_000,
+    timeoutMs: o.timeoutMs ?? 20_000,
+    wrap: o.wrap,
   });
   return { server, apiKey };
 }

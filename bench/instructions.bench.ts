@@ -1,0 +1,137 @@
+// `npm run bench:instructions`: instructions executed per request, counted by valgrind's
+// callgrind, for the gateway and for the thinnest proxies. Unlike requests per second on this
+// shared 2-core VM (±15% between runs), the count is the same from run to run whatever else the
+// machine does, so a change to the request path can be judged by a few hundred instructions.
+// It counts user-space work only: the kernel's side of the socket calls is not in it.
+//
+// Each target runs under callgrind (about 50x slower); it is warmed up with unmeasured requests
+// until V8 has optimised the path, the counters are zeroed, N requests are sent one at a time on
+// one connection, and the counters are dumped per thread. Periodic work (timers, the ledger's
+// flush) is spread over fewer requests than at full speed, so it weighs a little more here.
+//   BENCH_IR_REQUESTS  measured requests per target (default 2000)
+//   BENCH_IR_TARGETS   comma list of floor, bare, gateway, gateway-stream (default all)
+//   BENCH_IR_TOP       also print the N functions with the most own instructions on each
+//                      target's main thread, JIT code named through --perf-basic-prof
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { selfCosts, threadCounts } from './callgrind.js';
+import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
+import { startGateway } from './gateway-target.js';
+import { measureOneConnection } from './one-connection.js';
+import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
+import { measureStreams } from './streams.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
+const WARMUP = 3000;
+const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
+const TARGETS = (process.env.BENCH_IR_TARGETS ?? 'floor,bare,gateway,gateway-stream').split(',');
+/** Under callgrind a gateway takes a minute or more to load its modules and open the database. */
+const START_MS = 300_000;
+
+const log = (msg: string): void => console.error(`[bench] ${msg}`);
+
+interface Counted {
+  name: string;
+  main: number;
+  other: number;
+}
+
+function hasValgrind(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function count(name: string, dir: string, mock: ChildServer, stream: boolean): Promise<Counted> {
+  const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
+  const nodeArgs = TOP > 0 ? ['--perf-basic-prof'] : [];
+  let server: ChildServer;
+  let headers = requestHeaders();
+  if (name.startsWith('gateway')) {
+    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs, timeoutMs: START_MS });
+    server = g.server;
+    headers = requestHeaders(g.apiKey);
+  } else {
+    const entry = name === 'floor' ? './floor-proxy.js' : './bare-proxy.js';
+    server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
+  }
+  const run = async (n: number): Promise<void> => {
+    const r = stream
+      ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: STREAM_BODY, concurrency: 1, streams: n, warmupMs: 0 })
+      : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body: CHAT_BODY, requests: n, warmupMs: 0 });
+    const failures = r.failures;
+    if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
+  };
+  try {
+    log(`${name}: ${WARMUP} warm-up requests under callgrind`);
+    await run(WARMUP);
+    execFileSync('callgrind_control', ['-z', String(server.pid)], { stdio: 'ignore' });
+    log(`${name}: ${REQUESTS} counted requests`);
+    await run(REQUESTS);
+    execFileSync('callgrind_control', ['-d', String(server.pid)], { stdio: 'ignore' });
+  } finally {
+    await server.stop();
+  }
+  const threads = threadCounts(dir, 1);
+  const main = threads.find((t) => t.thread === 1)?.instructions ?? 0;
+  const all = threads.reduce((s, t) => s + t.instructions, 0);
+  if (TOP > 0) {
+    const file = join(dir, `cg.${server.pid}.1-01`);
+    console.log(`\n${name}: own instructions per request on the main thread, top ${TOP}`);
+    for (const [fn, n] of selfCosts(file, `/tmp/perf-${server.pid}.map`).slice(0, TOP)) {
+      console.log(`${String(Math.round(n / REQUESTS)).padStart(8)}  ${fn.replace(`file://${ROOT}`, '').slice(0, 120)}`);
+    }
+    rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+  }
+  return { name, main: main / REQUESTS, other: (all - main) / REQUESTS };
+}
+
+async function main(): Promise<void> {
+  if (!hasValgrind()) {
+    console.log('instructions: skipped, valgrind is not installed (Debian package valgrind)');
+    return;
+  }
+  const results: Counted[] = [];
+  const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
+  try {
+    for (const name of TARGETS) {
+      const stream = name.endsWith('-stream');
+      const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
+      mock.send({ default: stream ? { kind: 'stream', chunks: STREAM_CHUNKS } : { kind: 'ok' } });
+      await ack;
+      const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
+      try {
+        results.push(await count(name, dir, mock, stream));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await stopAllChildren();
+  }
+  console.log(`\ninstructions per request (callgrind, user space; one connection, ${REQUESTS} requests after ${WARMUP} warm-up)`);
+  console.log('target            main thread  other threads        total');
+  for (const r of results) {
+    const k = (n: number): string => `${(n / 1000).toFixed(1)}k`.padStart(12);
+    console.log(`${r.name.padEnd(16)}${k(r.main)} ${k(r.other)} ${k(r.main + r.other)}`);
+  }
+  const floor = results.find((r) => r.name === 'floor');
+  const gateway = results.find((r) => r.name === 'gateway');
+  if (floor && gateway) console.log(`gateway / floor, main thread: ${(gateway.main / floor.main).toFixed(2)}x`);
+}
+
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
