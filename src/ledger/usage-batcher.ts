@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { Piscina } from 'piscina';
 import type { UsageRecord, UsageSink } from '../dataplane/usage-record.js';
 import type { Logger } from '../lib/logger.js';
-import type { UsageTuple } from '../store/usage.js';
+import { decodeBatch, UsageBatchBuilder, type EncodedBatch } from './usage-batch.js';
 
 export interface BatcherOptions {
   dbPath: string;
@@ -29,7 +29,7 @@ const RETRIES = 5;
 export class UsageBatcher implements UsageSink {
   readonly #o: BatcherOptions;
   readonly #pool: Piscina;
-  #buf: UsageTuple[] = [];
+  readonly #buf = new UsageBatchBuilder();
   #timer: NodeJS.Timeout | null = null;
   #inFlight = 0;
   #idle: (() => void)[] = [];
@@ -46,16 +46,12 @@ export class UsageBatcher implements UsageSink {
 
   /** Records appended but not yet committed by the writer. */
   get pending(): number {
-    return this.#buf.length + this.#inFlight * this.#o.batchSize;
+    return this.#buf.count + this.#inFlight * this.#o.batchSize;
   }
 
   record(r: UsageRecord): void {
-    this.#buf.push([
-      r.at, r.requestId, r.orgId, r.workspaceId, r.keyId, r.endpoint, r.model, r.provider, r.route, r.attempt, r.status,
-      r.errorCode, r.promptTokens, r.completionTokens, r.costMicros, r.latencyMs, r.ttfbMs, r.streamed ? 1 : 0, r.byok ? 1 : 0,
-      r.billable ? 1 : 0, r.usageEstimated ? 1 : 0, r.units,
-    ]);
-    if (this.#buf.length >= this.#o.batchSize) this.flush();
+    this.#buf.add(r);
+    if (this.#buf.count >= this.#o.batchSize) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs);
   }
 
@@ -64,31 +60,31 @@ export class UsageBatcher implements UsageSink {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    if (this.#buf.length === 0) return;
-    const batch = this.#buf;
-    this.#buf = [];
+    if (this.#buf.count === 0) return;
+    const batch = this.#buf.take();
     this.#inFlight++;
     void this.#write(batch, 0);
   }
 
-  async #write(batch: UsageTuple[], attempt: number, json = JSON.stringify(batch)): Promise<void> {
+  async #write(batch: EncodedBatch, attempt: number): Promise<void> {
     try {
-      // One string crosses to the worker: cloning it is a copy, where structured-cloning the
-      // tuples cost the main thread ~7 µs a row (piscina postTask in profiles).
-      this.written += (await this.#pool.run(json)) as number;
+      // Cloned, not transferred: a retry needs the batch again. Cloning is one copy of the
+      // numbers and of the distinct strings, where structured-cloning row arrays cost the main
+      // thread ~7 µs a row (piscina postTask in profiles).
+      this.written += (await this.#pool.run(batch)) as number;
     } catch (e) {
       if (attempt < RETRIES) {
-        this.#o.log.warn('ledger batch failed; retrying', { rows: batch.length, attempt, err: String(e) });
+        this.#o.log.warn('ledger batch failed; retrying', { rows: batch.count, attempt, err: String(e) });
         await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        return this.#write(batch, attempt + 1, json);
+        return this.#write(batch, attempt + 1);
       }
-      this.#o.log.error('ledger batch failed repeatedly; written to the dead-letter file', { rows: batch.length, file: this.#o.deadLetterPath, err: String(e) });
-      appendFileSync(this.#o.deadLetterPath, batch.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      this.#o.log.error('ledger batch failed repeatedly; written to the dead-letter file', { rows: batch.count, file: this.#o.deadLetterPath, err: String(e) });
+      appendFileSync(this.#o.deadLetterPath, decodeBatch(batch).map((r) => JSON.stringify(r)).join('\n') + '\n');
     }
     this.#inFlight--;
     // A drain in progress takes records that arrived meanwhile now, not after flushMs.
-    if (this.#idle.length > 0 && this.#buf.length > 0) this.flush();
-    else if (this.#inFlight === 0 && this.#buf.length === 0) for (const f of this.#idle.splice(0)) f();
+    if (this.#idle.length > 0 && this.#buf.count > 0) this.flush();
+    else if (this.#inFlight === 0 && this.#buf.count === 0) for (const f of this.#idle.splice(0)) f();
   }
 
   /** Flushes what is buffered and resolves once the writer has committed everything. */

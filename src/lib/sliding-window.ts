@@ -11,8 +11,12 @@ export class SlidingWindow {
   /** Second (epoch seconds) each bucket currently holds. */
   readonly #second = new Float64Array(BUCKETS).fill(-1);
   #total = 0;
+  /** The second of the last expiry: within one second nothing more can leave the window. */
+  #expiredAt = -1;
 
   #expire(nowSecond: number): void {
+    if (nowSecond === this.#expiredAt) return;
+    this.#expiredAt = nowSecond;
     for (let i = 0; i < BUCKETS; i++) {
       if (this.#second[i] !== -1 && this.#second[i] <= nowSecond - BUCKETS) {
         this.#total -= this.#counts[i];

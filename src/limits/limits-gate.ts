@@ -37,14 +37,13 @@ export class LimitsGate implements RequestGate {
     const k = book.key(key.id);
     const trial = key.tier === 'trial';
 
-    let rpm = this.#o.gatewayRpm;
-    let which = `gateway cap of ${rpm} requests per minute per key`;
     const keyRpm = trial ? Math.min(key.rpmLimit ?? TRIAL_RPM, TRIAL_RPM) : key.rpmLimit;
-    if (keyRpm !== null && keyRpm < rpm) {
-      rpm = keyRpm;
-      which = `key limit of ${rpm} requests per minute`;
+    const byKey = keyRpm !== null && keyRpm < this.#o.gatewayRpm;
+    const rpm = byKey ? keyRpm : this.#o.gatewayRpm;
+    if (k.window.count(now) >= rpm) {
+      const which = byKey ? `key limit of ${rpm} requests per minute` : `gateway cap of ${rpm} requests per minute per key`;
+      throw errors.rateLimitExceeded(k.window.retryAfterSeconds(now, rpm), which);
     }
-    if (k.window.count(now) >= rpm) throw errors.rateLimitExceeded(k.window.retryAfterSeconds(now, rpm), which);
 
     const daily = trial ? Math.min(key.dailyLimit ?? TRIAL_DAILY, TRIAL_DAILY) : key.dailyLimit;
     if (daily !== null && book.keyDay(k, key.id, now).dayCount >= daily) {

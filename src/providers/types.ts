@@ -4,8 +4,11 @@ import type { FormPart } from '../lib/multipart.js';
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
-  /** JSON text, or the pieces of a multipart upload, sent one after another (never joined into one copy). */
-  body: string | readonly Buffer[];
+  /**
+   * JSON text; the client's JSON bytes sent on as they came; or the pieces of a multipart upload,
+   * sent one after another (never joined into one copy).
+   */
+  body: string | Buffer | readonly Buffer[];
   /** Replaces the route's JSON content-type (multipart uploads carry their boundary here). */
   contentType?: string;
 }
@@ -33,11 +36,11 @@ export interface ProviderAdapter {
   /** The endpoints this wire format can serve; the catalog loader refuses routes to any other. */
   readonly endpoints: ReadonlySet<Endpoint>;
   /**
-   * `raw` is the client's JSON text when it says exactly what `payload` says with the model
+   * `raw` is the client's JSON body when it says exactly what `payload` says with the model
    * already the upstream's (null otherwise): an adapter that would send the payload unchanged
    * sends these bytes instead of serialising it again.
    */
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: string | null): UpstreamCall;
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: Buffer | null): UpstreamCall;
   /**
    * A multipart upload: the client's fields (its `model` and the gateway's extensions already
    * taken out) sent on with the upstream's model id. May throw a GatewayError (400) for a request

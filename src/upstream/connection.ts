@@ -54,8 +54,8 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** One request in flight or waiting for a connection; its control is handed to the caller. */
 export class Exchange implements RequestControl {
-  /** The framed request: one string, or pieces (a large upload) written together without being joined. */
-  readonly payload: string | readonly Buffer[];
+  /** The framed request: one string or buffer, or pieces (a large upload) written together without being joined. */
+  readonly payload: string | Buffer | readonly Buffer[];
   readonly sink: ResponseSink;
   connection: Connection | null = null;
   finished = false;
@@ -63,7 +63,7 @@ export class Exchange implements RequestControl {
   resent = false;
   #queue: { abort(x: Exchange): void };
 
-  constructor(payload: string | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }) {
+  constructor(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }) {
     this.payload = payload;
     this.sink = sink;
     this.#queue = queue;
@@ -238,8 +238,8 @@ export class Connection implements ResponseEvents {
     if (this.#exchange !== null) this.#send(this.#exchange.payload);
   }
 
-  #send(payload: string | readonly Buffer[]): void {
-    if (typeof payload === 'string') {
+  #send(payload: string | Buffer | readonly Buffer[]): void {
+    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
       this.#socket.write(payload);
       return;
     }

@@ -58,7 +58,7 @@ export class OriginPool implements ConnectionOwner {
   }
 
   /** Sends `payload` (request head and body, already framed) and reports the answer to `sink`. */
-  request(payload: string | readonly Buffer[], sink: ResponseSink): RequestControl {
+  request(payload: string | Buffer | readonly Buffer[], sink: ResponseSink): RequestControl {
     const x = new Exchange(payload, sink, this);
     if (this.#closed) {
       x.fail(new TransportError('closed', 'gateway is shutting down'));

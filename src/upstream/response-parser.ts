@@ -193,34 +193,42 @@ export class ResponseParser {
     let length = -1;
     let chunked = false;
     let transferEncoded = false;
-    let connection: string | null = null;
+    let close = false;
+    let keepAliveToken = false;
     let keepAliveMs: number | null = null;
     let lineStart = text.indexOf('\r\n') + 2;
+    // Names are compared in place and values sliced only when kept: the usual head (type, length,
+    // date, connection, keep-alive) costs no string but the content type.
     while (lineStart > 1 && lineStart < text.length) {
       let lineEnd = text.indexOf('\r\n', lineStart);
       if (lineEnd < 0) lineEnd = text.length;
       const colon = text.indexOf(':', lineStart);
       if (colon > lineStart && colon < lineEnd) {
-        const nameLength = colon - lineStart;
-        // Only names of the lengths we look for are lower-cased and compared.
-        if (nameLength === 12 || nameLength === 14 || nameLength === 17 || nameLength === 10) {
-          const name = text.slice(lineStart, colon).toLowerCase();
-          const value = text.slice(colon + 1, lineEnd).trim();
-          if (name === 'content-type') contentType = value;
-          else if (name === 'content-length') length = parseLength(value, length);
+        const name = framingHeader(text, lineStart, colon);
+        if (name !== null) {
+          let from = colon + 1;
+          let to = lineEnd;
+          while (from < to && isBlank(text.charCodeAt(from))) from++;
+          while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
+          if (name === 'content-type') contentType = text.slice(from, to);
+          else if (name === 'content-length') length = parseLength(text, from, to, length);
           else if (name === 'transfer-encoding') {
             transferEncoded = true;
-            chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-          } else if (name === 'connection') connection = value.toLowerCase();
-          else if (name === 'keep-alive') {
-            const m = /timeout\s*=\s*(\d+)/i.exec(value);
-            if (m) keepAliveMs = Number(m[1]) * 1000;
-          }
+            chunked = sameName(text, from, 'chunked', to) || /(?:^|,)\s*chunked\s*$/i.test(text.slice(from, to));
+          } else if (name === 'connection') {
+            if (sameName(text, from, 'keep-alive', to)) keepAliveToken = true;
+            else if (sameName(text, from, 'close', to)) close = true;
+            else {
+              const tokens = text.slice(from, to).toLowerCase();
+              close = close || hasToken(tokens, 'close');
+              keepAliveToken = keepAliveToken || hasToken(tokens, 'keep-alive');
+            }
+          } else keepAliveMs = keepAliveTimeout(text.slice(from, to)) ?? keepAliveMs;
         }
       }
       lineStart = lineEnd + 2;
     }
-    let keepAlive = minor === 1 ? !hasToken(connection, 'close') : hasToken(connection, 'keep-alive');
+    let keepAlive = minor === 1 ? !close : keepAliveToken;
     // A message with both framings is a smuggling risk: chunked wins and the connection is retired.
     if (transferEncoded && length >= 0) keepAlive = false;
     if (status === 204 || status === 304) this.#state = State.Done;
@@ -310,21 +318,62 @@ export class ResponseParser {
   }
 }
 
-function hasToken(list: string | null, token: string): boolean {
-  if (list === null) return false;
+type FramingHeader = 'content-type' | 'content-length' | 'transfer-encoding' | 'connection' | 'keep-alive';
+
+/** The header named by text[start, colon) if it is one that frames the response; null for the rest. */
+function framingHeader(text: string, start: number, colon: number): FramingHeader | null {
+  switch (colon - start) {
+    case 12: return sameName(text, start, 'content-type') ? 'content-type' : null;
+    case 14: return sameName(text, start, 'content-length') ? 'content-length' : null;
+    case 17: return sameName(text, start, 'transfer-encoding') ? 'transfer-encoding' : null;
+    case 10: return sameName(text, start, 'connection') ? 'connection' : sameName(text, start, 'keep-alive') ? 'keep-alive' : null;
+    default: return null;
+  }
+}
+
+/** Whether text[at, end) is `lower` (a lower-case name or token), letters compared without case. */
+function sameName(text: string, at: number, lower: string, end = at + lower.length): boolean {
+  if (end - at !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = text.charCodeAt(at + i);
+    const l = lower.charCodeAt(i);
+    if (c !== l && !(l >= 97 && l <= 122 && (c | 0x20) === l)) return false;
+  }
+  return true;
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+// A server sends the same Keep-Alive value on every answer: it is read once, not per answer.
+let lastKeepAlive = '';
+let lastKeepAliveMs: number | null = null;
+
+/** `timeout=N` of a Keep-Alive value, in ms; null when it has none. */
+function keepAliveTimeout(value: string): number | null {
+  if (value !== lastKeepAlive) {
+    const m = /timeout\s*=\s*(\d+)/i.exec(value);
+    lastKeepAlive = value;
+    lastKeepAliveMs = m ? Number(m[1]) * 1000 : null;
+  }
+  return lastKeepAliveMs;
+}
+
+function hasToken(list: string, token: string): boolean {
   for (const part of list.split(',')) if (part.trim() === token) return true;
   return false;
 }
 
 // Repeated lengths are allowed only when they agree (RFC 9112 §6.3): "42" and "42, 42" but
-// not "42, 7", "4 2" or "-1".
-function parseLength(value: string, previous: number): number {
+// not "42, 7", "4 2" or "-1". Reads text[from, to).
+function parseLength(text: string, from: number, to: number, previous: number): number {
   let length = previous;
   let n = 0;
   let digits = 0;
   let sealed = false;
-  for (let i = 0; i <= value.length; i++) {
-    const c = i < value.length ? value.charCodeAt(i) : 44;
+  for (let i = from; i <= to; i++) {
+    const c = i < to ? text.charCodeAt(i) : 44;
     if (c >= 48 && c <= 57) {
       if (sealed || ++digits > 15) throw protocolError('bad content-length');
       n = n * 10 + (c - 48);

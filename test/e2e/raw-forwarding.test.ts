@@ -37,6 +37,17 @@ test('a body with nothing to change reaches the provider byte for byte', async (
   assert.is(r.upstream, text);
 });
 
+test('a body that is not valid UTF-8 is re-serialised, so the provider reads what the gateway read', async () => {
+  const sent = Buffer.concat([Buffer.from('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"a'), Buffer.from([0xff, 0xc0, 0xa2]),
+    Buffer.from('b"}]}')]);
+  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: sent });
+  assert.is(r.status, 200, await r.text());
+  const up = mock.requests[0].rawBytes;
+  assert.not.ok(up.equals(sent), 'the invalid bytes were not sent on');
+  assert.ok(Buffer.from(up.toString('utf8'), 'utf8').equals(up), 'what the provider got is valid UTF-8');
+  assert.is(JSON.parse(up.toString('utf8')).messages[0].content, 'a\ufffd\ufffd\ufffdb');
+});
+
 const reserialised: [string, string, (p: any) => void][] = [
   ['an extension field', '{"model":"gpt-4o-mini","optimize":"price","messages":[{"role":"user","content":"hi"}]}',
     (p) => assert.not.ok('optimize' in p)],

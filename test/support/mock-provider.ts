@@ -31,6 +31,8 @@ export interface RecordedRequest {
   body: any;
   /** The body's bytes as received, decoded as UTF-8. */
   rawBody: string;
+  /** The body's bytes as they arrived. */
+  rawBytes: Buffer;
   at: number;
 }
 
@@ -302,7 +304,7 @@ class MockProviderServer implements MockProvider {
     for (const [k, v] of Object.entries(req.headers)) {
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     }
-    this.requests.push({ method: req.method ?? '', path, headers, body, rawBody: raw.toString('utf8'), at: Date.now() });
+    this.requests.push({ method: req.method ?? '', path, headers, body, rawBody: raw.toString('utf8'), rawBytes: raw, at: Date.now() });
     this.#notify(this.#requestWaiters);
   }
 

@@ -136,6 +136,27 @@ test('keep-alive follows the version, Connection and the Keep-Alive hint', () =>
   }
 });
 
+test('framing headers are read whatever their case, spacing and token lists, and look-alikes are ignored', () => {
+  const cases: [string, { type: string | null; length: number; keepAlive: boolean; hint: number | null; body: string }][] = [
+    ['HTTP/1.1 200 OK\r\nCONTENT-TYPE:\t text/plain \t\r\ncontent-LENGTH:  2 \r\n\r\nok', { type: 'text/plain', length: 2, keepAlive: true, hint: null, body: 'ok' }],
+    ['HTTP/1.1 200 OK\r\nConnection: upgrade, Close\r\nContent-Length: 0\r\n\r\n', { type: null, length: 0, keepAlive: false, hint: null, body: '' }],
+    ['HTTP/1.0 200 OK\r\nConnection: x-foo,  KEEP-ALIVE \r\nkeep-alive: max=9, Timeout = 7\r\nContent-Length: 0\r\n\r\n', { type: null, length: 0, keepAlive: true, hint: 7000, body: '' }],
+    ['HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n', { type: null, length: -1, keepAlive: true, hint: null, body: 'ok' }],
+    // Same lengths as the framing names, other names: not read as framing.
+    ['HTTP/1.1 200 OK\r\nContent_Type: text/plain\r\nContent-Lengthy: 5\r\nconnectionX: close\r\nContent-Length: 2\r\n\r\nok', { type: null, length: 2, keepAlive: true, hint: null, body: 'ok' }],
+  ];
+  for (const [wire, want] of cases) {
+    const { p, seen } = parser();
+    feed(p, wire, []);
+    assert.is(seen.completed, 1, wire);
+    assert.is(seen.heads[0].contentType, want.type, wire);
+    assert.is(seen.heads[0].contentLength, want.length, wire);
+    assert.is(seen.heads[0].keepAliveMs, want.hint, wire);
+    assert.is(p.keepAlive, want.keepAlive, wire);
+    assert.is(seen.body, want.body, wire);
+  }
+});
+
 test('bytes after the message mark the connection as not reusable', () => {
   const { p, seen } = parser();
   feed(p, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n', []);

@@ -12,7 +12,7 @@ const PATHS: Record<Endpoint, string> = {
 export const openAiCompatibleAdapter: ProviderAdapter = {
   endpoints: new Set<Endpoint>(['chat', 'embeddings', 'transcriptions', 'translations', 'speech']),
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps,
-    raw: string | null): UpstreamCall {
+    raw: Buffer | null): UpstreamCall {
     payload.model = upstreamModel;
     const given = payload.stream_options;
     if (endpoint === 'chat' && payload.stream === true && caps.streamOptions && !usageRequested(given)) {
