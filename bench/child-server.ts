@@ -75,6 +75,7 @@ export function startChild(name: string, opts: SpawnOptions): Promise<ChildServe
       const done = (err: Error | null, line = ''): void => {
         clearTimeout(timer);
         child.off('exit', onExit);
+        child.off('error', onError);
         waiters = waiters.filter((w) => w !== waiter);
         if (waiters.length === 0) partial = '';
         if (err) reject(err);
@@ -87,8 +88,9 @@ export function startChild(name: string, opts: SpawnOptions): Promise<ChildServe
         done(new Error(`${name} exited (${signal ?? code}) before answering${stderrTail ? `: ${stderrTail.trim()}` : ''}`));
       const timer = setTimeout(() => done(new Error(`${name} said nothing useful within ${timeoutMs}ms` +
         `${stderrTail ? `: ${stderrTail.trim()}` : ''}`)), timeoutMs);
+      const onError = (err: Error): void => done(err);
       child.once('exit', onExit);
-      child.once('error', (err) => done(err));
+      child.once('error', onError);
       waiters.push(waiter);
     });
 

@@ -1,6 +1,9 @@
-// `npm run bench`: the gateway against the mock provider called directly and against a bare
-// pass-through proxy, every server in its own process and the load generator in this one.
-// BENCH_DURATION_S shortens the load runs for a quick check (default 8 s).
+// `npm run bench`: the gateway against the mock provider called directly and against three
+// proxies that do none of its work: a bare node:http + undici pass-through (the baseline the
+// targets name), the floor (uWebSockets.js and the gateway's own upstream pool, no logic) and
+// nginx (when installed). Every server runs in its own process, the load generator in this one.
+// BENCH_DURATION_S shortens the load runs for a quick check (default 8 s); BENCH_TARGETS picks
+// targets by name (comma list).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Behavior } from '../test/support/mock-provider.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
+import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
@@ -99,6 +103,20 @@ async function main(): Promise<void> {
         },
       },
       {
+        name: 'floor',
+        start: async () => {
+          const server = await startChild('floor', { args: [sibling('./floor-proxy.js'), mock.origin], portFrom: plainPort });
+          return { origin: server.origin, headers: requestHeaders(), server };
+        },
+      },
+      {
+        name: 'nginx',
+        start: async () => {
+          const server = await startNginx(join(tmp, 'nginx'), mock.origin);
+          return { origin: server.origin, headers: requestHeaders(), server };
+        },
+      },
+      {
         name: 'gateway',
         start: async () => {
           const g = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
@@ -107,9 +125,11 @@ async function main(): Promise<void> {
       },
     ];
 
+    const chosen = process.env.BENCH_TARGETS?.split(',');
     // Targets run one after another and each proxy is stopped before the next starts, so no
     // idle process competes for the machine's cores.
     for (const target of targets) {
+      if (chosen && !chosen.includes(target.name)) continue;
       let started: Started;
       try {
         started = await target.start();

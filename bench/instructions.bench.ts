@@ -54,7 +54,8 @@ function hasValgrind(): boolean {
 
 async function count(name: string, dir: string, mock: ChildServer, stream: boolean): Promise<Counted> {
   const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
-  const nodeArgs = TOP > 0 ? ['--perf-basic-prof'] : [];
+  // The perf map names JIT code; V8 would also write a log file per isolate into the working folder.
+  const nodeArgs = TOP > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'] : [];
   let server: ChildServer;
   let headers = requestHeaders();
   if (name.startsWith('gateway')) {

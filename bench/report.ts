@@ -1,5 +1,6 @@
-// Prints the comparison table and the ratios that matter: what the gateway costs relative to
-// calling the provider directly and relative to the thinnest possible proxy.
+// Prints the comparison table and the targets that matter: what each proxy costs relative to
+// calling the provider directly and relative to the bare node:http + undici proxy, so the
+// gateway can be read against proxies that do none of its work (the floor, nginx).
 import type { OneConnectionResult } from './one-connection.js';
 import type { StreamsResult } from './streams.js';
 import type { ThroughputResult } from './throughput.js';
@@ -46,13 +47,57 @@ function problems(r: TargetResult): string[] {
   return out;
 }
 
-function ratio(name: string, value: (g: TargetResult, base: TargetResult) => number | undefined,
-  target: TargetResult | undefined, base: TargetResult | undefined, unit: string): string {
-  const label = name.padEnd(48);
-  if (!target || target.skipped !== null) return `${label}n/a (${target?.name ?? 'target'} skipped)`;
-  if (!base || base.skipped !== null) return `${label}n/a (${base?.name ?? 'baseline'} skipped)`;
-  const v = value(target, base);
-  return `${label}${v === undefined || Number.isNaN(v) ? '-' : unit === 'x' ? `${v.toFixed(2)}x` : `${v >= 0 ? '+' : ''}${v.toFixed(3)} ms`}`;
+interface Goal {
+  name: string;
+  wanted: string;
+  value: (t: TargetResult, direct: TargetResult, bare: TargetResult) => number | undefined;
+  met: (v: number) => boolean;
+  format: (v: number) => string;
+}
+
+const times = (v: number): string => `${v.toFixed(2)}x`;
+const plusMs = (v: number): string => `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
+
+/** Issue 2's four targets, each computed for every proxy measured in the run. */
+const GOALS: Goal[] = [
+  {
+    name: 'throughput / direct', wanted: '>= 0.50x', met: (v) => v >= 0.5, format: times,
+    value: (t, d) => t.throughput && d.throughput && t.throughput.rps / d.throughput.rps,
+  },
+  {
+    name: 'throughput / bare-proxy', wanted: '>= 1.30x', met: (v) => v >= 1.3, format: times,
+    value: (t, _d, b) => t.throughput && b.throughput && t.throughput.rps / b.throughput.rps,
+  },
+  {
+    name: 'added one-connection p50, ms', wanted: '< 0.100', met: (v) => v < 0.1, format: plusMs,
+    value: (t, d) => t.oneConnection && d.oneConnection && t.oneConnection.latency.p50 - d.oneConnection.latency.p50,
+  },
+  {
+    name: 'added stream TTFB p50, ms', wanted: '< 0.300', met: (v) => v < 0.3, format: plusMs,
+    value: (t, d) => t.streams && d.streams && t.streams.ttfb.p50 - d.streams.ttfb.p50,
+  },
+];
+
+function printGoals(direct: TargetResult | undefined, bare: TargetResult | undefined, proxies: TargetResult[]): void {
+  if (!direct || direct.skipped !== null || !bare || bare.skipped !== null) {
+    console.log('\ntargets: n/a (direct or bare-proxy skipped)');
+    return;
+  }
+  const head = ['target', 'wanted', ...proxies.map((p) => p.name), 'gateway met'];
+  const rows = GOALS.map((g) => {
+    const cells = proxies.map((p) => {
+      const v = g.value(p, direct, bare);
+      return v === undefined || Number.isNaN(v) ? '-' : g.format(v);
+    });
+    const gw = proxies.find((p) => p.name === 'gateway');
+    const v = gw && g.value(gw, direct, bare);
+    return [g.name, g.wanted, ...cells, v === undefined || Number.isNaN(v) ? '-' : g.met(v) ? 'yes' : 'no'];
+  });
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log('\ntargets, for every proxy in this run (floor: uWS and the gateway\'s upstream pool with no logic; nginx: C)');
+  console.log([line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
 }
 
 export function printReport(results: TargetResult[]): void {
@@ -66,22 +111,10 @@ export function printReport(results: TargetResult[]): void {
   for (const r of results) if (r.skipped !== null) console.log(`SKIPPED ${r.name}: ${r.skipped}`);
   for (const p of measured.flatMap(problems)) console.log(`WARNING ${p}`);
 
-  const rps = (t: TargetResult, b: TargetResult) => t.throughput && b.throughput && t.throughput.rps / b.throughput.rps;
-  const oneP50 = (t: TargetResult, b: TargetResult) =>
-    t.oneConnection && b.oneConnection && t.oneConnection.latency.p50 - b.oneConnection.latency.p50;
-  const ttfbP50 = (t: TargetResult, b: TargetResult) => t.streams && b.streams && t.streams.ttfb.p50 - b.streams.ttfb.p50;
-
-  console.log('\nratios');
-  console.log(ratio('gateway / direct throughput', rps, gateway, direct, 'x'));
-  console.log(ratio('gateway / bare-proxy throughput', rps, gateway, bare, 'x'));
-  console.log(ratio('bare-proxy / direct throughput', rps, bare, direct, 'x'));
-  console.log(ratio('gateway added one-connection p50 vs direct', oneP50, gateway, direct, 'ms'));
-  console.log(ratio('bare-proxy added one-connection p50 vs direct', oneP50, bare, direct, 'ms'));
-  console.log(ratio('gateway added stream TTFB p50 vs direct', ttfbP50, gateway, direct, 'ms'));
-  console.log(ratio('bare-proxy added stream TTFB p50 vs direct', ttfbP50, bare, direct, 'ms'));
+  printGoals(direct, bare, measured.filter((r) => r.name !== 'direct'));
   const rss = gateway?.skipped === null && gateway.rssMiB != null ? `${gateway.rssMiB.toFixed(1)} MiB` : 'n/a';
   console.log(`${'gateway RSS after the run'.padEnd(48)}${rss}`);
-  printCpu(measured, gateway, bare);
+  printCpu(measured, gateway, bare, by('floor'));
 }
 
 const us = (v: number | null | undefined): string => (v == null ? '-' : v.toFixed(1));
@@ -108,7 +141,8 @@ const CPU_COLUMNS: [string, (r: TargetResult) => string][] = [
   ['server / mock', (r) => { const v = perMock(r); return v === undefined ? '-' : `${v.toFixed(2)}x`; }],
 ];
 
-function printCpu(measured: TargetResult[], gateway: TargetResult | undefined, bare: TargetResult | undefined): void {
+function printCpu(measured: TargetResult[], gateway: TargetResult | undefined, bare: TargetResult | undefined,
+  floor: TargetResult | undefined): void {
   const rows = measured.filter((r) => r.throughput?.cpu);
   if (rows.length === 0) return;
   const cells = [CPU_COLUMNS.map(([h]) => h), ...rows.map((r) => CPU_COLUMNS.map(([, f]) => f(r)))];
@@ -119,4 +153,5 @@ function printCpu(measured: TargetResult[], gateway: TargetResult | undefined, b
   const x = (a: number | undefined, b: number | undefined): string => (a !== undefined && b !== undefined ? `${(a / b).toFixed(2)}x` : 'n/a');
   console.log(`${'gateway / bare-proxy server CPU per request'.padEnd(48)}${x(serverCpu(gateway), serverCpu(bare))}`);
   console.log(`${'  the same, each divided by its run\'s mock CPU'.padEnd(48)}${x(perMock(gateway), perMock(bare))}`);
+  console.log(`${'gateway / floor server CPU per request'.padEnd(48)}${x(serverCpu(gateway), serverCpu(floor))}`);
 }
