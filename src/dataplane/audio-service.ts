@@ -9,10 +9,9 @@ import { admitted } from './admission.js';
 import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
 import type { Extensions } from './inference-body.js';
-import { RouteFailure } from './route-failure.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
-import { transportFailure } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
 
 export interface AudioDeps extends RouteDeps {

@@ -1,7 +1,6 @@
 import type { ClientReply } from '../domain/client-reply.js';
 import type { UpstreamResponse } from '../providers/types.js';
-import { RouteFailure } from './route-failure.js';
-import { transportFailure } from './upstream-client.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 
 export interface ByteRelayOutcome {
   aborted: boolean;

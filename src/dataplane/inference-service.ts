@@ -8,12 +8,12 @@ import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
-import { RouteFailure } from './route-failure.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { relayStream } from './stream-relay.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
-import { transportFailure, type AbortSource } from './upstream-client.js';
+import type { AbortSource } from './upstream-client.js';
 import type { UsageRecord } from './usage-record.js';
 
 export interface InferenceDeps extends RouteDeps {

@@ -6,11 +6,11 @@ import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/type
 import type { RequestGate } from '../domain/request-gate.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import { isOpenBreakerError, type Breakers } from './breakers.js';
-import { RouteFailure } from './route-failure.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
-import { transportFailure, type AbortSource, type UpstreamClient } from './upstream-client.js';
+import type { AbortSource, UpstreamClient } from './upstream-client.js';
 import type { UsageSink } from './usage-record.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */

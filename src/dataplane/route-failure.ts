@@ -1,3 +1,5 @@
+import { TransportError } from '../upstream/transport-error.js';
+
 /**
  * Why one upstream attempt failed in a way that moves on to the next route (connect error,
  * timeout, 5xx, 429, a cut before the first byte). Never sent to a client as such: after the
@@ -13,4 +15,22 @@ export class RouteFailure extends Error {
     this.code = code;
     this.status = status;
   }
+}
+
+/** Maps the transport's error codes to a failure the client can read in all_routes_failed. */
+export function transportFailure(e: unknown): RouteFailure {
+  if (e instanceof RouteFailure) return e;
+  if (e instanceof TransportError) {
+    switch (e.code) {
+      case 'aborted': return new RouteFailure('client_aborted', e.message, 499);
+      case 'connect_timeout': return new RouteFailure('connect_timeout', e.message);
+      case 'connect_error': return new RouteFailure('connect_error', e.message);
+      case 'headers_timeout':
+      case 'body_timeout': return new RouteFailure('upstream_timeout', e.message, 504);
+      case 'connection_reset': return new RouteFailure('connection_reset', e.message);
+      case 'protocol_error': return new RouteFailure('upstream_protocol_error', e.message);
+      case 'closed': return new RouteFailure('upstream_unreachable', e.message);
+    }
+  }
+  return new RouteFailure('upstream_unreachable', `upstream request failed: ${(e as Error)?.message ?? String(e)}`);
 }

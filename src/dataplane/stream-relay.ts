@@ -5,8 +5,7 @@ import type { TokenUsage } from '../lib/usage-scan.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { InferenceBody } from './inference-body.js';
-import { RouteFailure } from './route-failure.js';
-import { transportFailure } from './upstream-client.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 import { estimateUsage, usageEvent } from './usage-estimate.js';
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8';

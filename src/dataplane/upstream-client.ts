@@ -5,7 +5,6 @@ import type { Route } from '../catalog/catalog.js';
 import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, TokenEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import { OriginPool } from '../upstream/origin-pool.js';
-import { TransportError } from '../upstream/transport-error.js';
 import { ByteBudget } from './byte-budget.js';
 import { RouteFailure } from './route-failure.js';
 import { UpstreamExchange } from './upstream-exchange.js';
@@ -54,11 +53,24 @@ export class UpstreamClient {
     this.buffered = new ByteBudget(cfg.maxBufferedBytes);
   }
 
-  /** Resolves once the upstream's status and headers are in; the body is then pulled from the response. */
-  async send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
+  /**
+   * Resolves once the upstream's status and headers are in; the body is then pulled from the
+   * response. Rejects with a RouteFailure. Not an async function: the exchange's own promise is
+   * returned, one allocation and one hop fewer on every request.
+   */
+  send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
+    headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
+    try {
+      return this.#send(endpoint, route, call, payload, headers, abort);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  #send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
     headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
     // The catalog loader keeps audio models off the sandbox.
-    if (route.provider.entry.kind === 'sandbox') return sandboxRespond(endpoint as TokenEndpoint, route.upstreamModel, payload);
+    if (route.provider.entry.kind === 'sandbox') return Promise.resolve(sandboxRespond(endpoint as TokenEndpoint, route.upstreamModel, payload));
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const base = this.#base(route.provider.baseUrl);
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
@@ -74,11 +86,7 @@ export class UpstreamClient {
     }
     exchange.control = this.#pool(base, route.provider.publicOnly === true).request(request, exchange);
     abort.onAbort(() => exchange.cancel());
-    try {
-      return await exchange.started;
-    } catch (e) {
-      throw transportFailure(e);
-    }
+    return exchange.started;
   }
 
   async close(): Promise<void> {
@@ -170,22 +178,4 @@ function framed(head: Buffer, body: Buffer): Buffer {
   out[at++] = 10;
   out.set(body, at);
   return out;
-}
-
-/** Maps the transport's error codes to a failure the client can read in all_routes_failed. */
-export function transportFailure(e: unknown): RouteFailure {
-  if (e instanceof RouteFailure) return e;
-  if (e instanceof TransportError) {
-    switch (e.code) {
-      case 'aborted': return new RouteFailure('client_aborted', e.message, 499);
-      case 'connect_timeout': return new RouteFailure('connect_timeout', e.message);
-      case 'connect_error': return new RouteFailure('connect_error', e.message);
-      case 'headers_timeout':
-      case 'body_timeout': return new RouteFailure('upstream_timeout', e.message, 504);
-      case 'connection_reset': return new RouteFailure('connection_reset', e.message);
-      case 'protocol_error': return new RouteFailure('upstream_protocol_error', e.message);
-      case 'closed': return new RouteFailure('upstream_unreachable', e.message);
-    }
-  }
-  return new RouteFailure('upstream_unreachable', `upstream request failed: ${(e as Error)?.message ?? String(e)}`);
 }

@@ -3,7 +3,7 @@ import type { RequestControl, ResponseSink } from '../upstream/response-sink.js'
 import { TransportError } from '../upstream/transport-error.js';
 import { errors } from '../errors/catalog.js';
 import type { ByteBudget } from './byte-budget.js';
-import { RouteFailure } from './route-failure.js';
+import { RouteFailure, transportFailure } from './route-failure.js';
 
 /** Chunks buffered before the connection is asked to pause reading (a slow client, a fast upstream). */
 const HIGH_WATER = 32;
@@ -22,6 +22,7 @@ const CANCELLED = new TransportError('aborted', 'request aborted by the client')
 export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   status = 0;
   contentType = 'application/json';
+  /** Settles with the head; rejects, before it, with the transport's failure as a RouteFailure. */
   readonly started: Promise<UpstreamResponse>;
   control: RequestControl | null = null;
   #resolveStart!: (r: UpstreamResponse) => void;
@@ -100,7 +101,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     if (this.#error !== null) return;
     this.#error = this.#cancelled ? CANCELLED : err;
     this.#release();
-    this.#rejectStart(this.#error);
+    this.#rejectStart(transportFailure(this.#error));
     const w = this.#waiter;
     this.#waiter = null;
     w?.reject(this.#error);

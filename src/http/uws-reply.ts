@@ -59,38 +59,34 @@ export class UwsReply implements ClientReply {
   /**
    * Reads the whole request body, copying uWS's transient chunks, and refuses past `limit` bytes
    * with 413, at once when Content-Length already says so. Must be called synchronously in the
-   * handler. Resolves null when the body was refused or the client went away.
+   * handler. `done` gets the body inside uWS's data callback, with no promise in between, and
+   * must not throw; it is never called when the body was refused or the client went away.
    */
-  readBody(limit: number, declaredLength: number): Promise<Buffer | null> {
+  readBody(limit: number, declaredLength: number, done: (body: Buffer) => void): void {
     if (declaredLength > limit) {
       // The connection stays open and uWS discards the rest of the body: closing while the
       // client is still uploading made it fail on a reset (EPIPE) before reading the 413.
       this.sendError(errors.payloadTooLarge(limit));
-      return Promise.resolve(null);
+      return;
     }
-    return new Promise((resolve) => {
-      let chunks: Buffer[] | null = null;
-      let size = 0;
-      let refused = false;
-      this.onAbort(() => resolve(null));
-      this.#res.onData((ab, isLast) => {
-        if (refused) return;
-        size += ab.byteLength;
-        if (size > limit) {
-          refused = true;
-          this.sendError(errors.payloadTooLarge(limit));
-          resolve(null);
-          return;
-        }
-        const copy = Buffer.copyBytesFrom(new Uint8Array(ab));
-        if (isLast) {
-          if (chunks === null) resolve(copy);
-          else {
-            chunks.push(copy);
-            resolve(Buffer.concat(chunks, size));
-          }
-        } else (chunks ??= []).push(copy);
-      });
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    let refused = false;
+    this.#res.onData((ab, isLast) => {
+      if (refused || this.aborted) return;
+      size += ab.byteLength;
+      if (size > limit) {
+        refused = true;
+        this.sendError(errors.payloadTooLarge(limit));
+        return;
+      }
+      const copy = Buffer.copyBytesFrom(new Uint8Array(ab));
+      if (!isLast) (chunks ??= []).push(copy);
+      else if (chunks === null) done(copy);
+      else {
+        chunks.push(copy);
+        done(Buffer.concat(chunks, size));
+      }
     });
   }
 
