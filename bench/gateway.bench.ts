@@ -2,8 +2,14 @@
 // proxies that do none of its work: a bare node:http + undici pass-through (the baseline the
 // targets name), the floor (uWebSockets.js and the gateway's own upstream pool, no logic) and
 // nginx (when installed). Every server runs in its own process, the load generator in this one.
-// BENCH_DURATION_S shortens the load runs for a quick check (default 8 s); BENCH_TARGETS picks
-// targets by name (comma list).
+//
+// The targets are measured in rounds, each scenario taking every target in turn, and the report
+// gives medians over the rounds: on this shared 2-core VM one target measured for a minute
+// while another waits can meet a faster or slower moment of the machine (the bare proxy's CPU per
+// request moved between 62 and 89 µs across three back-to-back runs), which a round interleaves.
+//   BENCH_ROUNDS       rounds (default 3)
+//   BENCH_DURATION_S   length of each load run (default 5 s)
+//   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +21,7 @@ import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
-import { printReport, type TargetResult } from './report.js';
+import { printReport, type RoundResult, type TargetResult } from './report.js';
 import { measureStreams } from './streams.js';
 import { measureThroughput } from './throughput.js';
 
@@ -23,26 +29,32 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
 const SETTINGS = Object.freeze({
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
   connections: 50,
-  durationS: Number(process.env.BENCH_DURATION_S ?? 8),
+  durationS: Number(process.env.BENCH_DURATION_S ?? 5),
   warmupS: 1,
-  oneConnectionRequests: 3000,
-  oneConnectionWarmupMs: 1000,
+  oneConnectionRequests: 2000,
+  oneConnectionWarmupMs: 500,
   streamConcurrency: 10,
-  streams: 200,
-  streamWarmupMs: 1000,
+  streams: 300,
+  streamWarmupMs: 500,
 });
 
 interface Started {
   origin: string;
   headers: Record<string, string>;
-  /** The process whose memory is reported; null when it is the mock itself. */
+  /** The process whose CPU and memory are reported; null when it is the mock itself. */
   server: ChildServer | null;
 }
 
 interface Target {
   name: string;
   start(): Promise<Started>;
+}
+
+interface Running extends Started {
+  name: string;
+  rounds: RoundResult[];
 }
 
 const log = (msg: string): void => console.error(`[bench] ${msg}`);
@@ -61,97 +73,112 @@ async function preflight(t: Started): Promise<void> {
   if (res.status !== 200) throw new Error(`preflight got ${res.status}: ${text.slice(0, 300)}`);
 }
 
-async function measure(name: string, t: Started, mock: ChildServer): Promise<TargetResult> {
-  await preflight(t);
-  log(`${name}: ${SETTINGS.connections} connections for ${SETTINGS.durationS}s (+${SETTINGS.warmupS}s warm-up)`);
-  const throughput = await measureThroughput({
-    url: t.origin + CHAT_PATH, headers: t.headers, body: CHAT_BODY,
-    connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
-    cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
-  });
-  log(`${name}: one connection, ${SETTINGS.oneConnectionRequests} sequential requests`);
-  const oneConnection = await measureOneConnection({
-    origin: t.origin, path: CHAT_PATH, headers: t.headers, body: CHAT_BODY,
-    requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
-  });
-  log(`${name}: ${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`);
-  await setMockDefault(mock, { kind: 'stream', chunks: STREAM_CHUNKS });
-  try {
-    const streams = await measureStreams({
-      origin: t.origin, path: CHAT_PATH, headers: t.headers, body: STREAM_BODY,
-      concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
-    });
-    const rssMiB = (t.server ?? mock).rssMiB();
-    return { name, skipped: null, throughput, oneConnection, streams, rssMiB };
-  } finally {
-    await setMockDefault(mock, { kind: 'ok' });
+function targets(mock: ChildServer, tmp: string): Target[] {
+  return [
+    { name: 'direct', start: async () => ({ origin: mock.origin, headers: requestHeaders(), server: null }) },
+    {
+      name: 'bare-proxy',
+      start: async () => {
+        const server = await startChild('bare-proxy', { args: [sibling('./bare-proxy.js'), mock.origin], portFrom: plainPort });
+        return { origin: server.origin, headers: requestHeaders(), server };
+      },
+    },
+    {
+      name: 'floor',
+      start: async () => {
+        const server = await startChild('floor', { args: [sibling('./floor-proxy.js'), mock.origin], portFrom: plainPort });
+        return { origin: server.origin, headers: requestHeaders(), server };
+      },
+    },
+    {
+      name: 'nginx',
+      start: async () => {
+        const server = await startNginx(join(tmp, 'nginx'), mock.origin);
+        return { origin: server.origin, headers: requestHeaders(), server };
+      },
+    },
+    {
+      name: 'gateway',
+      start: async () => {
+        const g = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
+      },
+    },
+  ];
+}
+
+/** Runs `measure` on every target in turn; a target that fails is dropped from later rounds. */
+async function eachTarget(running: Running[], skipped: TargetResult[], what: string,
+  measure: (t: Running) => Promise<void>): Promise<void> {
+  for (const t of [...running]) {
+    log(`${t.name}: ${what}`);
+    try {
+      await measure(t);
+    } catch (err) {
+      const reason = `failed: ${(err as Error).message}`;
+      log(`SKIP ${t.name} ${reason}`);
+      running.splice(running.indexOf(t), 1);
+      skipped.push({ name: t.name, skipped: reason, rounds: [] });
+    }
   }
 }
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-  const results: TargetResult[] = [];
+  const running: Running[] = [];
+  const skipped: TargetResult[] = [];
   try {
     const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
-    const targets: Target[] = [
-      { name: 'direct', start: async () => ({ origin: mock.origin, headers: requestHeaders(), server: null }) },
-      {
-        name: 'bare-proxy',
-        start: async () => {
-          const server = await startChild('bare-proxy', { args: [sibling('./bare-proxy.js'), mock.origin], portFrom: plainPort });
-          return { origin: server.origin, headers: requestHeaders(), server };
-        },
-      },
-      {
-        name: 'floor',
-        start: async () => {
-          const server = await startChild('floor', { args: [sibling('./floor-proxy.js'), mock.origin], portFrom: plainPort });
-          return { origin: server.origin, headers: requestHeaders(), server };
-        },
-      },
-      {
-        name: 'nginx',
-        start: async () => {
-          const server = await startNginx(join(tmp, 'nginx'), mock.origin);
-          return { origin: server.origin, headers: requestHeaders(), server };
-        },
-      },
-      {
-        name: 'gateway',
-        start: async () => {
-          const g = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
-          return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
-        },
-      },
-    ];
-
     const chosen = process.env.BENCH_TARGETS?.split(',');
-    // Targets run one after another and each proxy is stopped before the next starts, so no
-    // idle process competes for the machine's cores.
-    for (const target of targets) {
+    for (const target of targets(mock, tmp)) {
       if (chosen && !chosen.includes(target.name)) continue;
-      let started: Started;
       try {
-        started = await target.start();
+        const started = await target.start();
+        await preflight(started);
+        running.push({ ...started, name: target.name, rounds: [] });
       } catch (err) {
         const reason = `did not start: ${(err as Error).message}`;
         log(`SKIP ${target.name} ${reason}`);
-        results.push({ name: target.name, skipped: reason });
-        continue;
-      }
-      try {
-        results.push(await measure(target.name, started, mock));
-      } catch (err) {
-        const reason = `failed: ${(err as Error).message}`;
-        log(`SKIP ${target.name} ${reason}`);
-        results.push({ name: target.name, skipped: reason });
-      } finally {
-        await started.server?.stop();
+        skipped.push({ name: target.name, skipped: reason, rounds: [] });
       }
     }
-    printReport(results);
+
+    for (let r = 0; r < SETTINGS.rounds; r++) {
+      log(`round ${r + 1} of ${SETTINGS.rounds}`);
+      for (const t of running) t.rounds.push({});
+      await eachTarget(running, skipped, `${SETTINGS.connections} connections for ${SETTINGS.durationS}s (+${SETTINGS.warmupS}s warm-up)`, async (t) => {
+        t.rounds[r].throughput = await measureThroughput({
+          url: t.origin + CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
+          cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
+        });
+      });
+      await eachTarget(running, skipped, `one connection, ${SETTINGS.oneConnectionRequests} sequential requests`, async (t) => {
+        t.rounds[r].oneConnection = await measureOneConnection({
+          origin: t.origin, path: CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
+        });
+      });
+      await setMockDefault(mock, { kind: 'stream', chunks: STREAM_CHUNKS });
+      try {
+        await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
+          t.rounds[r].streams = await measureStreams({
+            origin: t.origin, path: CHAT_PATH, headers: t.headers, body: STREAM_BODY,
+            concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
+          });
+        });
+      } finally {
+        await setMockDefault(mock, { kind: 'ok' });
+      }
+    }
+
+    const results: TargetResult[] = running.map((t) => ({
+      name: t.name, skipped: null, rounds: t.rounds, rssMiB: (t.server ?? mock).rssMiB(),
+    }));
+    printReport([...results, ...skipped], SETTINGS.rounds);
   } finally {
     await stopAllChildren();
+    await Promise.all(running.map((t) => t.server?.stop()));
     rmSync(tmp, { recursive: true, force: true });
   }
 }

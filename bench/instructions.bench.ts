@@ -9,7 +9,8 @@
 // one connection, and the counters are dumped per thread. Periodic work (timers, the ledger's
 // flush) is spread over fewer requests than at full speed, so it weighs a little more here.
 //   BENCH_IR_REQUESTS  measured requests per target (default 2000)
-//   BENCH_IR_TARGETS   comma list of floor, bare, gateway, gateway-stream (default all)
+//   BENCH_IR_TARGETS   comma list of floor, bare, gateway, each with -stream for 20-chunk streams
+//                      instead of JSON answers (default floor, bare, gateway, gateway-stream)
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
@@ -63,7 +64,7 @@ async function count(name: string, dir: string, mock: ChildServer, stream: boole
     server = g.server;
     headers = requestHeaders(g.apiKey);
   } else {
-    const entry = name === 'floor' ? './floor-proxy.js' : './bare-proxy.js';
+    const entry = name.startsWith('floor') ? './floor-proxy.js' : './bare-proxy.js';
     server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
   }
   const run = async (n: number): Promise<void> => {

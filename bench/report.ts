@@ -1,56 +1,78 @@
 // Prints the comparison table and the targets that matter: what each proxy costs relative to
 // calling the provider directly and relative to the bare node:http + undici proxy, so the
-// gateway can be read against proxies that do none of its work (the floor, nginx).
+// gateway can be read against proxies that do none of its work (the floor, nginx). Figures are
+// medians over the rounds; each target's ratio is taken within a round, against the direct and
+// bare-proxy runs of that same round, and then the median (and range) of those is shown.
 import type { OneConnectionResult } from './one-connection.js';
 import type { StreamsResult } from './streams.js';
 import type { ThroughputResult } from './throughput.js';
+
+/** One round of one target: each scenario it completed. */
+export interface RoundResult {
+  throughput?: ThroughputResult;
+  oneConnection?: OneConnectionResult;
+  streams?: StreamsResult;
+}
 
 export interface TargetResult {
   name: string;
   /** Why the target was not measured; null when it was. */
   skipped: string | null;
-  throughput?: ThroughputResult;
-  oneConnection?: OneConnectionResult;
-  streams?: StreamsResult;
+  rounds: RoundResult[];
   rssMiB?: number | null;
 }
 
-const ms = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(3));
+type Metric = (r: RoundResult) => number | undefined;
 
-const COLUMNS: [string, (r: TargetResult) => string][] = [
-  ['target', (r) => r.name],
-  ['req/s', (r) => (r.throughput ? r.throughput.rps.toFixed(0) : '-')],
-  ['p50 ms', (r) => ms(r.throughput?.latency.p50)],
-  ['p99 ms', (r) => ms(r.throughput?.latency.p99)],
-  ['1-conn p50', (r) => ms(r.oneConnection?.latency.p50)],
-  ['1-conn p99', (r) => ms(r.oneConnection?.latency.p99)],
-  ['TTFB p50', (r) => ms(r.streams?.ttfb.p50)],
-  ['TTFB p99', (r) => ms(r.streams?.ttfb.p99)],
-  ['stream p50', (r) => ms(r.streams?.total.p50)],
-  ['RSS MiB', (r) => (r.rssMiB == null ? '-' : r.rssMiB.toFixed(1))],
-];
-
-function table(rows: TargetResult[]): string {
-  const cells = [COLUMNS.map(([h]) => h), ...rows.map((r) => COLUMNS.map(([, f]) => f(r)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  const line = (row: string[]): string => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+function median(values: number[]): number | undefined {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = v.length >> 1;
+  return v.length % 2 === 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-function problems(r: TargetResult): string[] {
+const over = (t: TargetResult, f: Metric): number | undefined =>
+  median(t.rounds.map(f).filter((x): x is number => x !== undefined));
+
+const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(3));
+
+const COLUMNS: [string, (t: TargetResult) => string][] = [
+  ['target', (t) => t.name],
+  ['req/s', (t) => { const v = over(t, (r) => r.throughput?.rps); return v === undefined ? '-' : v.toFixed(0); }],
+  ['p50 ms', (t) => ms(over(t, (r) => r.throughput?.latency.p50))],
+  ['p99 ms', (t) => ms(over(t, (r) => r.throughput?.latency.p99))],
+  ['1-conn p50', (t) => ms(over(t, (r) => r.oneConnection?.latency.p50))],
+  ['1-conn p99', (t) => ms(over(t, (r) => r.oneConnection?.latency.p99))],
+  ['TTFB p50', (t) => ms(over(t, (r) => r.streams?.ttfb.p50))],
+  ['TTFB p99', (t) => ms(over(t, (r) => r.streams?.ttfb.p99))],
+  ['stream p50', (t) => ms(over(t, (r) => r.streams?.total.p50))],
+  ['RSS MiB', (t) => (t.rssMiB == null ? '-' : t.rssMiB.toFixed(1))],
+];
+
+function grid(head: string[], rows: string[][]): string {
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function problems(t: TargetResult): string[] {
   const out: string[] = [];
-  if (r.throughput && (r.throughput.non2xx || r.throughput.errors)) {
-    out.push(`${r.name}: load run had ${r.throughput.non2xx} non-2xx and ${r.throughput.errors} errors/timeouts`);
-  }
-  if (r.oneConnection?.failures) out.push(`${r.name}: ${r.oneConnection.failures} one-connection requests were not 200`);
-  if (r.streams?.failures) out.push(`${r.name}: ${r.streams.failures} streams failed or lacked [DONE]`);
+  t.rounds.forEach((r, i) => {
+    const n = `${t.name} (round ${i + 1})`;
+    if (r.throughput && (r.throughput.non2xx || r.throughput.errors)) {
+      out.push(`${n}: load run had ${r.throughput.non2xx} non-2xx and ${r.throughput.errors} errors/timeouts`);
+    }
+    if (r.oneConnection?.failures) out.push(`${n}: ${r.oneConnection.failures} one-connection requests were not 200`);
+    if (r.streams?.failures) out.push(`${n}: ${r.streams.failures} streams failed or lacked [DONE]`);
+  });
   return out;
 }
 
 interface Goal {
   name: string;
   wanted: string;
-  value: (t: TargetResult, direct: TargetResult, bare: TargetResult) => number | undefined;
+  value: (t: RoundResult, direct: RoundResult, bare: RoundResult) => number | undefined;
   met: (v: number) => boolean;
   format: (v: number) => string;
 }
@@ -78,7 +100,19 @@ const GOALS: Goal[] = [
   },
 ];
 
-function printGoals(direct: TargetResult | undefined, bare: TargetResult | undefined, proxies: TargetResult[]): void {
+/** The goal's value in every round where the proxy and both references were measured. */
+function perRound(g: Goal, p: TargetResult, direct: TargetResult, bare: TargetResult): number[] {
+  const out: number[] = [];
+  p.rounds.forEach((r, i) => {
+    const d = direct.rounds[i];
+    const b = bare.rounds[i];
+    const v = d && b ? g.value(r, d, b) : undefined;
+    if (v !== undefined && Number.isFinite(v)) out.push(v);
+  });
+  return out;
+}
+
+function printGoals(direct: TargetResult | undefined, bare: TargetResult | undefined, proxies: TargetResult[], rounds: number): void {
   if (!direct || direct.skipped !== null || !bare || bare.skipped !== null) {
     console.log('\ntargets: n/a (direct or bare-proxy skipped)');
     return;
@@ -86,72 +120,71 @@ function printGoals(direct: TargetResult | undefined, bare: TargetResult | undef
   const head = ['target', 'wanted', ...proxies.map((p) => p.name), 'gateway met'];
   const rows = GOALS.map((g) => {
     const cells = proxies.map((p) => {
-      const v = g.value(p, direct, bare);
-      return v === undefined || Number.isNaN(v) ? '-' : g.format(v);
+      const vs = perRound(g, p, direct, bare);
+      const m = median(vs);
+      if (m === undefined) return '-';
+      return rounds > 1 && vs.length > 1 ? `${g.format(m)} (${g.format(Math.min(...vs))}..${g.format(Math.max(...vs))})` : g.format(m);
     });
     const gw = proxies.find((p) => p.name === 'gateway');
-    const v = gw && g.value(gw, direct, bare);
-    return [g.name, g.wanted, ...cells, v === undefined || Number.isNaN(v) ? '-' : g.met(v) ? 'yes' : 'no'];
+    const m = gw ? median(perRound(g, gw, direct, bare)) : undefined;
+    return [g.name, g.wanted, ...cells, m === undefined ? '-' : g.met(m) ? 'yes' : 'no'];
   });
-  const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\ntargets, for every proxy in this run (floor: uWS and the gateway\'s upstream pool with no logic; nginx: C)');
-  console.log([line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
+  console.log(`\ntargets: median of ${rounds} round(s), range in brackets; floor = uWS and the gateway's upstream pool with no logic, nginx = C`);
+  console.log(grid(head, rows));
 }
 
-export function printReport(results: TargetResult[]): void {
+export function printReport(results: TargetResult[], rounds: number): void {
   const by = (name: string): TargetResult | undefined => results.find((r) => r.name === name);
-  const direct = by('direct');
-  const bare = by('bare-proxy');
-  const gateway = by('gateway');
   const measured = results.filter((r) => r.skipped === null);
 
-  console.log('\n' + table(measured));
+  console.log(`\nmedians of ${rounds} round(s)`);
+  console.log(grid(COLUMNS.map(([h]) => h), measured.map((t) => COLUMNS.map(([, f]) => f(t)))));
   for (const r of results) if (r.skipped !== null) console.log(`SKIPPED ${r.name}: ${r.skipped}`);
   for (const p of measured.flatMap(problems)) console.log(`WARNING ${p}`);
 
-  printGoals(direct, bare, measured.filter((r) => r.name !== 'direct'));
+  printGoals(by('direct'), by('bare-proxy'), measured.filter((r) => r.name !== 'direct'), rounds);
+  const gateway = by('gateway');
   const rss = gateway?.skipped === null && gateway.rssMiB != null ? `${gateway.rssMiB.toFixed(1)} MiB` : 'n/a';
   console.log(`${'gateway RSS after the run'.padEnd(48)}${rss}`);
-  printCpu(measured, gateway, bare, by('floor'));
+  printCpu(measured, gateway, by('bare-proxy'), by('floor'));
 }
 
-const us = (v: number | null | undefined): string => (v == null ? '-' : v.toFixed(1));
+const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(1));
 
-function serverCpu(r: TargetResult | undefined): number | undefined {
-  const c = r?.throughput?.cpu;
+function serverCpu(r: RoundResult): number | undefined {
+  const c = r.throughput?.cpu;
   if (!c || c.serverMain === null || c.serverOther === null) return undefined;
   return c.serverMain + c.serverOther;
 }
 
 /** The server's CPU per request relative to the mock's in the same run: drift in the machine cancels. */
-function perMock(r: TargetResult | undefined): number | undefined {
+function perMock(r: RoundResult): number | undefined {
   const server = serverCpu(r);
-  const mock = r?.throughput?.cpu?.mock;
+  const mock = r.throughput?.cpu?.mock;
   return server === undefined || !mock ? undefined : server / mock;
 }
 
-const CPU_COLUMNS: [string, (r: TargetResult) => string][] = [
-  ['target', (r) => r.name],
-  ['server main', (r) => us(r.throughput?.cpu?.serverMain)],
-  ['server other', (r) => us(r.throughput?.cpu?.serverOther)],
-  ['mock', (r) => us(r.throughput?.cpu?.mock)],
-  ['load gen', (r) => us(r.throughput?.cpu?.loadGenerator)],
-  ['server / mock', (r) => { const v = perMock(r); return v === undefined ? '-' : `${v.toFixed(2)}x`; }],
+const CPU_COLUMNS: [string, (t: TargetResult) => string][] = [
+  ['target', (t) => t.name],
+  ['server main', (t) => us(over(t, (r) => r.throughput?.cpu?.serverMain ?? undefined))],
+  ['server other', (t) => us(over(t, (r) => r.throughput?.cpu?.serverOther ?? undefined))],
+  ['mock', (t) => us(over(t, (r) => r.throughput?.cpu?.mock ?? undefined))],
+  ['load gen', (t) => us(over(t, (r) => r.throughput?.cpu?.loadGenerator))],
+  ['server / mock', (t) => { const v = over(t, perMock); return v === undefined ? '-' : `${v.toFixed(2)}x`; }],
 ];
 
 function printCpu(measured: TargetResult[], gateway: TargetResult | undefined, bare: TargetResult | undefined,
   floor: TargetResult | undefined): void {
-  const rows = measured.filter((r) => r.throughput?.cpu);
+  const rows = measured.filter((t) => t.rounds.some((r) => r.throughput?.cpu));
   if (rows.length === 0) return;
-  const cells = [CPU_COLUMNS.map(([h]) => h), ...rows.map((r) => CPU_COLUMNS.map(([, f]) => f(r)))];
-  const widths = CPU_COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  const line = (row: string[]): string => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\nCPU per request in the load run, µs (server other = its worker and GC threads)');
-  console.log([line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n'));
-  const x = (a: number | undefined, b: number | undefined): string => (a !== undefined && b !== undefined ? `${(a / b).toFixed(2)}x` : 'n/a');
-  console.log(`${'gateway / bare-proxy server CPU per request'.padEnd(48)}${x(serverCpu(gateway), serverCpu(bare))}`);
-  console.log(`${'  the same, each divided by its run\'s mock CPU'.padEnd(48)}${x(perMock(gateway), perMock(bare))}`);
-  console.log(`${'gateway / floor server CPU per request'.padEnd(48)}${x(serverCpu(gateway), serverCpu(floor))}`);
+  console.log('\nCPU per request in the load runs, µs, medians (server other = its worker and GC threads)');
+  console.log(grid(CPU_COLUMNS.map(([h]) => h), rows.map((t) => CPU_COLUMNS.map(([, f]) => f(t)))));
+  const x = (a: TargetResult | undefined, b: TargetResult | undefined, f: Metric): string => {
+    const va = a && over(a, f);
+    const vb = b && over(b, f);
+    return va !== undefined && vb !== undefined ? `${(va / vb).toFixed(2)}x` : 'n/a';
+  };
+  console.log(`${'gateway / bare-proxy server CPU per request'.padEnd(48)}${x(gateway, bare, serverCpu)}`);
+  console.log(`${'  the same, each divided by its run\'s mock CPU'.padEnd(48)}${x(gateway, bare, perMock)}`);
+  console.log(`${'gateway / floor server CPU per request'.padEnd(48)}${x(gateway, floor, serverCpu)}`);
 }
