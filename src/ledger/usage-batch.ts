@@ -69,7 +69,8 @@ export class UsageBatchBuilder {
   }
 
   #text(s: string | null): number {
-    // A field that is not a string (a caller's bug) is kept as it is, for the writer to refuse.
+    // A field that is not a string (a caller's bug) reaches the writer as null, for a NOT NULL
+    // column to refuse the batch (which then goes to the dead-letter file) rather than store junk.
     if (typeof s !== 'string') return -1;
     let i = this.#index.get(s);
     if (i === undefined) {
