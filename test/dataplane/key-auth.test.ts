@@ -1,0 +1,91 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KeyAuthenticator } from '../../src/dataplane/key-auth.js';
+import type { KeyRecord } from '../../src/domain/key-record.js';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import { hashApiKey, mintApiKey } from '../../src/lib/api-key.js';
+import { manualClock } from '../../src/lib/clock.js';
+
+function record(id: string, extra: Partial<KeyRecord> = {}): KeyRecord {
+  return {
+    id, orgId: 'org_a', workspaceId: 'ws_a', name: id, prefix: 'gw-xxxxxxxxx', tier: 'standard', scope: 'full',
+    rpmLimit: null, dailyLimit: null, monthlyBudgetMicros: null, expiresAt: null, revokedAt: null, ...extra,
+  };
+}
+
+/** A key store the test can change, counting its lookups. */
+function store(): { byHash: Map<string, KeyRecord>; lookups: number; lookup: (h: string) => KeyRecord | undefined } {
+  const s = {
+    byHash: new Map<string, KeyRecord>(),
+    lookups: 0,
+    lookup: (h: string) => {
+      s.lookups++;
+      return s.byHash.get(h);
+    },
+  };
+  return s;
+}
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof GatewayError, String(e));
+    assert.is(e.status, 401);
+    assert.is(e.code, 'invalid_api_key');
+    return e.message;
+  }
+  assert.unreachable('expected 401 invalid_api_key');
+  return '';
+}
+
+test('a header seen before is still checked against the current record: revoked and expired keys are refused', () => {
+  const s = store();
+  const clock = manualClock(1_000_000);
+  const auth = new KeyAuthenticator(s.lookup, clock, { ttlMs: 60_000, max: 100 });
+  const key = mintApiKey('standard');
+  s.byHash.set(hashApiKey(key), record('k1', { expiresAt: 2_000_000 }));
+  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
+  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
+  assert.is(s.lookups, 1, 'the record is cached');
+
+  s.byHash.set(hashApiKey(key), record('k1', { revokedAt: 1_500_000 }));
+  auth.invalidate('k1');
+  assert.match(refusal(() => auth.authenticate(`Bearer ${key}`)), /revoked/);
+
+  s.byHash.set(hashApiKey(key), record('k1', { expiresAt: 2_000_000 }));
+  auth.invalidate('k1');
+  clock.set(2_000_000);
+  assert.match(refusal(() => auth.authenticate(`Bearer ${key}`)), /expired/);
+});
+
+test('missing, malformed and unknown keys are refused every time, remembered or not', () => {
+  const s = store();
+  const auth = new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 100 });
+  const unknown = mintApiKey('standard');
+  for (let round = 0; round < 2; round++) {
+    assert.match(refusal(() => auth.authenticate('')), /Missing/);
+    assert.match(refusal(() => auth.authenticate('Basic abc')), /Malformed/);
+    assert.match(refusal(() => auth.authenticate('Bearer gw-short')), /Malformed/);
+    assert.match(refusal(() => auth.authenticate(`Bearer ${unknown}`)), /Unknown/);
+  }
+  // Case and surrounding space of the scheme and key are accepted as before.
+  s.byHash.set(hashApiKey(unknown), record('k2'));
+  auth.invalidate('k2');
+  assert.is(new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 100 }).authenticate(`bEaReR ${unknown}  `).id, 'k2');
+});
+
+test('more distinct headers than the cache holds still authenticate correctly', () => {
+  const s = store();
+  const auth = new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 8 });
+  const keys = Array.from({ length: 50 }, (_, i) => {
+    const k = mintApiKey('standard');
+    s.byHash.set(hashApiKey(k), record(`k${i}`));
+    return k;
+  });
+  for (let pass = 0; pass < 3; pass++) {
+    keys.forEach((k, i) => assert.is(auth.authenticate(`Bearer ${k}`).id, `k${i}`));
+  }
+});
+
+test.run();
