@@ -113,7 +113,8 @@ export function startChild(name: string, opts: SpawnOptions): Promise<ChildServe
     });
 }
 
-function readRssMiB(pid: number): number | null {
+/** Resident set size of a process from /proc, in MiB; null once it is gone. */
+export function readRssMiB(pid: number): number | null {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : null;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
-import type { ChildServer } from './child-server.js';
+import { readRssMiB, type ChildServer } from './child-server.js';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 
@@ -77,14 +77,7 @@ http {
         origin: `http://127.0.0.1:${port}`,
         send: () => {},
         waitForLine: () => Promise.reject(new Error('nginx prints nothing')),
-        rssMiB: () => {
-          try {
-            const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-            return m ? Number(m[1]) / 1024 : null;
-          } catch {
-            return null;
-          }
-        },
+        rssMiB: () => readRssMiB(child.pid!),
         stop: async () => {
           process.off('exit', kill);
           if (child.exitCode === null) child.kill('SIGKILL');

@@ -37,6 +37,8 @@ export interface RunningServer {
 
 const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
+// As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
+const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 
 /**
  * The one uWS app: every route of the table registered once with its precomputed pieces
@@ -85,9 +87,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
   const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site'] : route.headers ?? [];
-  // As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
-  const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1'));
-  const contentLength = Buffer.from('content-length', 'latin1');
+  const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
   const minRank = route.role ? ROLE_RANK[route.role] : 0;
   const checksOrigin = isSession && route.method !== 'get';
   const readsBody = !NO_BODY.has(route.method);
@@ -166,7 +166,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
     }
     // The route runs inside uWS's data callback as soon as the body is in: no promise and no
     // microtask between the last byte and the handler.
-    reply.readBody(bodyLimit, Number(req.getHeader(contentLength) || 0), (raw) => {
+    reply.readBody(bodyLimit, Number(req.getHeader(CONTENT_LENGTH) || 0), (raw) => {
       ctx.body = raw;
       start();
     });
