@@ -37,7 +37,9 @@ import { oauthRoutes } from './control/oauth-routes.js';
 import { teamRoutes } from './control/team-routes.js';
 import { usageRoutes } from './control/usage-routes.js';
 import { sessionReader } from './store/sessions.js';
-import { startServer } from './http/server.js';
+import { PortBusyError, startServer } from './http/server.js';
+import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
+import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
@@ -52,6 +54,8 @@ import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.j
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { openDatabase, type Db } from './store/database.js';
+import { hasAnyOrg } from './store/orgs.js';
+import { firstStartSteps } from './first-start.js';
 import { keyByHashReader } from './store/keys.js';
 import { limitsReader } from './store/usage.js';
 import { UsageBatcher } from './ledger/usage-batcher.js';
@@ -64,6 +68,20 @@ export interface Gateway {
   db: Db;
   /** Graceful stop: refuse new connections, let in-flight requests finish, flush, close. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** The gateway cannot start beside another one (same database or same port); the message says which. */
+export class StartRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartRefused';
+  }
+}
+
+function describeHolder(h: ServeHolder | null): string {
+  if (!h) return 'another gateway (starting up)';
+  const where = h.port ? ` on ${h.host}:${h.port}` : ' (starting up)';
+  return `the gateway with pid ${h.pid} on host ${h.hostname}${where}`;
 }
 
 export interface GatewayOptions {
@@ -80,6 +98,12 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const clock = opts.clock ?? systemClock;
   const startedAt = Date.now();
   const catalog = loadCatalog(config);
+  // One gateway per database: two would each admit requests against their own in-memory balance.
+  const lock = acquireServeLock(config.dbPath, { pid: process.pid, hostname: hostname(), host: config.host, port: 0, startedAt });
+  if ('heldBy' in lock) {
+    throw new StartRefused(`database ${config.dbPath} is already served by ${describeHolder(lock.heldBy)}; ` +
+      'stop that gateway first, or give this one another dbPath (GW_DB or --db)');
+  }
   const db = openDatabase(config.dbPath);
 
   const auth = new KeyAuthenticator(keyByHashReader(db), clock, config.keyCache);
@@ -197,7 +221,20 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     publicGate: ipLimiter(config.limits.publicRpmPerIp, clock),
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,
+  }).catch(async (e: unknown) => {
+    breakers.shutdown();
+    traffic.stop();
+    await usage.close();
+    await upstream.close();
+    db.close();
+    lock.release();
+    if (e instanceof PortBusyError) {
+      throw new StartRefused(`port ${e.port} on ${e.host} is already in use (another gateway or program listens on it); ` +
+        'stop it, or give this gateway another port (GW_PORT or port in the config)');
+    }
+    throw e;
   });
+  lock.listening(config.host, server.port);
   // The public origin is known only once the port is (port 0 picks one).
   if (!config.baseUrl) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -218,6 +255,10 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const proxies = describeProxies(config.upstream);
   if (proxies) log.info('outbound traffic (providers, sign-in, price source) goes through a forward proxy, loopback excepted', proxies);
   log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback' });
+  if (!hasAnyOrg(db)) {
+    const steps = firstStartSteps(config.dbPath, control.baseUrl);
+    log.info(steps.message, steps.fields);
+  }
 
   let stopping: Promise<void> | null = null;
   return {
@@ -236,6 +277,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       await usage.close();
       await upstream.close();
       db.close();
+      lock.release();
     })()),
   };
 }

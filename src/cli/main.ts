@@ -1,5 +1,9 @@
 import { loadConfig, ConfigError } from '../config/load.js';
-import { startGateway } from '../gateway.js';
+import { startGateway, StartRefused } from '../gateway.js';
+import { GATEWAY_VERSION } from '../http/routes.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { checkNewKey, KEY_NAME_MAX } from '../control/key-rules.js';
+import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
 import { offsetClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
@@ -16,6 +20,7 @@ import { inrToMicros, formatInr, parseFlags, positiveInt, UsageError } from './a
 const HELP = `gw: operator CLI of the inference gateway
 
 Usage: gw [--config FILE] [--db PATH] [--json] <command>
+       gw --version
 
   serve                                   run the gateway (same as npm start)
   org create NAME [--credit INR]          create an org; prints its id
@@ -23,6 +28,7 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
   org show ORG_ID                         balance, tier, active keys, recent money events and top-ups
   key create --org ORG_ID --name NAME     mint an API key; prints it once
         [--rpm N] [--daily N] [--budget-inr INR] [--expires-days 1-365]
+        [--force]                         past the API's rules (active-key cap, unique names)
   key revoke KEY_ID                       revoke a key (a running gateway drops it within a second)
   key limits KEY_ID [--rpm N|none] [--daily N|none] [--budget-inr INR|none]
   promo create CODE (--bonus-inr INR | --percent 1-100) [--expires DATE] [--max-redemptions N]
@@ -33,7 +39,22 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
   tail [--org ID] [--key ID] [--model ID] [-n N] [--no-follow]
                                           follow the usage ledger like tail -f (--json: JSON lines)
 
-Global: --config (or GW_CONFIG) and --db (or GW_DB) choose the database; --json prints JSON.`;
+Global: --config (or GW_CONFIG) and --db (or GW_DB) choose the database; --json prints JSON.
+Without them the database is data/gateway.db in the gateway's folder, the one \`npm start\` serves.`;
+
+const SUBCOMMANDS: Readonly<Record<string, string>> = {
+  org: 'org create | org credit | org show',
+  key: 'key create | key revoke | key limits',
+  promo: 'promo create | promo list | promo disable',
+};
+
+/** The part of HELP about one command group, for `gw org` and the like. */
+function helpFor(group: string): string {
+  const lines = HELP.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  ${group} `));
+  const end = lines.findIndex((l, i) => i > start && /^ {2}\S/.test(l) && !l.startsWith(`  ${group} `));
+  return `gw ${group}: ${SUBCOMMANDS[group]}\n\n${lines.slice(start, end).join('\n')}`;
+}
 
 interface Globals {
   config?: string;
@@ -70,12 +91,21 @@ export async function runCli(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = g.rest;
   const out = (human: string, json: unknown) => console.log(g.json ? JSON.stringify(json) : human);
   try {
+    if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
+      console.log(g.json ? JSON.stringify({ version: GATEWAY_VERSION }) : `gw ${GATEWAY_VERSION}`);
+      return 0;
+    }
     const config = loadConfig({ file: g.config, overrides: g.db ? { dbPath: g.db } : {} });
     if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
       console.log(HELP);
       return 0;
     }
+    if (cmd in SUBCOMMANDS && (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h')) {
+      console.log(helpFor(cmd));
+      return 0;
+    }
     if (cmd === 'serve') return await serve(config, sub === undefined ? [] : [sub, ...rest]);
+    announceDatabase(config.dbPath);
     if (cmd === 'tail') {
       const ro = openDatabase(config.dbPath, { readonly: true });
       try {
@@ -89,7 +119,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);
       if (cmd === 'org' && sub === 'credit') return orgCredit(db, rest, out);
       if (cmd === 'org' && sub === 'show') return orgShow(db, rest, out);
-      if (cmd === 'key' && sub === 'create') return keyCreate(db, rest, out);
+      if (cmd === 'key' && sub === 'create') return keyCreate(db, config, rest, out);
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
       if (cmd === 'promo') return promoCommand(db, sub, rest, out);
@@ -103,11 +133,35 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`gw: ${e.message}`);
       return 2;
     }
+    if (e instanceof StartRefused) {
+      console.error(`gw: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof GatewayError) {
+      console.error(`gw: ${e.code}: ${e.message}`);
+      return 1;
+    }
     throw e;
   }
 }
 
 type Out = (human: string, json: unknown) => void;
+
+/**
+ * Says on stderr (never in --json stdout) which database a command works on, and warns when no
+ * gateway serves it: a CLI run from another folder or with another config would otherwise
+ * write quietly to a database nobody serves.
+ */
+function announceDatabase(dbPath: string): void {
+  const holder = serveHolder(dbPath);
+  if (holder) {
+    console.error(`database: ${dbPath} (served by the gateway with pid ${holder.pid} on ${holder.host}:${holder.port})`);
+    return;
+  }
+  console.error(`database: ${dbPath}`);
+  console.error('warning: no running gateway serves this database; a gateway started on it later sees these changes. ' +
+    'If one is running, point this command at its database with --config or --db (or GW_CONFIG, GW_DB).');
+}
 
 async function serve(config: ReturnType<typeof loadConfig>, argv: string[]): Promise<number> {
   parseFlags(argv, {});
@@ -188,12 +242,15 @@ function orgShow(db: Db, argv: string[], out: Out): number {
   return 0;
 }
 
-function keyCreate(db: Db, argv: string[], out: Out): number {
+function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): number {
   const { values } = parseFlags(argv, {
     org: { type: 'string' }, name: { type: 'string' }, rpm: { type: 'string' }, daily: { type: 'string' },
-    'budget-inr': { type: 'string' }, 'expires-days': { type: 'string' },
+    'budget-inr': { type: 'string' }, 'expires-days': { type: 'string' }, force: { type: 'boolean' },
   });
   if (!values.org) throw new UsageError('key create needs --org ORG_ID');
+  const name = values.name?.trim();
+  if (!name) throw new UsageError('key create needs --name NAME (names tell keys apart when one must be revoked)');
+  if (name.length > KEY_NAME_MAX) throw new UsageError(`--name must be at most ${KEY_NAME_MAX} characters`);
   const org = findOrg(db, values.org);
   if (!org) throw new UsageError(`no org '${values.org}'`);
   const workspaceId = findDefaultWorkspaceId(db, org.id)!;
@@ -202,14 +259,18 @@ function keyCreate(db: Db, argv: string[], out: Out): number {
   const rpm = positiveInt(values.rpm, '--rpm');
   const daily = positiveInt(values.daily, '--daily');
   if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
-  const name = values.name ?? `key-${Date.now().toString(36)}`;
-  const created = insertKey(db, {
-    orgId: org.id, workspaceId, name, tier,
-    rpmLimit: rpm ?? null,
-    dailyLimit: daily ?? null,
-    monthlyBudgetMicros: values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null,
-    expiresAt: expiresDays ? Date.now() + expiresDays * 86_400_000 : null,
-  });
+  const budget = values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null;
+  const created = db.transaction(() => {
+    const now = Date.now();
+    if (!values.force) checkNewKey(db, org.id, name, config.orgs.maxActiveKeysPerOrg, now);
+    return insertKey(db, {
+      orgId: org.id, workspaceId, name, tier,
+      rpmLimit: rpm ?? null,
+      dailyLimit: daily ?? null,
+      monthlyBudgetMicros: budget,
+      expiresAt: expiresDays ? now + expiresDays * 86_400_000 : null,
+    }, now);
+  }).immediate();
   out(`${created.key}\n(id ${created.id}, tier ${tier}; the key is shown only now: store it safely)`,
     { id: created.id, key: created.key, prefix: created.prefix, tier, name, org_id: org.id });
   return 0;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { gstinValid, stateCodeOf } from '../billing/gst.js';
 import { parseProxyUrl } from '../lib/proxy-settings.js';
@@ -11,9 +13,18 @@ export class ConfigError extends Error {
   }
 }
 
+/** The package's folder, where `npm start` runs. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
 export interface LoadOptions {
   /** Path of a JSON config file; falls back to GW_CONFIG. */
   file?: string;
+  /**
+   * Where a relative path the operator typed (--config, --db, GW_CONFIG, GW_DB) is resolved:
+   * the folder the command was typed in, which npm passes as INIT_CWD because `npm start` and
+   * `npx gw` themselves may run elsewhere. Defaults to INIT_CWD, else the current directory.
+   */
+  cwd?: string;
   env?: NodeJS.ProcessEnv;
   /** Applied last (CLI flags). */
   overrides?: Record<string, unknown>;
@@ -26,7 +37,9 @@ export interface LoadOptions {
  */
 export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   const env = opts.env ?? process.env;
-  const file = opts.file ?? env.GW_CONFIG;
+  const cwd = opts.cwd ?? (env.INIT_CWD || process.cwd());
+  const given = opts.file ?? env.GW_CONFIG;
+  const file = given ? resolve(cwd, given) : given;
   let raw: Record<string, unknown> = {};
   if (file) {
     let text: string;
@@ -44,12 +57,14 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   }
   if (env.GW_PORT !== undefined) raw.port = numberFromEnv('GW_PORT', env.GW_PORT);
   if (env.GW_HOST !== undefined) raw.host = env.GW_HOST;
-  if (env.GW_DB !== undefined) raw.dbPath = env.GW_DB;
   if (env.GW_LOG_LEVEL !== undefined) raw.logLevel = env.GW_LOG_LEVEL;
   // Sign-in settings, so secrets can stay out of the file (an empty variable counts as unset).
   if (env.GW_BASE_URL) raw.baseUrl = env.GW_BASE_URL.replace(/\/+$/, '');
   for (const [name, path] of SIGN_IN_ENV) if (env[name]) setIn(raw, path, env[name], name);
+  const typed = env.GW_DB !== undefined || opts.overrides?.dbPath !== undefined;
+  if (env.GW_DB !== undefined) raw.dbPath = env.GW_DB;
   Object.assign(raw, opts.overrides ?? {});
+  raw.dbPath = absoluteDbPath(raw.dbPath, typed || !file ? cwd : dirname(file));
 
   const withDefaults = Value.Default(ConfigSchema, structuredClone(raw));
   const firstError = Value.Errors(ConfigSchema, withDefaults).First();
@@ -132,6 +147,18 @@ function setIn(raw: Record<string, unknown>, path: readonly string[], value: str
     o = next as Record<string, unknown>;
   }
   o[path[path.length - 1]] = value;
+}
+
+/**
+ * The one rule for where the database is, shared by `npm start` and every `gw` command: a
+ * relative dbPath from the config file is relative to that file, one typed by the operator
+ * (GW_DB, --db) to where it was typed, and the default `./data/gateway.db` to the package root,
+ * so a CLI started from another folder finds the gateway's database.
+ */
+function absoluteDbPath(value: unknown, base: string): unknown {
+  if (value === undefined) return resolve(PACKAGE_ROOT, 'data', 'gateway.db');
+  if (typeof value !== 'string' || value === '' || value === ':memory:' || isAbsolute(value)) return value;
+  return resolve(base, value);
 }
 
 function numberFromEnv(name: string, value: string): number {

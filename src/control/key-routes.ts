@@ -3,9 +3,10 @@ import { inrToMicros, iso, microsToInr } from './team-rules.js';
 import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
-import { activeKeyNameTaken, countActiveKeys, findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { countActiveKeys, findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { findDefaultWorkspaceId, findOrg, orgIsFunded } from '../store/orgs.js';
 import type { ControlDeps } from './control-deps.js';
+import { checkNewKey, KEY_NAME_MAX } from './key-rules.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 
 const Inr = Type.Number({ minimum: 0, maximum: 10_000_000 });
@@ -63,7 +64,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
     {
       kind: 'json', method: 'post', path: '/me/keys', auth: 'session',
       body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: KEY_NAME_MAX })),
         budget_inr: Type.Optional(Inr),
         expires_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
         workspace_id: Type.Optional(Type.String()),
@@ -89,10 +90,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
           workspaceId = b.workspace_id;
         }
         const created = db.transaction(() => {
-          if (countActiveKeys(db, orgId, now) >= d.config.orgs.maxActiveKeysPerOrg) {
-            throw errors.rule('cap', `An organisation can have at most ${d.config.orgs.maxActiveKeysPerOrg} active keys (beta); revoke one first`);
-          }
-          if (activeKeyNameTaken(db, orgId, name, now)) throw errors.rule('duplicate_key_name', `An active key named '${name}' already exists`);
+          checkNewKey(db, orgId, name, d.config.orgs.maxActiveKeysPerOrg, now);
           return insertKey(db, {
             orgId, workspaceId, name, tier,
             monthlyBudgetMicros: b.budget_inr === undefined ? null : inrToMicros(b.budget_inr),

@@ -66,9 +66,11 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (token) => {
+    // uSockets sets SO_REUSEPORT by default: a second gateway on the same port would start
+    // quietly and the kernel would split new connections between the two. Exclusive refuses it.
+    listenExclusive(app, opts.host, opts.port, (token) => {
       if (!token) {
-        reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+        reject(new PortBusyError(opts.host, opts.port));
         return;
       }
       resolve({
@@ -81,6 +83,25 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
       });
     });
   });
+}
+
+/** The port is taken (by another gateway or any program) or the address is not this machine's. */
+export class PortBusyError extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`cannot listen on ${host}:${port}: the port is in use (another gateway or program listens on it) or the address is not this machine's`);
+    this.name = 'PortBusyError';
+  }
+}
+
+type ListenCallback = (token: uWS.us_listen_socket | false) => void;
+
+// uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT; the JavaScript fallback does not export the name (and
+// always listens exclusively).
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+// Both builds take (host, port, options, cb); the typings list options only with a port.
+function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: ListenCallback): void {
+  (app.listen as unknown as (h: string, p: number, o: number, c: ListenCallback) => void).call(app, host, port, LISTEN_EXCLUSIVE_PORT, cb);
 }
 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {

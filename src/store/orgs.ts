@@ -25,6 +25,11 @@ export function insertOrg(db: Db, name: string, opts: { personal?: boolean; now?
   return { orgId, workspaceId };
 }
 
+/** Whether any organisation exists yet (a fresh install has none). */
+export function hasAnyOrg(db: Db): boolean {
+  return db.prepare('SELECT 1 FROM orgs LIMIT 1').get() !== undefined;
+}
+
 export function findOrg(db: Db, orgId: string): OrgRow | undefined {
   return db.prepare('SELECT * FROM orgs WHERE id = ?').get(orgId) as OrgRow | undefined;
 }

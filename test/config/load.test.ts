@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { ROOT } from '../support/gateway-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
 const file = (name: string, text: string) => {
@@ -27,10 +28,24 @@ test('defaults work with no file and no environment', () => {
   const c = loadConfig({ env: {} });
   assert.is(c.port, 8080);
   assert.is(c.host, '127.0.0.1');
-  assert.is(c.dbPath, './data/gateway.db');
+  assert.is(c.dbPath, join(ROOT, 'data', 'gateway.db'), 'data/gateway.db in the package folder, wherever the command runs');
   assert.is(c.limits.gatewayRpm, 120);
   assert.is(c.keyCache.ttlMs, 60_000);
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.limits), 'frozen after validation');
+});
+
+test('npm start and gw find the same database from any folder: relative paths follow one rule', () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'gw-cwd-'));
+  const sub = join(dir, 'sub');
+  const p = file('rel.json', JSON.stringify({ dbPath: 'db/rel.db' }));
+  // npm runs scripts in the package root and passes the folder the command was typed in as INIT_CWD.
+  assert.is(loadConfig({ env: { INIT_CWD: elsewhere } }).dbPath, join(ROOT, 'data', 'gateway.db'), 'the default ignores the folder');
+  assert.is(loadConfig({ env: {}, cwd: elsewhere }).dbPath, join(ROOT, 'data', 'gateway.db'));
+  assert.is(loadConfig({ file: p, env: {}, cwd: elsewhere }).dbPath, join(dir, 'db', 'rel.db'), 'a config file\'s dbPath is relative to the file');
+  assert.is(loadConfig({ env: { GW_CONFIG: 'rel.json', INIT_CWD: dir } }).dbPath, join(dir, 'db', 'rel.db'), 'GW_CONFIG is relative to where it was typed');
+  assert.is(loadConfig({ env: { GW_DB: 'x.db', INIT_CWD: sub } }).dbPath, join(sub, 'x.db'), 'GW_DB is relative to where it was typed');
+  assert.is(loadConfig({ file: p, env: {}, cwd: sub, overrides: { dbPath: './y.db' } }).dbPath, join(sub, 'y.db'), '--db too');
+  assert.is(loadConfig({ env: { GW_DB: ':memory:' } }).dbPath, ':memory:');
 });
 
 test('the file, then the environment, then overrides apply in that order', () => {

@@ -10,6 +10,33 @@ const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 
+export interface MainRun {
+  /** null when it had to be killed (it was still running at the timeout). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node dist/src/main.js ARGS` (the gateway or the CLI) to its end, with the tests' loopback
+ * environment; kills it after timeoutMs, so a process that should have refused to run fails the
+ * test instead of hanging it.
+ */
+export function runMain(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<MainRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], {
+      cwd: opts.cwd, env: { ...process.env, GW_CONFIG: '', GW_DB: undefined, INIT_CWD: undefined, ...NO_PROXY_ENV, ...opts.env },
+      timeout: opts.timeoutMs ?? 15_000, killSignal: 'SIGKILL',
+    }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : err.killed ? null : typeof err.code === 'number' ? err.code : null;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// A proxy in the machine's environment must not reroute the tests' loopback providers.
+const NO_PROXY_ENV = { http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', all_proxy: '', ALL_PROXY: '', no_proxy: '', NO_PROXY: '' };
+
 export interface GatewayProcess {
   url: string;
   port: number;
@@ -36,9 +63,7 @@ export async function startGateway(config: Record<string, unknown> = {}, env: Re
   const dbPath = join(dir, 'gw.db');
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({ host: '127.0.0.1', port: 0, dbPath, logLevel: 'warn', ...config }));
-  // A proxy in the machine's environment must not reroute the tests' loopback providers.
-  const noProxyEnv = { http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', all_proxy: '', ALL_PROXY: '', no_proxy: '', NO_PROXY: '' };
-  const childEnv = { ...process.env, GW_CONFIG: '', ...noProxyEnv, ...env };
+  const childEnv = { ...process.env, GW_CONFIG: '', ...NO_PROXY_ENV, ...env };
   const gp = {
     url: '', port: 0, dir, dbPath, configPath, lines: [] as string[], proc: null as unknown as ChildProcess,
     async cli(...args: string[]) {

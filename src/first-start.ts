@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from './config/load.js';
+
+const DEFAULT_DB = join(PACKAGE_ROOT, 'data', 'gateway.db');
+
+/**
+ * What a new operator does next, logged when the gateway starts on a database without
+ * organisations: the CLI commands (naming this database unless it is the one `npx gw` finds by
+ * itself) and where the API and, once it is built, the dashboard are.
+ */
+export function firstStartSteps(dbPath: string, baseUrl: string): { message: string; fields: Record<string, string> } {
+  const db = dbPath === DEFAULT_DB ? '' : ` --db ${/^[\w./:-]+$/.test(dbPath) ? dbPath : `'${dbPath.replaceAll("'", "'\\''")}'`}`;
+  const createOrg = `npx gw${db} org create acme --credit 500`;
+  const createKey = `npx gw${db} key create --org <org id> --name laptop`;
+  const message = `first start: no organisations yet. Next, in another terminal in ${PACKAGE_ROOT.replace(/\/$/, '')}: ` +
+    `\`${createOrg}\` (prints the org id), then \`${createKey}\` (prints a gw- key once); ` +
+    `clients use ${baseUrl}/v1 with that key. The dashboard will be at ${baseUrl}/ (not built yet).`;
+  return { message, fields: { create_org: createOrg, create_key: createKey, api: `${baseUrl}/v1`, dashboard: `${baseUrl}/` } };
+}
