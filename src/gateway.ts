@@ -37,7 +37,7 @@ import { oauthRoutes } from './control/oauth-routes.js';
 import { teamRoutes } from './control/team-routes.js';
 import { usageRoutes } from './control/usage-routes.js';
 import { sessionReader } from './store/sessions.js';
-import { PortBusyError, startServer } from './http/server.js';
+import { ListenError, startServer } from './http/server.js';
 import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
 import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
@@ -82,6 +82,16 @@ function describeHolder(h: ServeHolder | null): string {
   if (!h) return 'another gateway (starting up)';
   const where = h.port ? ` on ${h.host}:${h.port}` : ' (starting up)';
   return `the gateway with pid ${h.pid} on host ${h.hostname}${where}`;
+}
+
+function listenRefusal(e: ListenError): string {
+  const where = `port ${e.port} on ${e.host}`;
+  if (e.code === 'EADDRINUSE') {
+    return `${where} is already in use (another gateway or program listens on it); stop it, or give this gateway another port (GW_PORT or port in the config)`;
+  }
+  if (e.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: ${e.host} is not an address of this machine (GW_HOST or host in the config)`;
+  if (e.code === 'EACCES') return `cannot listen on ${where}: ports below 1024 need privileges; choose a port from 1024 up`;
+  return `cannot listen on ${where}${e.code ? ` (${e.code})` : ''}`;
 }
 
 export interface GatewayOptions {
@@ -228,10 +238,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     await upstream.close();
     db.close();
     lock.release();
-    if (e instanceof PortBusyError) {
-      throw new StartRefused(`port ${e.port} on ${e.host} is already in use (another gateway or program listens on it); ` +
-        'stop it, or give this gateway another port (GW_PORT or port in the config)');
-    }
+    if (e instanceof ListenError) throw new StartRefused(listenRefusal(e));
     throw e;
   });
   lock.listening(config.host, server.port);

@@ -1,4 +1,5 @@
 import uWS from 'uWebSockets.js';
+import { createServer } from 'node:net';
 import fastJson from 'fast-json-stringify';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -70,7 +71,8 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
     // quietly and the kernel would split new connections between the two. Exclusive refuses it.
     listenExclusive(app, opts.host, opts.port, (token) => {
       if (!token) {
-        reject(new PortBusyError(opts.host, opts.port));
+        // uWS says only "false"; the same bind through node:net tells in use from not ours.
+        bindError(opts.host, opts.port).then((code) => reject(new ListenError(opts.host, opts.port, code)));
         return;
       }
       resolve({
@@ -85,12 +87,20 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   });
 }
 
-/** The port is taken (by another gateway or any program) or the address is not this machine's. */
-export class PortBusyError extends Error {
-  constructor(readonly host: string, readonly port: number) {
-    super(`cannot listen on ${host}:${port}: the port is in use (another gateway or program listens on it) or the address is not this machine's`);
-    this.name = 'PortBusyError';
+/** The server could not listen; code is the bind's errno name (EADDRINUSE: another program has the port). */
+export class ListenError extends Error {
+  constructor(readonly host: string, readonly port: number, readonly code: string | null) {
+    super(`cannot listen on ${host}:${port}${code ? ` (${code})` : ''}`);
+    this.name = 'ListenError';
   }
+}
+
+function bindError(host: string, port: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? null));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
 }
 
 type ListenCallback = (token: uWS.us_listen_socket | false) => void;

@@ -52,9 +52,10 @@ export function acquireServeLock(dbPath: string, me: ServeHolder, waitMs = 1_000
       db.close();
       throw e;
     }
-    const heldBy = readHolder(db);
+    const found = readHolder(db);
     db.close();
-    return { heldBy };
+    // Our own row: a rival took the lock in the instant between our commit and BEGIN.
+    return { heldBy: found && found.pid === me.pid && found.hostname === me.hostname ? null : found };
   }
   let released = false;
   return {
