@@ -18,14 +18,7 @@ export interface ServeLock {
   release(): void;
 }
 
-/**
- * One gateway per database. The lock is SQLite's own write lock on a small file beside the
- * database (`<db>.lock`): the holder keeps a write transaction open for as long as it runs, so
- * the kernel releases it when the process ends in any way (stop, crash, SIGKILL) and a dead
- * holder never blocks the next start. A pid written in a file would need a liveness guess, and a
- * recycled pid would look alive. The holder's pid and address are committed before the lock is
- * taken, so whoever finds it busy can name the gateway that holds it.
- */
+/** The lock file beside the database. */
 export function lockPath(dbPath: string): string {
   return `${dbPath}.lock`;
 }
@@ -33,6 +26,13 @@ export function lockPath(dbPath: string): string {
 const SETUP = 'CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, hostname TEXT, host TEXT, port INTEGER, started_at INTEGER)';
 
 /**
+ * One gateway per database. The lock is SQLite's own write lock on a small file beside the
+ * database (`<db>.lock`): the holder keeps a write transaction open for as long as it runs, so
+ * the kernel releases it when the process ends in any way (stop, crash, SIGKILL) and a dead
+ * holder never blocks the next start. A pid written in a file would need a liveness guess, and a
+ * recycled pid would look alive. The holder's pid and address are committed before the lock is
+ * taken, so whoever finds it busy can name the gateway that holds it.
+ *
  * Takes the lock or returns the live holder. waitMs covers the instant an operator's `gw`
  * command checks the lock (see serveHolder), which would otherwise look like a gateway.
  */
