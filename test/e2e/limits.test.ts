@@ -197,7 +197,7 @@ test('a key revoked with the CLI is refused with 401 within the poll window', as
   await refused(await sandbox(key), 401, 'invalid_api_key');
 });
 
-test('unauthenticated reads of /v1/models and /health share a limit of 120 a minute per IP; keys are not affected', async () => {
+test('unauthenticated reads of /v1/models and /health share a limit of 120 a minute per IP; reads with a valid key are limited per key', async () => {
   const { key } = await newKey(funded);
   const first = Date.now();
   const rs = await Promise.all(Array.from({ length: 120 }, (_, i) => fetch(`${gw.url}${i % 2 ? '/health' : '/v1/models'}`)));
@@ -209,6 +209,17 @@ test('unauthenticated reads of /v1/models and /health share a limit of 120 a min
     assert.ok(e.retryAfter <= 60 && e.retryAfter >= 59 - elapsed, `retry-after ${e.retryAfter}`);
   }
   await ok(sandbox(key));
+
+  // A read that carries a valid key is counted against that key, not the IP; an invalid key changes nothing.
+  const withKey = (k: string, path = '/v1/models') => fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${k}` } });
+  await refused(await withKey('gw-' + 'A'.repeat(32)), 429, 'rate_limit_exceeded');
+  await refused(await withKey('not a key'), 429, 'rate_limit_exceeded');
+  const keyed = await Promise.all(Array.from({ length: 120 }, (_, i) => withKey(key, i % 2 ? '/health' : '/v1/models')));
+  assert.equal(keyed.map((r) => r.status), Array(120).fill(200));
+  await Promise.all(keyed.map((r) => r.arrayBuffer()));
+  assert.match((await refused(await withKey(key), 429, 'rate_limit_exceeded')).message, /per API key/);
+  const other = await newKey(funded);
+  assert.is((await withKey(other.key)).status, 200, 'another key has a window of its own');
 });
 
 test.run();
