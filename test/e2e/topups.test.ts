@@ -84,7 +84,7 @@ test('a new org sees its balance, the top-up terms and no address; without a ses
   assert.is(pay.auths.length, calls);
 });
 
-test('the address is checked field by field: 400 bad_address names the field', async () => {
+test('the address is checked field by field, the PIN code against the state: 400 bad_address names the field', async () => {
   const b = await signIn(gw, 'address@topups.example');
   const cases: [Record<string, unknown>, string][] = [
     [{ ...KARNATAKA, name: undefined }, "'name'"],
@@ -93,6 +93,9 @@ test('the address is checked field by field: 400 bad_address names the field', a
     [{ ...KARNATAKA, state: 'Atlantis' }, "'state'"],
     [{ ...KARNATAKA, pincode: '012345' }, "'pincode'"],
     [{ ...KARNATAKA, pincode: '56000' }, "'pincode'"],
+    // A Delhi PIN with Karnataka chosen would bill CGST+SGST of the wrong state.
+    [{ ...KARNATAKA, pincode: '110001' }, "'pincode': PIN code 110001 is in Delhi (07), not in Karnataka (29)"],
+    [{ ...MAHARASHTRA, pincode: '560001' }, "is in Karnataka (29), not in Maharashtra (27)"],
     [{ ...KARNATAKA, gstin: '29AAGCB7383J1Z5' }, "'gstin'"],
     // A valid GSTIN, but registered in Maharashtra.
     [{ ...KARNATAKA, gstin: '27AAPFU0939F1ZV' }, "'gstin'"],
@@ -109,6 +112,9 @@ test('the address is checked field by field: 400 bad_address names the field', a
 
   const saved = await json(await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'karnataka ', gstin: '29aagcb7383j1z4', pincode: 560001 }));
   assert.equal([saved.state, saved.state_code, saved.pincode, saved.gstin, saved.line2], ['Karnataka', '29', '560001', '29AAGCB7383J1Z4', null]);
+  // Shared circles: a Goa PIN (403) is in the Maharashtra circle, a Puducherry one (605) in Tamil Nadu's.
+  assert.is((await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'Goa', pincode: '403001' })).status, 200);
+  assert.is((await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'Puducherry', pincode: '605001' })).status, 200);
   const moved = await json(await b.send('POST', '/me/billing/address', MAHARASHTRA));
   assert.equal([moved.state, moved.state_code, moved.gstin], ['Maharashtra', '27', '27AAPFU0939F1ZV']);
   assert.equal((await json(await b.get('/me/billing'))).address.city, 'Mumbai');
