@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { perMinuteLimiter } from './ip-limiter.js';
+import { ipLimiter, perMinuteLimiter } from './ip-limiter.js';
 
 /** The key id a valid `Authorization: Bearer gw-…` header names, or null (absent, malformed, unknown, revoked). */
 export type KeyIdOf = (authorization: string) => string | null;
@@ -12,7 +12,7 @@ export type KeyIdOf = (authorization: string) => string | null;
  * it only falls back to the IP's window.
  */
 export function publicGate(limit: number, clock: Clock, keyIdOf: KeyIdOf, maxKeys = 100_000): (ip: string, authorization: string) => void {
-  const perIp = perMinuteLimiter(limit, clock, `${limit} unauthenticated requests per minute per IP`, maxKeys);
+  const perIp = ipLimiter(limit, clock, maxKeys);
   const perKey = perMinuteLimiter(limit, clock, `${limit} public requests per minute per API key`, maxKeys);
   return (ip, authorization) => {
     const keyId = authorization === '' ? null : keyIdOf(authorization);

@@ -8,6 +8,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 import { manualClock } from '../../src/lib/clock.js';
 import { istDay, istMonth, nextIstMidnight, nextIstMonthStart } from '../../src/lib/ist.js';
 import { ipLimiter } from '../../src/limits/ip-limiter.js';
+import { publicGate } from '../../src/limits/public-gate.js';
 import { LimitsGate, TRIAL_DAILY, TRIAL_RPM } from '../../src/limits/limits-gate.js';
 import { SpendBook } from '../../src/limits/spend-book.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
@@ -429,6 +430,20 @@ test('unauthenticated reads are limited per IP with an exact retry-after, and IP
   clock.set(start + 60_000);
   limit('10.0.0.1');
   assert.is(refusal(() => limit('10.0.0.1')).code, 'rate_limit_exceeded');
+});
+
+test('public requests with a valid key are counted per key, anything else per IP', () => {
+  const keys: Record<string, string> = { 'Bearer good-a': 'key_a', 'Bearer good-b': 'key_b' };
+  const gate = publicGate(2, clock, (authorization) => keys[authorization] ?? null);
+  gate('10.0.0.1', '');
+  gate('10.0.0.1', 'Bearer unknown');
+  assert.match(refusal(() => gate('10.0.0.1', '')).message, /per IP/);
+  // The IP is spent; its keys are not, and each key has its own window whatever the IP.
+  gate('10.0.0.1', 'Bearer good-a');
+  gate('10.0.0.9', 'Bearer good-a');
+  assert.match(refusal(() => gate('10.0.0.2', 'Bearer good-a')).message, /per API key/);
+  gate('10.0.0.1', 'Bearer good-b');
+  gate('10.0.0.2', '');
 });
 
 test.run();
