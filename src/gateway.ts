@@ -60,7 +60,7 @@ import { keyByHashReader } from './store/keys.js';
 import { limitsReader } from './store/usage.js';
 import { UsageBatcher } from './ledger/usage-batcher.js';
 import { LimitsGate } from './limits/limits-gate.js';
-import { ipLimiter } from './limits/ip-limiter.js';
+import { publicGate } from './limits/public-gate.js';
 import { SpendBook } from './limits/spend-book.js';
 
 export interface Gateway {
@@ -194,6 +194,14 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
     },
   };
+  // Public routes: a valid key's own window, else the client IP's (spec 8).
+  const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
+    try {
+      return auth.authenticate(authorization).id;
+    } catch {
+      return null;
+    }
+  });
   const listModels = modelLister(catalog, (id) => breakers.state(id));
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
   // One per-org usage rollup for every report that sums the ledger (usage, activity, billing).
@@ -220,7 +228,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
       ...billingRoutes({ ...control, payments, rollup, notices, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
-      ...paymentWebhookRoutes({ ...control, payments, notices }),
+      ...paymentWebhookRoutes({ ...control, payments, notices, limitUnsigned: (ip) => gatePublic(ip, '') }),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });
@@ -228,7 +236,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const allowedOrigins = new Set<string>();
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
-    publicGate: ipLimiter(config.limits.publicRpmPerIp, clock),
+    publicGate: gatePublic,
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,
   }).catch(async (e: unknown) => {

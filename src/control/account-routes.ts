@@ -3,7 +3,7 @@ import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
 import { deleteSession, hashToken } from '../store/sessions.js';
-import { findUser, updateUser } from '../store/users.js';
+import { attributionPending, findUser, updateUser } from '../store/users.js';
 import { findOrg, orgIsFunded } from '../store/orgs.js';
 import { microsToInr } from '../lib/money.js';
 import { cleanName } from './team-rules.js';
@@ -17,6 +17,7 @@ const MeBody = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
   avatar_url: Type.Union([Type.String(), Type.Null()]),
   role: Type.String(),
+  attribution_pending: Type.Boolean({ description: 'true until the one-time signup survey (POST /me/attribution) is answered' }),
   org: Type.Object({
     id: Type.String(),
     name: Type.String(),
@@ -35,7 +36,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
     const u = findUser(d.db, userId)!;
     const o = findOrg(d.db, orgId)!;
     return {
-      id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, role,
+      id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, role, attribution_pending: attributionPending(d.db, u.id),
       org: {
         id: o.id, name: o.name, personal: o.personal === 1, domain: o.personal ? null : u.email.split('@')[1] ?? null,
         balance_inr: microsToInr(o.balance_micros), tier: orgIsFunded(o) ? 'standard' : 'trial',

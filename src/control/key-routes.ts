@@ -29,6 +29,14 @@ const KeyListItem = Type.Object({
   created_at: Type.String(),
 });
 
+/**
+ * The limits the gateway applies to a key, as GET and PATCH both show them: a trial key's are its
+ * own lowered ones under the trial caps (never null, never above them, as the data plane enforces).
+ */
+function effectiveLimits(tier: string, rpm: number | null, daily: number | null): { rpm_limit: number | null; daily_limit: number | null } {
+  if (tier !== 'trial') return { rpm_limit: rpm, daily_limit: daily };
+  return { rpm_limit: Math.min(rpm ?? TRIAL_RPM, TRIAL_RPM), daily_limit: Math.min(daily ?? TRIAL_DAILY, TRIAL_DAILY) };
+}
 
 /** GET/POST/PATCH/DELETE /me/keys (spec 4.4) with the rules of spec 3 and 7. */
 export function keyRoutes(d: ControlDeps): RouteSpec[] {
@@ -52,8 +60,7 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
             data: rows.map((k) => ({
               id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, scope: k.scope, workspace_id: k.workspace_id,
               status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
-              rpm_limit: k.tier === 'trial' ? k.rpm_limit ?? TRIAL_RPM : k.rpm_limit,
-              daily_limit: k.tier === 'trial' ? k.daily_limit ?? TRIAL_DAILY : k.daily_limit,
+              ...effectiveLimits(k.tier, k.rpm_limit, k.daily_limit),
               monthly_budget: microsToInr(k.monthly_budget_micros), spent_month: microsToInr(k.spent as number),
               last_used_at: iso(k.last_used_at), expires_at: iso(k.expires_at), created_at: iso(k.created_at)!,
             })),
@@ -135,7 +142,9 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
         }, d.clock.now());
         d.notify.keyChanged(k.id);
         const after = findKeyById(db, k.id)!;
-        return { body: { id: k.id, tier: after.tier, rpm_limit: after.rpmLimit, daily_limit: after.dailyLimit, monthly_budget: microsToInr(after.monthlyBudgetMicros) } };
+        return {
+          body: { id: k.id, tier: after.tier, ...effectiveLimits(after.tier, after.rpmLimit, after.dailyLimit), monthly_budget: microsToInr(after.monthlyBudgetMicros) },
+        };
       },
     },
     {

@@ -14,6 +14,7 @@ import { findOrg } from '../store/orgs.js';
 import { setSessionOrg } from '../store/sessions.js';
 import type { ControlDeps } from './control-deps.js';
 import { cleanName, iso, parseEmail, parseRole } from './team-rules.js';
+import { mailInvitation } from './invitation-mail.js';
 import { workspaceRoutes } from './workspace-routes.js';
 
 const OrgItem = Type.Object({
@@ -152,6 +153,7 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
           }
           return insertInvitation(db, { orgId: s.orgId, email, role, invitedBy: s.userId }, now);
         }).immediate();
+        mailInvitation(d, { id: inv.id, email, role, orgName: findOrg(db, s.orgId)!.name, invitedBy: s.email });
         return { status: 201, body: orgInvitation({ ...inv, invited_by_email: s.email, org_name: '' }) };
       },
     },

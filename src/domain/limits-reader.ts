@@ -1,6 +1,8 @@
 /** The durable figures the in-memory limits start from when they first see a key, org or workspace. */
 export interface LimitsReader {
   keyDailyCount(keyId: string, day: string): number;
+  /** Requests made by all of an org's trial keys on an IST day, revoked and expired ones included. */
+  orgTrialDailyCount(orgId: string, day: string): number;
   monthlySpend(scopeId: string, month: string): number;
   /** Balance and the money-event high-water mark it includes, read in one snapshot. */
   orgBalance(orgId: string): { balanceMicros: number; moneyEventId: number } | null;

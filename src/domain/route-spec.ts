@@ -35,6 +35,12 @@ interface RouteBase {
    * (403 forbidden), and for writes a same-origin request (403 forbidden).
    */
   auth: 'api_key' | 'public' | 'session';
+  /**
+   * A public route whose handler applies the public limit itself, once it knows whether the
+   * request is genuine: the payment webhook limits only unsigned or badly signed deliveries, so a
+   * burst of real ones (a provider's retries, many payments at once) is never refused with 429.
+   */
+  limitedByHandler?: true;
   role?: Role;
   /** Request headers the handler reads (uWS headers vanish after the first await). */
   headers?: readonly string[];

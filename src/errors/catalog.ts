@@ -34,8 +34,8 @@ export const errors = {
     new GatewayError(402, 'billing_error', 'insufficient_credits', 'The organisation balance is zero or negative; top up to continue'),
   rateLimitExceeded: (retryAfterS: number, what: string) =>
     new GatewayError(429, RATE, 'rate_limit_exceeded', `Rate limit exceeded: ${what}`, { 'retry-after': String(retryAfterS) }),
-  dailyLimitReached: (retryAfterS: number, limit: number) =>
-    new GatewayError(429, RATE, 'daily_limit_reached', `Daily request cap of ${limit} reached; resets at midnight IST`,
+  dailyLimitReached: (retryAfterS: number, limit: number, whose = '') =>
+    new GatewayError(429, RATE, 'daily_limit_reached', `Daily request cap of ${limit}${whose} reached; resets at midnight IST`,
       { 'retry-after': String(retryAfterS) }),
   budgetExceeded: (retryAfterS: number, what: string) =>
     new GatewayError(429, RATE, 'budget_exceeded', `Monthly budget spent: ${what}; resets with the new IST month`,

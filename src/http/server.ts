@@ -17,8 +17,8 @@ export interface ServerOptions {
   port: number;
   bodyLimitBytes: number;
   log: Logger;
-  /** Seam for the per-IP limit of unauthenticated reads; throws a GatewayError (429). */
-  publicGate?: (ip: string) => void;
+  /** Seam for the limit of public routes, per key when the request carries a valid one, else per IP; throws a GatewayError (429). */
+  publicGate?: (ip: string, authorization: string) => void;
   /** Resolves the gw_session cookie value to a session (session routes). */
   sessions?: (token: string) => Session | null;
   /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
@@ -117,14 +117,16 @@ function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
-  const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site'] : route.headers ?? [];
+  const isPublic = route.auth === 'public';
+  const gated = isPublic && route.limitedByHandler !== true && opts.publicGate !== undefined;
+  const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site']
+    : gated ? [...(route.headers ?? []), 'authorization'] : route.headers ?? [];
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
   const minRank = route.role ? ROLE_RANK[route.role] : 0;
   const checksOrigin = isSession && route.method !== 'get';
   const readsBody = !NO_BODY.has(route.method);
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
-  const isPublic = route.auth === 'public' && opts.publicGate !== undefined;
   const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
   const log = opts.log;
 
@@ -155,10 +157,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       return;
     }
     for (let i = 0; i < headerNames.length; i++) ctx.headers[headerNames[i]] = req.getHeader(headerKeys[i]);
-    if (isPublic) {
-      ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    if (isPublic) ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    if (gated) {
       try {
-        opts.publicGate!(ctx.ip);
+        opts.publicGate!(ctx.ip, ctx.headers.authorization);
       } catch (e) {
         refuse(e);
         return;

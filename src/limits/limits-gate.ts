@@ -5,7 +5,10 @@ import type { Clock } from '../lib/clock.js';
 import { nextIstMidnight, nextIstMonthStart, secondsUntil } from '../lib/ist.js';
 import type { SpendBook } from './spend-book.js';
 
-/** Trial keys: hard caps (spec 5.4). */
+/**
+ * Trial keys: hard caps (spec 5.4), which hold per key and for the org's trial keys together, so
+ * more keys, or a key revoked and created again, do not add to an org's free allowance.
+ */
 export const TRIAL_RPM = 60;
 export const TRIAL_DAILY = 200;
 
@@ -49,6 +52,16 @@ export class LimitsGate implements RequestGate {
     if (daily !== null && book.keyDay(k, key.id, now).dayCount >= daily) {
       throw errors.dailyLimitReached(secondsUntil(now, nextIstMidnight(now)), daily);
     }
+    if (trial) {
+      const t = book.trial(key.orgId, now);
+      if (t.window.count(now) >= TRIAL_RPM) {
+        throw errors.rateLimitExceeded(t.window.retryAfterSeconds(now, TRIAL_RPM), `trial allowance of ${TRIAL_RPM} requests per minute per organisation`);
+      }
+      if (t.dayCount >= TRIAL_DAILY) {
+        throw errors.dailyLimitReached(secondsUntil(now, nextIstMidnight(now)), TRIAL_DAILY, ' per organisation on trial keys');
+      }
+      t.window.add(now);
+    }
 
     if (!trial) {
       const org = book.org(key.orgId);
@@ -75,7 +88,11 @@ export class LimitsGate implements RequestGate {
     const k = book.keyDay(book.key(key.id), key.id, now);
     k.dayCount++;
     ticket.admitted = true;
-    if (maxCostMicros <= 0 || key.tier === 'trial') return;
+    if (key.tier === 'trial') {
+      book.trial(key.orgId, now).dayCount++;
+      return;
+    }
+    if (maxCostMicros <= 0) return;
     ticket.reservedMicros = maxCostMicros;
     k.reserved += maxCostMicros;
     book.org(key.orgId).reserved += maxCostMicros;

@@ -11,6 +11,13 @@ export class KeyState {
   reserved = 0;
 }
 
+/** An org's trial allowance, shared by all its trial keys, past and present. */
+export class TrialState {
+  readonly window = new SlidingWindow();
+  day = '';
+  dayCount = 0;
+}
+
 export class OrgState {
   constructor(public balance: number, public moneyEventId: number) {}
   reserved = 0;
@@ -34,6 +41,7 @@ export class SpendBook {
   readonly #keys = new Map<string, KeyState>();
   readonly #orgs = new Map<string, OrgState>();
   readonly #workspaces = new Map<string, WorkspaceState>();
+  readonly #trials = new Map<string, TrialState>();
   readonly #calendar = new IstCalendar();
 
   constructor(reader: LimitsReader) {
@@ -54,6 +62,21 @@ export class SpendBook {
       k.dayCount = this.#reader.keyDailyCount(keyId, day);
     }
     return k;
+  }
+
+  /**
+   * The org's trial allowance, its day count loaded from the ledger at a new IST day. The rolling
+   * minute lives in memory only, as a key's does (a restart forgets at most one minute).
+   */
+  trial(orgId: string, now: number): TrialState {
+    let t = this.#trials.get(orgId);
+    if (!t) this.#trials.set(orgId, (t = new TrialState()));
+    const day = this.#calendar.day(now);
+    if (t.day !== day) {
+      t.day = day;
+      t.dayCount = this.#reader.orgTrialDailyCount(orgId, day);
+    }
+    return t;
   }
 
   keyMonth(k: KeyState, keyId: string, now: number): KeyState {

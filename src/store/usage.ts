@@ -65,6 +65,9 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
 
 export function limitsReader(db: Db): LimitsReader {
   const daily = db.prepare('SELECT requests FROM key_daily_counts WHERE key_id = ? AND ist_day = ?').pluck();
+  // Keys are never deleted (revocation only marks them), so a revoked trial key's requests still count.
+  const trialDaily = db.prepare(`SELECT COALESCE(SUM(d.requests), 0) FROM api_keys k
+    JOIN key_daily_counts d ON d.key_id = k.id AND d.ist_day = ? WHERE k.org_id = ? AND k.tier = 'trial'`).pluck();
   const spend = db.prepare('SELECT spent_micros FROM monthly_spend WHERE scope_id = ? AND ist_month = ?').pluck();
   const balance = db.prepare('SELECT balance_micros FROM orgs WHERE id = ?').pluck();
   const latestEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM money_events').pluck();
@@ -76,6 +79,7 @@ export function limitsReader(db: Db): LimitsReader {
   });
   return {
     keyDailyCount: (keyId, day) => (daily.get(keyId, day) as number | undefined) ?? 0,
+    orgTrialDailyCount: (orgId, day) => trialDaily.get(day, orgId) as number,
     monthlySpend: (scopeId, month) => (spend.get(scopeId, month) as number | undefined) ?? 0,
     orgBalance: (orgId) => orgSnapshot(orgId),
     workspaceBudget: (id) => (budget.get(id) as number | null | undefined) ?? null,

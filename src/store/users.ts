@@ -70,3 +70,8 @@ export function updateUser(db: Db, id: string, patch: { name?: string | null; av
   if (patch.avatarUrl !== undefined) db.prepare('UPDATE users SET avatar_url = NULL WHERE id = ?').run(id);
 }
 
+
+/** True until the user has answered the one-time signup survey (POST /me/attribution). */
+export function attributionPending(db: Db, userId: string): boolean {
+  return db.prepare('SELECT 1 FROM attributions WHERE user_id = ?').get(userId) === undefined;
+}

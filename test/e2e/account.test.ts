@@ -77,10 +77,12 @@ test('PATCH /me/org renames the org for its owner', async () => {
   assert.is(((await r.json()) as any).org.name, 'Owner Labs');
 });
 
-test('the signup survey is accepted once and refused the second time', async () => {
+test('the signup survey is accepted once and refused the second time; GET /me says whether it is still pending', async () => {
   const s = await signIn(gw, 'survey@example.com');
+  assert.is(((await (await s.get('/me')).json()) as any).attribution_pending, true);
   let r = await s.send('POST', '/me/attribution', { source: 'a friend' });
   assert.is(r.status, 201);
+  assert.is(((await (await s.get('/me')).json()) as any).attribution_pending, false);
   r = await s.send('POST', '/me/attribution', { source: 'twitter' });
   assert.is(r.status, 400);
   assert.is(((await r.json()) as any).error.code, 'already_answered');

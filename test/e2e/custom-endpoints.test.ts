@@ -101,12 +101,15 @@ test('bad configs, unknown endpoints, data policies and other orgs are refused i
   assert.is(lab.requests.length, 0);
 });
 
-test('a default gateway refuses endpoints on this host, private networks and cloud metadata addresses', async () => {
+test('a default gateway refuses endpoints on this host, private networks and cloud metadata addresses, also inside IPv6 forms', async () => {
   const guarded = await startGateway();
   try {
     const b = await signIn(guarded, 'guard@endpoints.example');
     for (const url of ['http://127.0.0.1:8000/v1', 'http://localhost:8000/v1', 'http://169.254.169.254/latest', 'http://10.1.2.3/v1',
-      'http://[::1]:8000/v1', 'http://192.168.1.10/v1']) {
+      'http://[::1]:8000/v1', 'http://192.168.1.10/v1',
+      // IPv6 forms that carry an internal IPv4 address: NAT64, IPv4-compatible, IPv4-mapped, 6to4, Teredo (client obfuscated).
+      'http://[64:ff9b::a9fe:a9fe]/', 'http://[::127.0.0.1]/', 'http://[::ffff:10.0.0.1]/', 'http://[2002:a9fe:a9fe::1]/',
+      'http://[2001:0:808:808::5601:5601]/', 'http://[64:ff9b:1::a9fe:a9fe]/']) {
       const [status, code, message] = await errorOf(await b.send('POST', '/me/endpoints/test', { base_url: url }));
       assert.equal([status, code], [400, 'bad_request'], url);
       assert.match(message, /internal address/, url);

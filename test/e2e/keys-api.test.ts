@@ -89,7 +89,7 @@ test('revoking a key answers revoked: true and the key stops working at once', a
   assert.is((await json(await s.get('/me/keys'))).data[0].status, 'revoked');
 });
 
-test('PATCH limits reach the data plane at once; trial keys cannot be raised past 60/min or 200/day', async () => {
+test('PATCH limits reach the data plane at once and are answered as GET shows them; trial keys cannot be raised past 60/min or 200/day', async () => {
   const s = await signIn(gw, 'limits@example.com');
   const trial = await json(await s.send('POST', '/me/keys', { name: 't' }));
   let r = await s.send('PATCH', `/me/keys/${trial.id}`, { rpm_limit: 61 });
@@ -99,7 +99,13 @@ test('PATCH limits reach the data plane at once; trial keys cannot be raised pas
   assert.is((await json(r)).error.code, 'trial_ceiling');
   r = await s.send('PATCH', `/me/keys/${trial.id}`, { rpm_limit: 2 });
   assert.is(r.status, 200);
-  assert.is((await json(r)).rpm_limit, 2);
+  const patched = await json(r);
+  // PATCH answers the limits the gateway applies, as GET does: a trial key's daily cap is 200, not null.
+  assert.equal([patched.rpm_limit, patched.daily_limit], [2, 200]);
+  const listed = (await json(await s.get('/me/keys'))).data.find((k: any) => k.id === trial.id);
+  assert.equal([listed.rpm_limit, listed.daily_limit, listed.monthly_budget], [patched.rpm_limit, patched.daily_limit, patched.monthly_budget]);
+  const cleared = await json(await s.send('PATCH', `/me/keys/${trial.id}`, { daily_limit: null }));
+  assert.equal([cleared.rpm_limit, cleared.daily_limit], [2, 200]);
   assert.is((await chat(trial.key)).status, 200);
   assert.is((await chat(trial.key)).status, 200);
   const third = await chat(trial.key);

@@ -24,6 +24,8 @@ async function newKey(orgId: string, ...args: string[]): Promise<{ key: string; 
   const k = await gw.cli('key', 'create', '--org', orgId, '--name', `k${Math.random().toString(36).slice(2, 8)}`, ...args);
   return { key: k.key, keyId: k.id, orgId };
 }
+/** An org of its own for each trial test: the trial allowance is the org's, shared by its keys. */
+const trialOrg = async (): Promise<string> => (await gw.cli('org', 'create', 'on-trial')).id;
 test.after(async () => {
   await gw.cleanup();
   await mock.close();
@@ -86,7 +88,7 @@ test('a key rpm_limit applies alike to chat, streaming and embeddings, refusing 
 });
 
 test('a trial key is capped at 60 requests a minute: the 61st is refused', async () => {
-  const { key } = await newKey(unfunded);
+  const { key } = await newKey(await trialOrg());
   assert.ok(key.startsWith('gw-trial-'));
   const rs = await Promise.all(Array.from({ length: 60 }, () => sandbox(key)));
   assert.equal(rs.map((r) => r.status), Array(60).fill(200));
@@ -95,7 +97,7 @@ test('a trial key is capped at 60 requests a minute: the 61st is refused', async
 });
 
 test('a trial key pays ₹0 for a priced model and needs no balance, though its tokens are recorded', async () => {
-  const { key, keyId, orgId } = await newKey(unfunded);
+  const { key, keyId, orgId } = await newKey(await trialOrg());
   for (let i = 0; i < 3; i++) await ok(llama(key));
   assert.is(mock.requests.length, 3);
   const rows = await waitForValue(() => {
@@ -112,7 +114,7 @@ test('a trial key pays ₹0 for a priced model and needs no balance, though its 
 });
 
 test('a trial key is capped at 200 requests per IST day even when its own daily_limit is higher', async () => {
-  const { key, keyId } = await newKey(unfunded);
+  const { key, keyId } = await newKey(await trialOrg());
   // The CLI and the API refuse to raise a trial key (trial_ceiling); a record that says so anyway
   // (edited by hand, or older) must still be capped by the gateway.
   write(gw.dbPath, (db) => db.prepare('UPDATE api_keys SET daily_limit = 500 WHERE id = ?').run(keyId));
@@ -123,6 +125,30 @@ test('a trial key is capped at 200 requests per IST day even when its own daily_
   const e = await refused(await sandbox(key), 429, 'daily_limit_reached');
   assert.match(e.message, /200/);
   assert.ok(Math.abs(e.retryAfter - expected) <= 2, `retry-after ${e.retryAfter}, midnight IST is ${expected} s away`);
+});
+
+test('the trial allowance is per org: a second key shares its minute, and a key revoked and made again gets no fresh 200 a day, even after a restart', async () => {
+  const orgId = await trialOrg();
+  const a = await newKey(orgId);
+  const b = await newKey(orgId);
+  const both = await Promise.all(Array.from({ length: 60 }, (_, i) => sandbox(i % 2 ? a.key : b.key)));
+  assert.equal(both.map((r) => r.status), Array(60).fill(200));
+  assert.match((await refused(await sandbox(b.key), 429, 'rate_limit_exceeded')).message, /60 requests per minute per organisation/);
+
+  // 199 requests already made today by another trial key of the org (revoked since), as the ledger holds them.
+  const old = await newKey(orgId);
+  write(gw.dbPath, (db) => db.prepare('INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, 139)').run(old.keyId, istDay(Date.now())));
+  await gw.cli('key', 'revoke', old.keyId);
+  await gw.stop();
+  await gw.restart();
+  const fresh = await newKey(orgId);
+  await ok(sandbox(fresh.key)); // 60 + 139 + 1 = 200
+  const e = await refused(await sandbox(fresh.key), 429, 'daily_limit_reached');
+  assert.match(e.message, /200 per organisation on trial keys/);
+  assert.ok(Math.abs(e.retryAfter - toMidnight()) <= 2);
+  // Once more, a key created after the refusal is refused as well; another trial org is not.
+  await refused(await sandbox((await newKey(orgId)).key), 429, 'daily_limit_reached');
+  await ok(sandbox((await newKey(await trialOrg())).key));
 });
 
 test('the operator CLI refuses to raise a trial key past 60/min or 200/day (trial_ceiling)', async () => {
@@ -171,7 +197,7 @@ test('a key revoked with the CLI is refused with 401 within the poll window', as
   await refused(await sandbox(key), 401, 'invalid_api_key');
 });
 
-test('unauthenticated reads of /v1/models and /health share a limit of 120 a minute per IP; keys are not affected', async () => {
+test('unauthenticated reads of /v1/models and /health share a limit of 120 a minute per IP; reads with a valid key are limited per key', async () => {
   const { key } = await newKey(funded);
   const first = Date.now();
   const rs = await Promise.all(Array.from({ length: 120 }, (_, i) => fetch(`${gw.url}${i % 2 ? '/health' : '/v1/models'}`)));
@@ -183,6 +209,17 @@ test('unauthenticated reads of /v1/models and /health share a limit of 120 a min
     assert.ok(e.retryAfter <= 60 && e.retryAfter >= 59 - elapsed, `retry-after ${e.retryAfter}`);
   }
   await ok(sandbox(key));
+
+  // A read that carries a valid key is counted against that key, not the IP; an invalid key changes nothing.
+  const withKey = (k: string, path = '/v1/models') => fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${k}` } });
+  await refused(await withKey('gw-' + 'A'.repeat(32)), 429, 'rate_limit_exceeded');
+  await refused(await withKey('not a key'), 429, 'rate_limit_exceeded');
+  const keyed = await Promise.all(Array.from({ length: 120 }, (_, i) => withKey(key, i % 2 ? '/health' : '/v1/models')));
+  assert.equal(keyed.map((r) => r.status), Array(120).fill(200));
+  await Promise.all(keyed.map((r) => r.arrayBuffer()));
+  assert.match((await refused(await withKey(key), 429, 'rate_limit_exceeded')).message, /per API key/);
+  const other = await newKey(funded);
+  assert.is((await withKey(other.key)).status, 200, 'another key has a window of its own');
 });
 
 test.run();

@@ -138,7 +138,7 @@ test('email alerts go through the SMTP relay', async () => {
   await owner.send('DELETE', `/me/collections/${slug}/alerts/${created.id}`);
 });
 
-test('bad requests: email without a relay, thresholds, windows and other orgs\' collections', async () => {
+test('bad requests: email without a relay, internal webhook addresses, thresholds, windows and other orgs\' collections', async () => {
   const bad = async (r: Response) => [r.status, (await json(r)).error.code];
   const plain = await startGateway();
   try {
@@ -146,6 +146,14 @@ test('bad requests: email without a relay, thresholds, windows and other orgs\' 
     const c = await json(await b.send('POST', '/me/collections', { name: 'x', model: 'sandbox/echo', steps: [{}] }));
     assert.equal(await bad(await b.send('POST', `/me/collections/${c.slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { email: 'a@b.example' } })),
       [400, 'unavailable']);
+    // The webhook guard: internal addresses, also carried inside IPv6 forms (NAT64, IPv4-compatible, 6to4, Teredo).
+    for (const webhook of ['http://169.254.169.254/hook', 'http://[64:ff9b::a9fe:a9fe]/hook', 'http://[::127.0.0.1]/hook',
+      'http://[2002:7f00:1::]/hook', 'http://[2001:0:808:808::5601:5601]/hook']) {
+      const r = await b.send('POST', `/me/collections/${c.slug}/alerts`, { metric: 'error_rate', threshold: 0.5, target: { webhook } });
+      const e = (await json(r)).error;
+      assert.equal([r.status, e.code], [400, 'bad_request'], webhook);
+      assert.match(e.message, /internal address/, webhook);
+    }
     // On a default gateway a collection is checked on request at most every 10 s.
     assert.is((await b.send('POST', `/me/collections/${c.slug}/check`)).status, 200);
     const again = await b.send('POST', `/me/collections/${c.slug}/check`);

@@ -3,16 +3,21 @@ import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { signIn, type Browser } from '../support/session.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
+import { waitFor } from '../support/wait.js';
 
 // Teams (spec 4.11): orgs, switching, members, invitations, roles, last-owner protection and
 // cross-org isolation, driven through the real gateway with signed-in browsers.
 let gw: GatewayProcess;
+let smtp: SmtpReceiver;
 
 test.before(async () => {
-  gw = await startGateway({ limits: { publicRpmPerIp: 100_000 } });
+  smtp = await startSmtpReceiver();
+  gw = await startGateway({ limits: { publicRpmPerIp: 100_000 }, smtp: { host: '127.0.0.1', port: smtp.port, from: 'teams@gw.example' } });
 });
 test.after(async () => {
   await gw.cleanup();
+  await smtp.close();
 });
 
 const json = async (r: Response) => (await r.json()) as any;
@@ -134,7 +139,7 @@ test('switching to an org the user does not belong to is 404 not_found, and the 
   assert.is((await json(await s.get('/me'))).org.id, before);
 });
 
-test('invite, accept, switch: the new member sees the org\'s members and the invitation is gone', async () => {
+test('invite (the invitee is mailed the accept link), accept, switch: the new member sees the org\'s members and the invitation is gone', async () => {
   const owner = await signIn(gw, email('host'));
   const orgId = await createTeam(owner, 'Welcoming');
   const guestEmail = email('guest');
@@ -145,6 +150,13 @@ test('invite, accept, switch: the new member sees the org\'s members and the inv
   assert.ok(Date.parse(inv.created_at) > 0);
   const pending = await json(await owner.get('/me/members'));
   assert.equal(pending.invitations.map((i: any) => [i.id, i.email, i.role, i.invited_by]), [[inv.id, guestEmail, 'admin', owner.email]]);
+
+  // The invitee is mailed, with who invited them, to what, and the accept link.
+  const mail = await waitFor(() => smtp.decoded().find((m) => m.includes(`To: ${guestEmail}`)), 5_000, 'the invitation mail') as string;
+  assert.match(mail, new RegExp(`Subject: \\[gw\\] ${owner.email} invited you to Welcoming`));
+  assert.ok(mail.includes(`POST ${gw.url}/me/invitations/${inv.id}/accept`), mail);
+  assert.ok(mail.includes(`as admin`) && mail.includes(`Sign in as ${guestEmail}`), mail);
+  assert.is(smtp.decoded().filter((m) => m.includes(`To: ${owner.email}`)).length, 0, 'nobody else is mailed');
 
   const guest = await signIn(gw, guestEmail);
   const mine = (await json(await guest.get('/me/invitations'))).data;

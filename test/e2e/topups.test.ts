@@ -84,7 +84,7 @@ test('a new org sees its balance, the top-up terms and no address; without a ses
   assert.is(pay.auths.length, calls);
 });
 
-test('the address is checked field by field: 400 bad_address names the field', async () => {
+test('the address is checked field by field, the PIN code against the state: 400 bad_address names the field', async () => {
   const b = await signIn(gw, 'address@topups.example');
   const cases: [Record<string, unknown>, string][] = [
     [{ ...KARNATAKA, name: undefined }, "'name'"],
@@ -93,6 +93,9 @@ test('the address is checked field by field: 400 bad_address names the field', a
     [{ ...KARNATAKA, state: 'Atlantis' }, "'state'"],
     [{ ...KARNATAKA, pincode: '012345' }, "'pincode'"],
     [{ ...KARNATAKA, pincode: '56000' }, "'pincode'"],
+    // A Delhi PIN with Karnataka chosen would bill CGST+SGST of the wrong state.
+    [{ ...KARNATAKA, pincode: '110001' }, "'pincode': PIN code 110001 is in Delhi (07), not in Karnataka (29)"],
+    [{ ...MAHARASHTRA, pincode: '560001' }, "is in Karnataka (29), not in Maharashtra (27)"],
     [{ ...KARNATAKA, gstin: '29AAGCB7383J1Z5' }, "'gstin'"],
     // A valid GSTIN, but registered in Maharashtra.
     [{ ...KARNATAKA, gstin: '27AAPFU0939F1ZV' }, "'gstin'"],
@@ -109,6 +112,9 @@ test('the address is checked field by field: 400 bad_address names the field', a
 
   const saved = await json(await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'karnataka ', gstin: '29aagcb7383j1z4', pincode: 560001 }));
   assert.equal([saved.state, saved.state_code, saved.pincode, saved.gstin, saved.line2], ['Karnataka', '29', '560001', '29AAGCB7383J1Z4', null]);
+  // Shared circles: a Goa PIN (403) is in the Maharashtra circle, a Puducherry one (605) in Tamil Nadu's.
+  assert.is((await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'Goa', pincode: '403001' })).status, 200);
+  assert.is((await b.send('POST', '/me/billing/address', { ...KARNATAKA, state: 'Puducherry', pincode: '605001' })).status, 200);
   const moved = await json(await b.send('POST', '/me/billing/address', MAHARASHTRA));
   assert.equal([moved.state, moved.state_code, moved.gstin], ['Maharashtra', '27', '27AAPFU0939F1ZV']);
   assert.equal((await json(await b.get('/me/billing'))).address.city, 'Mumbai');
@@ -407,6 +413,39 @@ test('the low-balance mail goes to the owners once per crossing; settings valida
   await waitFor(() => mine().length === 2, 5_000, 'a second mail after the balance fell again');
   assert.ok(mine()[1].includes('balance ₹45.00 is below ₹50.00'));
   assert.equal(await json(await b.send('POST', '/me/billing/settings', { low_balance_inr: null })), { low_balance_inr: null });
+});
+
+test('signed webhooks are never refused by the public per-IP limit; unsigned and badly signed ones are', async () => {
+  const tight = await startGateway({
+    limits: { publicRpmPerIp: 3 },
+    billing: {
+      payments: { apiBaseUrl: pay.url, keyId: PAY_KEY_ID, keySecret: PAY_KEY_SECRET, webhookSecret: PAY_WEBHOOK_SECRET },
+      seller: { name: 'Acme', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025', sac: '998315' },
+      pincodeLookupUrl: pay.pincodeUrl,
+    },
+  });
+  try {
+    const b = await signIn(tight, `burst-${Math.random().toString(36).slice(2, 8)}@topups.example`); // one public request (the login link)
+    assert.is((await b.send('POST', '/me/billing/address', KARNATAKA)).status, 200);
+    const r = await b.send('POST', '/me/billing/orders', { amount_inr: 200 });
+    const o = await json(r);
+    const unsigned = () => fetch(`${tight.url}/webhooks/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal((await refusal(await unsigned())).slice(0, 2), [400, 'bad_request']);
+    const forged = await pay.webhook(tight.url, 'payment.captured', { id: 'pay_f', order_id: o.order_id, amount: 23_600 }, { secret: 'not-the-secret' });
+    assert.equal((await refusal(forged)).slice(0, 2), [400, 'bad_request']);
+    const limited = await unsigned();
+    assert.equal((await refusal(limited)).slice(0, 2), [429, 'rate_limit_exceeded'], 'the IP has spent its 3 public requests');
+    // A burst of genuine deliveries from the same address, ten times the limit: every one is answered.
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      pay.webhook(tight.url, 'payment.failed', { id: `pay_declined${i}`, order_id: o.order_id, amount: 23_600, status: 'failed', error_description: 'Declined' })));
+    assert.equal(burst.map((x) => x.status), Array(30).fill(200));
+    const captured = await pay.webhook(tight.url, 'payment.captured', { id: 'pay_burst_ok', order_id: o.order_id, amount: 23_600, status: 'captured' });
+    assert.equal(await json(captured), { status: 'credited' });
+    assert.is(await json(await b.get('/me/billing')).then((x: any) => x.balance_inr), 200);
+    assert.equal((await refusal(await unsigned())).slice(0, 2), [429, 'rate_limit_exceeded'], 'unsigned traffic stays limited');
+  } finally {
+    await tight.cleanup();
+  }
 });
 
 test('without a payment provider, top-ups and webhooks are 503 billing_disabled; the rest still works', async () => {

@@ -8,10 +8,11 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 import { manualClock } from '../../src/lib/clock.js';
 import { istDay, istMonth, nextIstMidnight, nextIstMonthStart } from '../../src/lib/ist.js';
 import { ipLimiter } from '../../src/limits/ip-limiter.js';
+import { publicGate } from '../../src/limits/public-gate.js';
 import { LimitsGate, TRIAL_DAILY, TRIAL_RPM } from '../../src/limits/limits-gate.js';
 import { SpendBook } from '../../src/limits/spend-book.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
-import { findKeyById, insertKey, updateKeyLimits, type NewKey } from '../../src/store/keys.js';
+import { findKeyById, insertKey, revokeKey, updateKeyLimits, type NewKey } from '../../src/store/keys.js';
 import { insertMoneyEvent, insertOrg } from '../../src/store/orgs.js';
 import { limitsReader, usageBatchWriter, type UsageTuple } from '../../src/store/usage.js';
 
@@ -142,21 +143,21 @@ test('refused requests are not counted, so the retry-after stays true however of
 
 test('trial keys are hard-capped at 60 per minute and 200 per day whatever their own limits say', () => {
   const gate = newGate();
-  const o = org(0);
   assert.is(TRIAL_RPM, 60);
   assert.is(TRIAL_DAILY, 200);
+  // An org each: the allowance is the org's (below).
   for (const rpmLimit of [null, 100]) {
-    const t = key(o, { tier: 'trial', rpmLimit });
+    const t = key(org(0), { tier: 'trial', rpmLimit });
     for (let i = 0; i < 60; i++) request(gate, t);
     const e = expectRefused(() => gate.enter(t), 429, 'rate_limit_exceeded');
     assert.match(e.message, /60/);
   }
-  const lower = key(o, { tier: 'trial', rpmLimit: 5 });
+  const lower = key(org(0), { tier: 'trial', rpmLimit: 5 });
   for (let i = 0; i < 5; i++) request(gate, lower);
   expectRefused(() => gate.enter(lower), 429, 'rate_limit_exceeded');
 
   for (const dailyLimit of [null, 500]) {
-    const t = key(o, { tier: 'trial', dailyLimit });
+    const t = key(org(0), { tier: 'trial', dailyLimit });
     // 200 requests, 1.1 s apart (under 60 a minute), all on 15 Nov IST.
     for (let i = 0; i < 200; i++) {
       request(gate, t);
@@ -168,6 +169,37 @@ test('trial keys are hard-capped at 60 per minute and 200 per day whatever their
     assert.is(e.type, 'rate_limit_error');
     assert.is(retryAfter(e), Math.ceil((nextIstMidnight(now) - now) / 1000));
   }
+});
+
+test('the trial allowance is the org\'s: more keys, or a key revoked and created again, share its minute and its day, also after a restart', () => {
+  const write = usageBatchWriter(db);
+  let gate = newGate();
+  const o = org(0);
+  const first = key(o, { tier: 'trial' });
+  for (let i = 0; i < 40; i++) request(gate, first);
+  const second = key(o, { tier: 'trial' });
+  for (let i = 0; i < 20; i++) request(gate, second);
+  const e = expectRefused(() => gate.enter(second), 429, 'rate_limit_exceeded');
+  assert.match(e.message, /60 requests per minute per organisation/);
+  assert.is(retryAfter(e), 60);
+  // Another org's trial keys have their own allowance.
+  request(gate, key(org(0), { tier: 'trial' }));
+
+  // The day: 150 requests by the first key are in the ledger; it is revoked and a new key made.
+  clock.advance(60_000);
+  write(Array.from({ length: 150 }, (_, i) => ledgerRow(first, clock.now() - 1_000 + i, 0)));
+  revokeKey(db, first.id);
+  gate = newGate(); // a restart: only the ledger remembers
+  const fresh = key(o, { tier: 'trial' });
+  for (let i = 0; i < 50; i++) {
+    request(gate, fresh);
+    clock.advance(1_100);
+  }
+  const day = expectRefused(() => gate.enter(fresh), 429, 'daily_limit_reached');
+  assert.match(day.message, /200 per organisation on trial keys/);
+  // A standard key of the same org (after a top-up) is not held to the trial allowance.
+  insertMoneyEvent(db, o.orgId, 'operator_credit', 1_000_000);
+  request(newGate(), key(o));
 });
 
 test('trial keys are free: they hold nothing and never meet insufficient_credits on an empty balance', () => {
@@ -398,6 +430,20 @@ test('unauthenticated reads are limited per IP with an exact retry-after, and IP
   clock.set(start + 60_000);
   limit('10.0.0.1');
   assert.is(refusal(() => limit('10.0.0.1')).code, 'rate_limit_exceeded');
+});
+
+test('public requests with a valid key are counted per key, anything else per IP', () => {
+  const keys: Record<string, string> = { 'Bearer good-a': 'key_a', 'Bearer good-b': 'key_b' };
+  const gate = publicGate(2, clock, (authorization) => keys[authorization] ?? null);
+  gate('10.0.0.1', '');
+  gate('10.0.0.1', 'Bearer unknown');
+  assert.match(refusal(() => gate('10.0.0.1', '')).message, /per IP/);
+  // The IP is spent; its keys are not, and each key has its own window whatever the IP.
+  gate('10.0.0.1', 'Bearer good-a');
+  gate('10.0.0.9', 'Bearer good-a');
+  assert.match(refusal(() => gate('10.0.0.2', 'Bearer good-a')).message, /per API key/);
+  gate('10.0.0.1', 'Bearer good-b');
+  gate('10.0.0.2', '');
 });
 
 test.run();

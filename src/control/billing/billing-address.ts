@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GST_STATES, gstinValid, stateCodeOf } from '../../billing/gst.js';
+import { pinStates } from '../../billing/pin-states.js';
 import { errors } from '../../errors/catalog.js';
 import type { BillingAddress } from '../../store/billing.js';
 import { iso } from '../team-rules.js';
@@ -43,6 +44,12 @@ export function parseAddress(b: Record<string, unknown>): BillingAddress {
   if (!state) throw errors.badAddress('state', `'${stateText}' is not an Indian state or union territory`);
   const pincode = typeof b.pincode === 'number' ? String(b.pincode) : b.pincode;
   if (typeof pincode !== 'string' || !PIN_RE.test(pincode.trim())) throw errors.badAddress('pincode', 'six digits, not starting with 0');
+  // The state is the GST place of supply: a PIN from another state would make the tax split wrong.
+  const pinIn = pinStates(pincode.trim());
+  if (pinIn !== null && !pinIn.includes(state)) {
+    const where = pinIn.map((c) => `${GST_STATES.get(c)} (${c})`).join(' or ');
+    throw errors.badAddress('pincode', `PIN code ${pincode.trim()} is in ${where}, not in ${GST_STATES.get(state)} (${state})`);
+  }
   const gstinText = text(b.gstin, 'gstin', 15, true);
   const gstin = gstinText === null ? null : gstinText.toUpperCase();
   if (gstin !== null) {

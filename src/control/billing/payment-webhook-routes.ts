@@ -25,17 +25,29 @@ const reply = (status: string, detail?: string) => JSON.stringify(detail === und
  * exactly as POST /me/billing/verify does, so whichever arrives second changes nothing;
  * payment.failed is recorded for the dashboard. Events about orders this gateway did not make
  * are acknowledged and ignored, so the provider stops retrying them.
+ *
+ * The public per-IP limit applies only to deliveries that are not signed with the webhook secret:
+ * the provider sends from a few addresses, and a real payment refused with 429 would stay
+ * uncredited until the reconciler found it. The signature check is one HMAC over a body the
+ * router has already bounded, so checking before limiting costs a stranger nothing it could not
+ * already spend.
  */
-export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | null; notices: PaymentNotices }): RouteSpec[] {
+export function paymentWebhookRoutes(d: ControlDeps & {
+  payments: PaymentApi | null;
+  notices: PaymentNotices;
+  /** The public per-IP limit (throws 429 rate_limit_exceeded). */
+  limitUnsigned: (ip: string) => void;
+}): RouteSpec[] {
   const { db, clock, log } = d;
   return [{
-    kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', headers: ['x-payments-signature', 'x-razorpay-signature'],
+    kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', limitedByHandler: true, headers: ['x-payments-signature', 'x-razorpay-signature'],
     body: Type.Object({ event: Type.String(), payload: Type.Object({ payment: Type.Object({ entity: Type.Object({}) }) }) }),
     response: Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) }),
     summary: 'Payment provider events (payment.captured, payment.failed), signed in x-payments-signature; crediting is idempotent with /me/billing/verify',
     handle: async (ctx, out) => {
       const api = d.payments;
       if (!api || !api.takesWebhooks) {
+        d.limitUnsigned(ctx.ip);
         out.sendError(errors.billingDisabled('Payment webhooks are not configured on this gateway (billing.payments.webhookSecret)'));
         return;
       }
@@ -43,6 +55,7 @@ export function paymentWebhookRoutes(d: ControlDeps & { payments: PaymentApi | n
       // Razorpay itself names the header after itself; the same HMAC either way.
       const signature = ctx.headers['x-payments-signature'] || ctx.headers['x-razorpay-signature'] || '';
       if (!signature || !api.webhookSigned(raw, signature)) {
+        d.limitUnsigned(ctx.ip);
         out.sendError(errors.badRequest('x-payments-signature is missing or does not match the body'));
         return;
       }
