@@ -180,7 +180,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     maxAudioFileBytes: config.audio.maxFileBytes,
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
-    health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
+    health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
