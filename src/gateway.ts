@@ -217,7 +217,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   if (!native) log.warn('uWebSockets.js is running its slow JavaScript fallback: its native build does not match this Node.js');
   const proxies = describeProxies(config.upstream);
   if (proxies) log.info('outbound traffic (providers, sign-in, price source) goes through a forward proxy, loopback excepted', proxies);
-  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback' });
+  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback',
+    connectionsPerOrigin: config.upstream.connectionsPerOrigin });
 
   let stopping: Promise<void> | null = null;
   return {

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 
 /**
- * Memory one held upstream stream costs the gateway: the client's socket, the provider's socket,
- * the exchange and the relay. Measured with bench/held-streams.bench.ts (docs/configuration.md,
- * "Sizing upstream connections"): RSS growth divided by the streams held.
+ * Memory allowed per held upstream stream: the client's socket, the provider's socket, the
+ * exchange and the relay. bench/held-streams.bench.ts measured 14.1 KiB of RSS per stream with
+ * 2,000 held and 10.9 KiB with 4,000 (issue 14 saw about 17 KiB at 8,000); twice that leaves room
+ * for chunks in flight to a slow client. Two descriptors per stream, measured the same way.
  */
 export const HELD_STREAM_BYTES = 32 * 1024;
 /** Descriptors kept for everything else: the database and its WAL, listeners, the ledger worker, logs. */

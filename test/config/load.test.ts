@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { defaultConnectionsPerOrigin } from '../../src/lib/stream-capacity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
 const file = (name: string, text: string) => {
@@ -31,6 +32,15 @@ test('defaults work with no file and no environment', () => {
   assert.is(c.limits.gatewayRpm, 120);
   assert.is(c.keyCache.ttlMs, 60_000);
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.limits), 'frozen after validation');
+});
+
+test('upstream connections are sized to the box unless set, and the queue defaults to the cap', () => {
+  const derived = loadConfig({ env: {} }).upstream;
+  assert.is(derived.connectionsPerOrigin, defaultConnectionsPerOrigin());
+  assert.is(derived.maxQueuedPerOrigin, derived.connectionsPerOrigin);
+  assert.is(derived.queueTimeoutMs, 5_000);
+  const set = loadConfig({ env: {}, overrides: { upstream: { connectionsPerOrigin: 64, maxQueuedPerOrigin: 10, queueTimeoutMs: 250 } } }).upstream;
+  assert.equal([set.connectionsPerOrigin, set.maxQueuedPerOrigin, set.queueTimeoutMs], [64, 10, 250]);
 });
 
 test('the file, then the environment, then overrides apply in that order', () => {
