@@ -9,7 +9,8 @@ import { startMockProvider, type MockProvider } from '../support/mock-provider.j
 import { bearer, chatBody, waitFor } from '../support/wait.js';
 
 const CAP = 2;
-const QUEUE_TIMEOUT_MS = 800;
+// Long enough that the first test's queued request is not given up on while the test frees a connection.
+const QUEUE_TIMEOUT_MS = 2_000;
 const FIRST = 'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n';
 
 let gw: GatewayProcess;
