@@ -420,3 +420,8 @@ CREATE TABLE alert_deliveries (
 );
 CREATE INDEX alert_deliveries_by_alert ON alert_deliveries(alert_id, id);
 CREATE INDEX alert_deliveries_due ON alert_deliveries(next_at);
+
+-- migration: 13
+-- How long the attempt waited for a free connection to the provider (upstream.connectionsPerOrigin),
+-- in ms; 0 when one was free (docs/ledger.md, docs/configuration.md "Sizing upstream connections").
+ALTER TABLE usage ADD COLUMN queue_ms REAL NOT NULL DEFAULT 0;

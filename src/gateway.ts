@@ -222,7 +222,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     maxAudioFileBytes: config.audio.maxFileBytes,
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
-    health: healthReporter(catalog, (id) => breakers.state(id), startedAt),
+    health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
     control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
@@ -269,7 +269,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   if (!native) log.warn('uWebSockets.js is running its slow JavaScript fallback: its native build does not match this Node.js');
   const proxies = describeProxies(config.upstream);
   if (proxies) log.info('outbound traffic (providers, sign-in, price source) goes through a forward proxy, loopback excepted', proxies);
-  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback' });
+  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback',
+    connectionsPerOrigin: config.upstream.connectionsPerOrigin });
   if (!hasAnyOrg(db)) {
     const steps = firstStartSteps(config.dbPath, control.baseUrl);
     log.info(steps.message, steps.fields);

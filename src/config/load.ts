@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { gstinValid, stateCodeOf } from '../billing/gst.js';
 import { parseProxyUrl } from '../lib/proxy-settings.js';
+import { defaultConnectionsPerOrigin } from '../lib/stream-capacity.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 export class ConfigError extends Error {
@@ -79,6 +80,8 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   }
   checkBilling(config.billing, file);
   applyProxyEnv(config.upstream, env, file);
+  if (config.upstream.connectionsPerOrigin === 0) config.upstream.connectionsPerOrigin = defaultConnectionsPerOrigin();
+  if (config.upstream.maxQueuedPerOrigin === 0) config.upstream.maxQueuedPerOrigin = config.upstream.connectionsPerOrigin;
   return deepFreeze(config);
 }
 

@@ -49,7 +49,14 @@ export const ConfigSchema = Type.Object({
     headersTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
     /** Longest silence between two body chunks. */
     bodyTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
-    connectionsPerOrigin: Type.Integer({ minimum: 1, default: 128 }),
+    /** Most sockets to one provider origin, so most requests in flight to it (a stream holds one for its
+     * whole length). 0: derived at start from the process's open-file limit and memory (docs/configuration.md). */
+    connectionsPerOrigin: Type.Integer({ minimum: 0, default: 0 }),
+    /** Most requests waiting for a socket to one origin; one more fails over at once, or gets 503 overloaded.
+     * 0: as many as connectionsPerOrigin. */
+    maxQueuedPerOrigin: Type.Integer({ minimum: 0, default: 0 }),
+    /** Longest wait for a socket; past it the request fails over, or gets 503 overloaded with retry-after. */
+    queueTimeoutMs: Type.Integer({ minimum: 1, default: 5_000 }),
     /** How long an idle keep-alive socket is kept when the upstream advertises no `Keep-Alive: timeout`. */
     idleTimeoutMs: Type.Integer({ minimum: 1, default: 30_000 }),
     /** Largest non-streaming answer the gateway buffers; a provider that sends more fails the route

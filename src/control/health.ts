@@ -19,10 +19,20 @@ export const HealthBody = Type.Object({
     configured: Type.Boolean(),
     breaker: Type.String({ description: 'closed, open or half_open' }),
   })),
+  upstream: Type.Object({
+    connections_per_origin: Type.Integer({ description: 'upstream.connectionsPerOrigin in effect (derived at start when 0 in the config)' }),
+    open: Type.Integer({ description: 'sockets open to catalog providers' }),
+    busy: Type.Integer({ description: 'of those, carrying a request now' }),
+    queued: Type.Integer({ description: 'requests waiting for a socket (all connections to their provider busy)' }),
+  }),
 });
 
+/** The upstream connection pools' load, summed over catalog providers' origins. */
+export type UpstreamLoad = Static<typeof HealthBody>['upstream'];
+
 /** GET /health: which providers are configured and the circuit state of every route. */
-export function healthReporter(catalog: Catalog, state: (routeId: string) => BreakerState, startedAt: number): () => Static<typeof HealthBody> {
+export function healthReporter(catalog: Catalog, state: (routeId: string) => BreakerState, startedAt: number,
+  upstream: () => UpstreamLoad): () => Static<typeof HealthBody> {
   const providers = [...catalog.providers.values()].map((p) => ({
     id: p.id, name: p.entry.name, kind: p.entry.kind, configured: p.configured, residency: p.entry.residency,
   }));
@@ -34,6 +44,7 @@ export function healthReporter(catalog: Catalog, state: (routeId: string) => Bre
       if (breaker !== 'closed' && r.provider.configured) degraded = true;
       return { id: r.id, provider: r.provider.id, upstream_model: r.upstreamModel, configured: r.provider.configured, breaker };
     });
-    return { status: degraded ? 'degraded' : 'ok', uptime_s: Math.floor((Date.now() - startedAt) / 1000), providers, routes: list };
+    return { status: degraded ? 'degraded' : 'ok', uptime_s: Math.floor((Date.now() - startedAt) / 1000), providers, routes: list,
+      upstream: upstream() };
   };
 }

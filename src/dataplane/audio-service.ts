@@ -96,7 +96,7 @@ export class AudioService {
 
   async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(job, a, reply, started),
-      (a, i, status, code, latencyMs) => this.#record(key, requestId, job, a, i, status, code, 0, 0, latencyMs, null, false, false));
+      (a, i, status, code, latencyMs, queueMs) => this.#record(key, requestId, job, a, i, status, code, 0, 0, latencyMs, null, false, false, queueMs));
     if (won === null) return 0;
     const { a, i, served, started } = won;
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
@@ -128,14 +128,15 @@ export class AudioService {
     const out = adapter.readAnswer ? adapter.readAnswer(job.endpoint, served.body, served.res.contentType, job.responseFormat)
       : { body: served.body, contentType: served.res.contentType };
     if (!reply.aborted) reply.send(200, out.contentType, out.body, headers);
-    return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null);
+    return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null,
+      served.res.queueMs);
   }
 
   async #spoken(job: AudioJob, key: KeyRecord, requestId: string, a: Attempt, i: number, served: Extract<Served, { kind: 'stream' }>,
     headers: Record<string, string>, reply: ClientReply, started: number): Promise<number> {
     const outcome = await relayBytes(reply, served.res, served.first, served.res.contentType, headers);
     return this.#finish(key, requestId, job, a, i, job.holdUnits, false, performance.now() - started, served.ttfbMs, outcome.aborted,
-      outcome.failure);
+      outcome.failure, served.res.queueMs);
   }
 
   /**
@@ -143,21 +144,21 @@ export class AudioService {
    * in full (the provider did the work); audio the provider broke off is not billed at all.
    */
   #finish(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, i: number, units: number, estimated: boolean,
-    latencyMs: number, ttfbMs: number, aborted: boolean, failure: RouteFailure | null): number {
+    latencyMs: number, ttfbMs: number, aborted: boolean, failure: RouteFailure | null, queueMs: number): number {
     const cost = key.tier === 'trial' || a.byok || failure !== null ? 0 : unitCostMicros(a.route, units);
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, job, a, i, aborted ? 499 : 200, code, units, cost, latencyMs, ttfbMs, true, estimated);
+    this.#record(key, requestId, job, a, i, aborted ? 499 : 200, code, units, cost, latencyMs, ttfbMs, true, estimated, queueMs);
     if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - ttfbMs);
     return cost;
   }
 
   #record(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, attempt: number, status: number, errorCode: string | null,
-    units: number, cost: number, latencyMs: number, ttfbMs: number | null, billable: boolean, usageEstimated: boolean): void {
+    units: number, cost: number, latencyMs: number, ttfbMs: number | null, billable: boolean, usageEstimated: boolean, queueMs: number): void {
     this.#d.usage.record({
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint: job.endpoint,
       model: job.model, provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode, promptTokens: 0,
       completionTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
-      billable, usageEstimated,
+      billable, usageEstimated, queueMs,
     });
   }
 }

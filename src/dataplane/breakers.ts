@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import CircuitBreaker from 'opossum';
 import type { Config } from '../config/schema.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import { RouteFailure, SATURATED } from './route-failure.js';
 
 import type { BreakerState } from '../domain/breaker-state.js';
 
@@ -32,7 +33,8 @@ export class Breakers {
       volumeThreshold: cfg.volumeThreshold,
       rollingCountTimeout: cfg.rollingWindowMs,
       rollingCountBuckets: 10,
-      errorFilter: (err: unknown) => isGatewayError(err),
+      // A full connection pool is the gateway's own limit: the route is not failing.
+      errorFilter: (err: unknown) => isGatewayError(err) || (err instanceof RouteFailure && err.code === SATURATED),
       // The route's latency figures are kept by RouteStats; opossum's rolling percentiles would
       // concat and sort every latency in the window each second (seen at ~3% of CPU under load).
       rollingPercentilesEnabled: false,

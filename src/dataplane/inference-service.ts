@@ -58,7 +58,8 @@ export class InferenceService {
       if (streamOptions !== undefined) payload.stream_options = streamOptions;
       else if (payload.stream_options !== undefined) delete payload.stream_options;
       return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started);
-    }, (a, i, status, code, latencyMs) => this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false));
+    }, (a, i, status, code, latencyMs, queueMs) =>
+      this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false, false, queueMs));
     if (won === null) return 0;
     const { a, i, served, started } = won;
 
@@ -73,14 +74,14 @@ export class InferenceService {
       }
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-      return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
+      return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
     }
     const outcome = await relayStream(reply, served.res, served.first, headers, body);
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
     const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
     return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
-      served.ttfbMs, true, outcome.aborted, outcome.failure);
+      served.ttfbMs, served.res.queueMs, true, outcome.aborted, outcome.failure);
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
@@ -104,24 +105,24 @@ export class InferenceService {
   }
 
   #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number,
-    u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
+    u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, queueMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
     const status = aborted ? 499 : 200;
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated);
+    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated, queueMs);
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
     return cost;
   }
 
   #record(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number, status: number,
     errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
-    streamed: boolean, billable: boolean, usageEstimated = false): void {
+    streamed: boolean, billable: boolean, usageEstimated: boolean, queueMs: number): void {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
       promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, units: 0, costMicros: cost,
-      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated,
+      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, queueMs,
     };
     this.#d.usage.record(r);
   }

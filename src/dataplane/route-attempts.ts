@@ -2,11 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../lib/clock.js';
+import { scrubSecrets } from '../lib/secret-scrub.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import type { RequestGate } from '../domain/request-gate.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import { isOpenBreakerError, type Breakers } from './breakers.js';
-import { RouteFailure, transportFailure } from './route-failure.js';
+import { RouteFailure, SATURATED, transportFailure } from './route-failure.js';
 import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
@@ -50,13 +51,15 @@ export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a
   const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client);
   if (res.status >= 400) {
     const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
-    throw classifyUpstreamError(res.status, body, a.byok);
+    const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
+    if (e instanceof RouteFailure) e.queueMs = res.queueMs;
+    throw e;
   }
   return res;
 }
 
 /** Told of each failed attempt, for the ledger. */
-export type AttemptFailed = (a: Attempt, i: number, status: number, code: string, latencyMs: number) => void;
+export type AttemptFailed = (a: Attempt, i: number, status: number, code: string, latencyMs: number, queueMs: number) => void;
 
 /**
  * Tries the planned routes in order, each through its circuit breaker, until one proves itself.
@@ -76,17 +79,20 @@ export async function firstServing<S>(breakers: Breakers, plan: readonly Attempt
     } catch (e) {
       const latencyMs = performance.now() - started;
       if (isGatewayError(e)) {
-        failed(a, i, e.status, e.code, latencyMs);
+        failed(a, i, e.status, e.code, latencyMs, 0);
         throw e;
       }
       const failure = isOpenBreakerError(e) ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
         : transportFailure(e);
       const aborted = client.aborted || failure.code === 'client_aborted';
-      failed(a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, latencyMs);
+      failed(a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, latencyMs, failure.queueMs);
       if (aborted) return null;
       last = { a, failure };
     }
   }
   const l = last!;
-  throw errors.allRoutesFailed(`${l.a.route.provider.id} (${l.a.route.upstreamModel}): ${l.failure.message}`);
+  // Every connection to the last route's provider stayed busy: the gateway is full, not the provider down.
+  if (l.failure.code === SATURATED) throw errors.upstreamSaturated(`${l.a.route.provider.id}: ${l.failure.message}`);
+  // The upstream's words were scrubbed where they came in; this also covers a transport's message.
+  throw errors.allRoutesFailed(scrubSecrets(`${l.a.route.provider.id} (${l.a.route.upstreamModel}): ${l.failure.message}`, l.a.secret));
 }

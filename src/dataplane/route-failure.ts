@@ -8,6 +8,8 @@ import { TransportError } from '../upstream/transport-error.js';
 export class RouteFailure extends Error {
   readonly status: number;
   readonly code: string;
+  /** How long the attempt waited for a free upstream connection before it failed, in ms. */
+  queueMs = 0;
 
   constructor(code: string, message: string, status = 502) {
     super(message);
@@ -16,6 +18,9 @@ export class RouteFailure extends Error {
     this.status = status;
   }
 }
+
+/** The route's connections were all busy past the wait's bound (upstream.connectionsPerOrigin, queue). */
+export const SATURATED = 'upstream_saturated';
 
 /** Maps the transport's error codes to a failure the client can read in all_routes_failed. */
 export function transportFailure(e: unknown): RouteFailure {
@@ -30,6 +35,8 @@ export function transportFailure(e: unknown): RouteFailure {
       case 'connection_reset': return new RouteFailure('connection_reset', e.message);
       case 'protocol_error': return new RouteFailure('upstream_protocol_error', e.message);
       case 'closed': return new RouteFailure('upstream_unreachable', e.message);
+      // The gateway's own connection cap, not the provider's fault: another route may have room.
+      case 'saturated': return new RouteFailure(SATURATED, e.message, 503);
     }
   }
   return new RouteFailure('upstream_unreachable', `upstream request failed: ${(e as Error)?.message ?? String(e)}`);

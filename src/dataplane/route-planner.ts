@@ -17,6 +17,8 @@ export interface Attempt {
   headers: Record<string, string>;
   /** Served on the caller's own provider key: not debited for tokens. */
   byok: boolean;
+  /** The credential in `headers`, scrubbed from any upstream error text before a client, log or ledger sees it. */
+  secret: string | null;
 }
 
 const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -28,7 +30,7 @@ function headersFor(kind: string, apiKey: string | null): Record<string, string>
 }
 
 function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
-  return { route, headers: headersFor(route.provider.entry.kind, apiKey), byok };
+  return { route, headers: headersFor(route.provider.entry.kind, apiKey), byok, secret: apiKey };
 }
 
 /** An org's saved key with its headers, built once when saved. */
@@ -172,7 +174,7 @@ export class RoutePlanner {
     const out: Attempt[] = [];
     for (const r of routes) {
       const own = keys.get(r.provider.id);
-      if (own?.alwaysUse && r.provider.enabled) out.push({ route: r, headers: own.headers, byok: true });
+      if (own?.alwaysUse && r.provider.enabled) out.push({ route: r, headers: own.headers, byok: true, secret: own.key });
       else if (r.provider.configured) out.push(this.#platform.get(r.id)!);
     }
     return out;
@@ -229,7 +231,8 @@ export class RoutePlanner {
     }
     const saved = ext.upstreamKey === null ? keys?.get(provider.id) : undefined;
     if (ext.upstreamKey === null && saved === undefined) {
-      throw errors.badRequest(`'${modelId}' is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, ` +
+      // Spec 7: an id that is neither in the catalog nor reachable on a key of the org's is not found.
+      throw errors.modelNotFound(modelId, `is not a catalog model: addressed as provider/model-id it is served on your own ${provider.id} key, ` +
         `sent in 'upstream_key' or saved under /me/byok/${provider.id}`);
     }
     if (ext.provider !== null && !ext.provider.includes(provider.id)) {
@@ -242,7 +245,7 @@ export class RoutePlanner {
       throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
     }
     // A saved key's headers were built when it was saved; a key in the request is new each time.
-    return [saved ? { route, headers: saved.headers, byok: true } : attempt(route, ext.upstreamKey, true)];
+    return [saved ? { route, headers: saved.headers, byok: true, secret: saved.key } : attempt(route, ext.upstreamKey, true)];
   }
 
   /**
@@ -265,7 +268,7 @@ export class RoutePlanner {
       id: `${ep.provider.id}:${upstreamModel}`, provider: ep.provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0,
       outputMicrosPerUnit: 0, direct: true,
     };
-    return [{ route, headers: ep.headers, byok: true }];
+    return [{ route, headers: ep.headers, byok: true, secret: ep.provider.apiKey }];
   }
 
   #order(list: Attempt[], by: NonNullable<Extensions['optimize']>): void {

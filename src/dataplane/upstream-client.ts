@@ -89,6 +89,19 @@ export class UpstreamClient {
     return exchange.started;
   }
 
+  /** For GET /health: catalog providers' pools only (an org's registered endpoint is its own business). */
+  load(): { connections_per_origin: number; open: number; busy: number; queued: number } {
+    const out = { connections_per_origin: this.#cfg.connectionsPerOrigin, open: 0, busy: 0, queued: 0 };
+    for (const [key, pool] of this.#pools) {
+      if (key.startsWith('\0')) continue;
+      const l = pool.load();
+      out.open += l.open;
+      out.busy += l.busy;
+      out.queued += l.queued;
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#pools.values()].map((p) => p.close()));
   }
@@ -100,6 +113,8 @@ export class UpstreamClient {
     if (!p) {
       p = new OriginPool(new URL(base.origin), {
         connections: this.#cfg.connectionsPerOrigin,
+        maxQueued: this.#cfg.maxQueuedPerOrigin,
+        queueTimeoutMs: this.#cfg.queueTimeoutMs,
         connectTimeoutMs: this.#cfg.connectTimeoutMs,
         headersTimeoutMs: this.#cfg.headersTimeoutMs,
         bodyTimeoutMs: this.#cfg.bodyTimeoutMs,

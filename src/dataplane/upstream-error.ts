@@ -1,5 +1,6 @@
 import { errors } from '../errors/catalog.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import { scrubSecrets } from '../lib/secret-scrub.js';
 import { RouteFailure } from './route-failure.js';
 
 /** Statuses that say "this route cannot serve now", not "this request is wrong": fail over. */
@@ -9,9 +10,12 @@ const ROUTE_LEVEL_4XX = new Set([404, 408, 425, 429]);
  * Classifies an upstream error response. Route problems (5xx, 429, timeouts, the platform's
  * credential refused) become RouteFailures and fail over; the caller's own mistakes (400, 413,
  * 422…, or 401/403 on the caller's own upstream_key) come back as they are, without failover.
+ * `secret` is the credential the call carried: a provider may echo the Authorization header it
+ * received ("Invalid API key: Bearer sk-…"), and this text reaches the client (as itself or in
+ * all_routes_failed), so it is scrubbed here, where it enters the gateway.
  */
-export function classifyUpstreamError(status: number, body: Buffer, callerKey: boolean): RouteFailure | GatewayError {
-  const { message, type, code } = readUpstreamError(body);
+export function classifyUpstreamError(status: number, body: Buffer, callerKey: boolean, secret: string | null): RouteFailure | GatewayError {
+  const { message, type, code } = readUpstreamError(body, secret);
   const text = `upstream ${status}: ${message}`;
   if (status >= 500) return new RouteFailure('upstream_error', text, status);
   // Only a forward proxy sends 407: the gateway's own proxy settings are wrong, not the request.
@@ -23,16 +27,20 @@ export function classifyUpstreamError(status: number, body: Buffer, callerKey: b
 
 const CODE_RE = /^[a-z0-9_.-]{1,64}$/;
 
-function readUpstreamError(body: Buffer): { message: string; type: string | null; code: string | null } {
+function readUpstreamError(body: Buffer, secret: string | null): { message: string; type: string | null; code: string | null } {
   const text = body.toString('utf8');
   try {
     const j = JSON.parse(text);
     const e = j?.error ?? j;
     const message = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof j?.message === 'string' ? j.message : text;
-    const type = typeof e?.type === 'string' && CODE_RE.test(e.type) ? e.type : null;
-    const code = typeof e?.code === 'string' && CODE_RE.test(e.code) ? e.code : null;
-    return { message: message.slice(0, 500), type, code };
+    // Scrubbed before it is cut: a secret cut in half would no longer be found whole.
+    return { message: scrubSecrets(message, secret).slice(0, 500), type: token(e?.type, secret), code: token(e?.code, secret) };
   } catch {
-    return { message: text.slice(0, 300) || '(empty body)', type: null, code: null };
+    return { message: scrubSecrets(text, secret).slice(0, 300) || '(empty body)', type: null, code: null };
   }
+}
+
+/** An upstream type or code kept as the client's (and the ledger's) code: a short token that carries no secret. */
+function token(v: unknown, secret: string | null): string | null {
+  return typeof v === 'string' && CODE_RE.test(v) && scrubSecrets(v, secret) === v ? v : null;
 }

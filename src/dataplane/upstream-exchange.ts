@@ -101,7 +101,10 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     if (this.#error !== null) return;
     this.#error = this.#cancelled ? CANCELLED : err;
     this.#release();
-    this.#rejectStart(transportFailure(this.#error));
+    const failure = transportFailure(this.#error);
+    // A request that waited its bound for a connection says how long, for the ledger.
+    if (this.control !== null) failure.queueMs = this.control.queueMs;
+    this.#rejectStart(failure);
     const w = this.#waiter;
     this.#waiter = null;
     w?.reject(this.#error);
@@ -140,6 +143,10 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
       this.control?.resume();
     }
     return c;
+  }
+
+  get queueMs(): number {
+    return this.control === null ? 0 : this.control.queueMs;
   }
 
   get finished(): boolean {

@@ -27,6 +27,8 @@ export interface UsageRecord {
   billable: boolean;
   /** The provider reported no usage: the token counts are the gateway's estimate. */
   usageEstimated: boolean;
+  /** How long the attempt waited for a free upstream connection (upstream.connectionsPerOrigin), in ms. */
+  queueMs: number;
 }
 
 /** Where the data plane hands usage records; never awaited per request. */

@@ -23,8 +23,8 @@ export const errors = {
     new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `${what} exceeds the limit of ${limit} bytes`),
   invalidApiKey: (message = 'Missing, malformed, revoked or expired API key') =>
     new GatewayError(401, AUTH, 'invalid_api_key', message),
-  modelNotFound: (model: string) =>
-    new GatewayError(404, INVALID_REQUEST, 'model_not_found', `Model '${model}' is not in the catalog`),
+  modelNotFound: (model: string, why = 'is not in the catalog') =>
+    new GatewayError(404, INVALID_REQUEST, 'model_not_found', `Model '${model}' ${why}`),
   noRoute: (model: string, why: string) =>
     new GatewayError(400, INVALID_REQUEST, 'no_route', `No route for model '${model}' satisfies the request: ${why}`),
   allRoutesFailed: (lastError: string) =>
@@ -49,6 +49,10 @@ export const errors = {
   /** The ledger writer is behind: refuse new work rather than drop usage records. */
   overloaded: () =>
     new GatewayError(503, 'server_error', 'overloaded', 'The gateway is catching up on accounting; retry shortly', { 'retry-after': '1' }),
+  /** Every connection to the provider is busy and the wait for one passed its bound (upstream.connectionsPerOrigin, queue). */
+  upstreamSaturated: (why: string) =>
+    new GatewayError(503, 'server_error', 'overloaded', `The gateway's connections to the provider are all busy; retry shortly (${why})`,
+      { 'retry-after': '2' }),
   /** Buffered upstream answers have reached upstream.maxBufferedBytes. */
   answersOverBudget: () =>
     new GatewayError(503, 'server_error', 'overloaded', 'The gateway is holding too many large upstream answers; retry shortly',

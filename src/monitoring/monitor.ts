@@ -7,6 +7,7 @@ import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { scrubSecrets } from '../lib/secret-scrub.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import { findCollection, type CollectionRow } from '../store/collections.js';
@@ -132,7 +133,10 @@ export class Monitor {
       const res = await this.#d.upstream.send(endpoint, route, call, payload, this.#headersFor(route), deadline);
       const body = await res.readAll(ANSWER_BYTES);
       const latency = performance.now() - started;
-      if (res.status >= 400) return { route: routeId, at, ok: false, latency_ms: latency, error: `upstream ${res.status}: ${body.toString('utf8').slice(0, 200)}` };
+      // Shown to the collection's readers: a provider may echo the platform key it was sent.
+      if (res.status >= 400) {
+        return { route: routeId, at, ok: false, latency_ms: latency, error: `upstream ${res.status}: ${scrubSecrets(body.toString('utf8'), route.provider.apiKey).slice(0, 200)}` };
+      }
       return { route: routeId, at, ok: true, latency_ms: latency, error: null };
     } catch (e) {
       const error = deadline.aborted ? `no answer within ${this.#d.config.monitoring.canaryTimeoutMs} ms` : (e as Error).message;

@@ -72,12 +72,15 @@ export interface UpstreamResponse {
   readonly finished: boolean;
   /** Stops reading and releases the connection. */
   cancel(): void;
+  /** How long the request waited for a free upstream connection, in ms (the ledger's queue_ms). */
+  readonly queueMs: number;
 }
 
 /** An upstream answer already in memory (the in-process sandbox). */
 export class BufferedResponse implements UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
+  readonly queueMs = 0;
   readonly #chunks: Buffer[];
   #i = 0;
 

@@ -61,6 +61,10 @@ export class Exchange implements RequestControl {
   finished = false;
   /** Already resent once after finding its reused socket closed; never resent twice. */
   resent = false;
+  /** When it joined the pool's queue (performance.now()); 0 while it never waited. */
+  queuedAt = 0;
+  /** How long it waited for a connection, in ms; 0 when one was free. */
+  queueMs = 0;
   #queue: { abort(x: Exchange): void };
 
   constructor(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }) {

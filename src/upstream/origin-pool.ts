@@ -6,6 +6,10 @@ import { TransportError } from './transport-error.js';
 export interface PoolOptions {
   /** Most sockets open at once; further requests wait in order. */
   connections: number;
+  /** Most requests waiting for a socket; one more fails at once (`saturated`). Default: no bound. */
+  maxQueued?: number;
+  /** Longest wait for a socket; past it the request fails (`saturated`). Default: no bound. */
+  queueTimeoutMs?: number;
   connectTimeoutMs: number;
   /** From the request being sent until the response head. */
   headersTimeoutMs: number;
@@ -41,6 +45,8 @@ export class OriginPool implements ConnectionOwner {
   #queue: Exchange[] = [];
   #sweep: NodeJS.Timeout | null = null;
   readonly #sweepMs: number;
+  readonly #maxQueued: number;
+  readonly #queueTimeoutMs: number;
   #closed = false;
 
   constructor(origin: URL, options: PoolOptions) {
@@ -53,7 +59,9 @@ export class OriginPool implements ConnectionOwner {
       : tls || proxy.socks != null ? { host, port, tls, ca: options.ca, tunnel: proxy }
       : { host: proxy.host, port: proxy.port, tls: proxy.tls, ca: options.ca };
     this.#o = options;
-    const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs);
+    this.#maxQueued = options.maxQueued ?? Number.POSITIVE_INFINITY;
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? Number.POSITIVE_INFINITY;
+    const shortest = Math.min(options.connectTimeoutMs, options.headersTimeoutMs, options.bodyTimeoutMs, this.#queueTimeoutMs);
     this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(shortest / 8)));
   }
 
@@ -68,7 +76,32 @@ export class OriginPool implements ConnectionOwner {
     const idle = this.#idle.pop();
     if (idle !== undefined) idle.start(x);
     else if (this.#all.size < this.#o.connections) this.#open().start(x);
-    else this.#queue.push(x);
+    else this.#enqueue(x);
+    return x;
+  }
+
+  /** Sockets open, those carrying a request, and requests waiting for one, now. */
+  load(): { open: number; busy: number; queued: number } {
+    return { open: this.#all.size, busy: this.#all.size - this.#idle.length, queued: this.#queue.length };
+  }
+
+  /**
+   * A request waits for a socket only within bounds: a full queue refuses it at once, and the
+   * sweep fails one that waited past queueTimeoutMs, so no request waits unseen and unbounded.
+   */
+  #enqueue(x: Exchange): void {
+    if (this.#queue.length >= this.#maxQueued) {
+      x.fail(new TransportError('saturated', `all ${this.#o.connections} connections to the provider are busy and ${this.#queue.length} requests already wait for one`));
+      return;
+    }
+    x.queuedAt = performance.now();
+    this.#queue.push(x);
+  }
+
+  /** Takes the next waiting request, noting how long it waited. */
+  #dequeue(): Exchange | undefined {
+    const x = this.#queue.shift();
+    if (x !== undefined && x.queuedAt !== 0) x.queueMs = performance.now() - x.queuedAt;
     return x;
   }
 
@@ -91,7 +124,7 @@ export class OriginPool implements ConnectionOwner {
   }
 
   released(c: Connection): void {
-    const next = this.#queue.shift();
+    const next = this.#dequeue();
     if (next !== undefined) c.start(next);
     else if (this.#closed) c.destroy();
     else this.#idle.push(c);
@@ -101,7 +134,7 @@ export class OriginPool implements ConnectionOwner {
     this.#all.delete(c);
     const i = this.#idle.indexOf(c);
     if (i >= 0) this.#idle.splice(i, 1);
-    if (this.#queue.length > 0 && !this.#closed) this.#open().start(this.#queue.shift()!);
+    if (this.#queue.length > 0 && !this.#closed) this.#open().start(this.#dequeue()!);
     if (this.#all.size === 0 && this.#sweep !== null) {
       clearInterval(this.#sweep);
       this.#sweep = null;
@@ -116,6 +149,20 @@ export class OriginPool implements ConnectionOwner {
     const deadline = Date.now() + graceMs;
     while (this.#all.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const c of this.#all) c.fail(new TransportError('closed', 'gateway is shutting down'));
+  }
+
+  /** Fails the requests that waited past queueTimeoutMs (a resent one, at the front, never waited). */
+  #expireQueued(now: number): void {
+    const limit = this.#queueTimeoutMs;
+    const keep: Exchange[] = [];
+    const expired: Exchange[] = [];
+    for (const x of this.#queue) (x.queuedAt !== 0 && now - x.queuedAt >= limit ? expired : keep).push(x);
+    if (expired.length === 0) return;
+    this.#queue = keep;
+    for (const x of expired) {
+      x.queueMs = now - x.queuedAt;
+      x.fail(new TransportError('saturated', `all ${this.#o.connections} connections to the provider stayed busy for ${limit} ms`));
+    }
   }
 
   #open(): Connection {
@@ -133,6 +180,7 @@ export class OriginPool implements ConnectionOwner {
 
   #check(): void {
     const now = performance.now();
+    if (this.#queue.length > 0 && this.#queueTimeoutMs !== Number.POSITIVE_INFINITY) this.#expireQueued(now);
     for (const c of this.#all) {
       if (c.activity || c.paused) {
         c.activity = false;

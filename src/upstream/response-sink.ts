@@ -19,4 +19,6 @@ export interface RequestControl {
   resume(): void;
   /** Ends the exchange now; the sink gets an `aborted` error unless it already ended. */
   abort(): void;
+  /** How long the request waited for a free connection, in ms (0 when one was free). */
+  readonly queueMs: number;
 }

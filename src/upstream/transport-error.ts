@@ -7,7 +7,9 @@ export type TransportErrorCode =
   | 'body_timeout'
   | 'protocol_error'
   | 'aborted'
-  | 'closed';
+  | 'closed'
+  /** Every connection to the origin is busy and the wait for one passed its bound (queue length or time). */
+  | 'saturated';
 
 /** The one error the HTTP/1.1 client raises; the data plane maps its code to a route failure. */
 export class TransportError extends Error {

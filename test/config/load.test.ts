@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { ROOT } from '../support/gateway-process.js';
+import { defaultConnectionsPerOrigin } from '../../src/lib/stream-capacity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
 const file = (name: string, text: string) => {
@@ -46,6 +47,15 @@ test('npm start and gw find the same database from any folder: relative paths fo
   assert.is(loadConfig({ env: { GW_DB: 'x.db', INIT_CWD: sub } }).dbPath, join(sub, 'x.db'), 'GW_DB is relative to where it was typed');
   assert.is(loadConfig({ file: p, env: {}, cwd: sub, overrides: { dbPath: './y.db' } }).dbPath, join(sub, 'y.db'), '--db too');
   assert.is(loadConfig({ env: { GW_DB: ':memory:' } }).dbPath, ':memory:');
+});
+
+test('upstream connections are sized to the box unless set, and the queue defaults to the cap', () => {
+  const derived = loadConfig({ env: {} }).upstream;
+  assert.is(derived.connectionsPerOrigin, defaultConnectionsPerOrigin());
+  assert.is(derived.maxQueuedPerOrigin, derived.connectionsPerOrigin);
+  assert.is(derived.queueTimeoutMs, 5_000);
+  const set = loadConfig({ env: {}, overrides: { upstream: { connectionsPerOrigin: 64, maxQueuedPerOrigin: 10, queueTimeoutMs: 250 } } }).upstream;
+  assert.equal([set.connectionsPerOrigin, set.maxQueuedPerOrigin, set.queueTimeoutMs], [64, 10, 250]);
 });
 
 test('the file, then the environment, then overrides apply in that order', () => {

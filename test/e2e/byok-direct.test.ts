@@ -81,7 +81,7 @@ test('model ids with slashes of their own, streams and embeddings work the same 
 
 test('what cannot be addressed directly is refused in the envelope, before any provider is called', async () => {
   const cases: [Record<string, unknown>, number, string, RegExp][] = [
-    [{ model: 'openai/gpt-4.1-nano' }, 400, 'bad_request', /upstream_key/],
+    [{ model: 'openai/gpt-4.1-nano' }, 404, 'model_not_found', /upstream_key/],
     [{ model: 'nope/some-model', upstream_key: CALLER_KEY }, 404, 'model_not_found', /nope\/some-model/],
     [{ model: 'gpt-unknown', upstream_key: CALLER_KEY }, 404, 'model_not_found', /gpt-unknown/],
     [{ model: 'openai/', upstream_key: CALLER_KEY }, 400, 'bad_request', /names no model/],

@@ -144,7 +144,7 @@ test('deleting the key takes it out of the data plane at once; saved keys outliv
   const gone = await json(await owner.send('DELETE', '/me/byok/openai'));
   assert.equal(gone, { provider: 'openai', deleted: true });
   assert.equal(await errorOf(await chat('gpt-4o-mini')), [400, 'no_route']);
-  assert.equal(await errorOf(await chat('openai/gpt-4.1-nano')), [400, 'bad_request']);
+  assert.equal(await errorOf(await chat('openai/gpt-4.1-nano')), [404, 'model_not_found']);
 });
 
 test.run();

@@ -25,6 +25,8 @@ const answers: number[] = [];
 let owner: Browser;
 let slug: string;
 
+/** Long enough, and of no known key shape, that only the exact scrub finds it. */
+const TOGETHER_KEY = 'together-platform-4Rt8Yw2Qz6';
 const json = async (r: Response) => (await r.json()) as any;
 const check = async () => {
   const r = await owner.send('POST', `/me/collections/${slug}/check`);
@@ -51,7 +53,7 @@ test.before(async () => {
   gw = await startGateway({
     monitoring: { intervalMs: 1_000, allowInternalWebhooks: true, retryBaseMs: 50, minCheckIntervalMs: 0, maxAlertsPerCollection: 2 },
     smtp: { host: '127.0.0.1', port: smtp.port, from: 'alerts@gw.example' },
-    providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
+    providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: TOGETHER_KEY } },
   });
   owner = await signIn(gw, 'owner@monitoring.example');
   const c = await json(await owner.send('POST', '/me/collections', {
@@ -185,6 +187,19 @@ test('bad requests: email without a relay, internal webhook addresses, threshold
     ['POST', `/me/collections/${slug}/monitor`], ['GET', `/me/collections/${slug}/alerts`]] as const) {
     const r = method === 'GET' ? await other.get(path) : await other.send(method, path, path.endsWith('monitor') ? { monitored: true } : undefined);
     assert.equal(await bad(r), [404, 'not_found'], path);
+  }
+});
+
+test('a canary\'s error never shows the platform key a provider echoed back', async () => {
+  together.setDefault({ kind: 'echo-auth', status: 401 });
+  try {
+    const h = await check();
+    const t = h.steps.find((s: any) => s.provider === 'together');
+    assert.is(t.last_canary.ok, false);
+    assert.match(t.last_canary.error, /upstream 401: .*Invalid API key: Bearer \[redacted\]/);
+    assert.not.ok(JSON.stringify(h).includes(TOGETHER_KEY.slice(0, 12)));
+  } finally {
+    together.setDefault({ kind: 'ok' });
   }
 });
 

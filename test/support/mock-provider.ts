@@ -18,6 +18,9 @@ export type Behavior =
   | { kind: 'parts'; parts: string[]; intervalMs?: number; contentType?: string; hold?: boolean }
   | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** An error answer that echoes the credential header it received, as a careless provider does:
+   * in the JSON envelope's message, or (`text`) as a plain-text body. */
+  | { kind: 'echo-auth'; status: number; text?: boolean }
   | { kind: 'stall' }
   | { kind: 'cut'; afterChunks: number }
   | { kind: 'reset' }
@@ -325,6 +328,14 @@ class MockProviderServer implements MockProvider {
         if (typeof b.body === 'string') this.#send(res, b.status, b.body, { 'content-type': 'text/plain', ...b.headers });
         else this.#send(res, b.status, b.body === undefined ? errorBody(b.status) : JSON.stringify(b.body), b.headers);
         return true;
+      case 'echo-auth': {
+        const h = res.req.headers;
+        const sent = h.authorization ?? h['api-subscription-key'] ?? h['x-api-key'] ?? '(none)';
+        const message = `Invalid API key: ${String(sent)}`;
+        if (b.text) this.#send(res, b.status, `${message}\n`, { 'content-type': 'text/plain' });
+        else this.#send(res, b.status, JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        return true;
+      }
       case 'stall':
         return true;
       case 'reset':

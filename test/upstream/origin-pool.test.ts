@@ -121,6 +121,41 @@ test('a request and its answer, and the socket kept alive for the next one', asy
   }
 });
 
+test('the wait for a socket is bounded: a full queue refuses at once, a long wait fails, and a served wait is timed', async () => {
+  const held: ServerResponse[] = [];
+  const { server, port, sockets } = await listen(echoServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+    held.push(res);
+  }));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connections: 1, maxQueued: 1, queueTimeoutMs: 300 });
+  try {
+    const first = new Collector();
+    pool.request(post('/', 'a'), first);
+    const waiting = new Collector();
+    const waitingControl = pool.request(post('/', 'b'), waiting);
+    const refused = new Collector();
+    pool.request(post('/', 'c'), refused);
+    assert.is((await refused.done).error?.code, 'saturated', 'the queue holds one');
+    assert.equal(pool.load().queued, 1);
+    const expired = await waiting.done;
+    assert.is(expired.error?.code, 'saturated', 'waited past queueTimeoutMs');
+    assert.ok(waitingControl.queueMs >= 300, `queueMs ${waitingControl.queueMs}`);
+    assert.equal(pool.load().queued, 0);
+
+    const served = new Collector();
+    const servedControl = pool.request(post('/', 'd'), served);
+    while (held.length < 1) await new Promise((r) => setImmediate(r));
+    held.shift()!.end('ok');
+    assert.is((await first.done).body, 'ok');
+    while (held.length < 1) await new Promise((r) => setImmediate(r));
+    held.shift()!.end('ok');
+    assert.equal([(await served.done).body, servedControl.queueMs > 0], ['ok', true]);
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
 test('at most `connections` sockets: the rest queue and are served in turn', async () => {
   let open = 0;
   let peak = 0;
