@@ -19,9 +19,12 @@ test.before(async () => {
   unfunded = (await gw.cli('org', 'create', 'on-trial')).id;
 });
 
-/** A new key in one of the two orgs (each CLI run costs most of a second, so orgs are shared). */
+/**
+ * A new key in one of the two orgs (each CLI run costs most of a second, so orgs are shared, and
+ * --force lifts the 5-active-keys cap the operator CLI applies like the API).
+ */
 async function newKey(orgId: string, ...args: string[]): Promise<{ key: string; keyId: string; orgId: string }> {
-  const k = await gw.cli('key', 'create', '--org', orgId, '--name', `k${Math.random().toString(36).slice(2, 8)}`, ...args);
+  const k = await gw.cli('key', 'create', '--org', orgId, '--name', `k${Math.random().toString(36).slice(2, 8)}`, '--force', ...args);
   return { key: k.key, keyId: k.id, orgId };
 }
 /** An org of its own for each trial test: the trial allowance is the org's, shared by its keys. */
