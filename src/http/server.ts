@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { sessionToken } from '../lib/session-cookie.js';
+import { framingRefusal } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
 
 export interface ServerOptions {
@@ -39,7 +40,6 @@ const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; r
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 // As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
-
 /**
  * The one uWS app: every route of the table registered once with its precomputed pieces
  * (param names, body checker, serializer), a 405 for known paths with another method, and a
@@ -57,10 +57,17 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
   for (const path of paths) {
     app.any(path, (res, req) => {
-      new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
+      const refusal = framingRefusal(res, req, req.getHeader(CONTENT_LENGTH));
+      if (refusal) new UwsReply(res).sendError(refusal, true);
+      else new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
     });
   }
   app.any('/*', (res, req) => {
+    const refusal = framingRefusal(res, req, req.getHeader(CONTENT_LENGTH));
+    if (refusal) {
+      new UwsReply(res).sendError(refusal, true);
+      return;
+    }
     const url = req.getUrl();
     new UwsReply(res).sendError(errors.notFound(`No route for ${req.getMethod().toUpperCase()} ${url}`));
   });
@@ -110,6 +117,13 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       return;
     }
     const reply = new UwsReply(res, inflight);
+    const declaredLength = req.getHeader(CONTENT_LENGTH);
+    const framing = framingRefusal(res, req, declaredLength);
+    if (framing) {
+      if (readsBody) res.onData(() => {});
+      reply.sendError(framing, true);
+      return;
+    }
     // Refused before the body is read: uWS still needs a data handler for the bytes in flight.
     const refuse = (e: unknown): void => {
       if (readsBody) res.onData(() => {});
@@ -166,7 +180,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
     }
     // The route runs inside uWS's data callback as soon as the body is in: no promise and no
     // microtask between the last byte and the handler.
-    reply.readBody(bodyLimit, Number(req.getHeader(CONTENT_LENGTH) || 0), (raw) => {
+    reply.readBody(bodyLimit, Number(declaredLength || 0), (raw) => {
       ctx.body = raw;
       start();
     });
