@@ -101,6 +101,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
   const isPublic = route.auth === 'public' && opts.publicGate !== undefined;
+  const bearer = route.auth === 'api_key';
   const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
   const log = opts.log;
 
@@ -116,7 +117,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       new UwsReply(res).sendError(SHUTTING_DOWN, true);
       return;
     }
-    const reply = new UwsReply(res, inflight);
+    const reply = new UwsReply(res, inflight, bearer);
     const declaredLength = req.getHeader(CONTENT_LENGTH);
     const framing = framingRefusal(res, req, declaredLength);
     if (framing) {
