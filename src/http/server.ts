@@ -36,6 +36,7 @@ export interface RunningServer {
   stopListening(): void;
 }
 
+const CROSS_SITE = errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
 const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 // As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
@@ -93,10 +94,10 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
-  const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site'] : route.headers ?? [];
+  const checksOrigin = (isSession && route.method !== 'get') || route.sameOrigin === true;
+  const headerNames = [...(route.headers ?? []), ...(isSession ? ['cookie'] : []), ...(checksOrigin ? ['origin', 'sec-fetch-site'] : [])];
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
   const minRank = route.role ? ROLE_RANK[route.role] : 0;
-  const checksOrigin = isSession && route.method !== 'get';
   const readsBody = !NO_BODY.has(route.method);
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
@@ -154,6 +155,9 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
         refuse(refusal);
         return;
       }
+    } else if (checksOrigin && crossSite(ctx, opts)) {
+      refuse(CROSS_SITE);
+      return;
     }
     if (route.beforeBody) {
       try {
@@ -188,18 +192,19 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   });
 }
 
+/** Whether a cookie write comes from another site. */
+function crossSite(ctx: RequestContext, opts: ServerOptions): boolean {
+  const origin = ctx.headers.origin;
+  // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
+  return origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site';
+}
+
 /** Session, role and same-origin checks of a session route; returns the refusal, if any. */
 function authorize(ctx: RequestContext, opts: ServerOptions, minRank: number, checksOrigin: boolean): Error | null {
   const token = sessionToken(ctx.headers.cookie);
   const session = token && opts.sessions ? opts.sessions(token) : null;
   if (!session) return errors.noSession();
-  if (checksOrigin) {
-    const origin = ctx.headers.origin;
-    // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
-    if (origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site') {
-      return errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
-    }
-  }
+  if (checksOrigin && crossSite(ctx, opts)) return CROSS_SITE;
   if (ROLE_RANK[session.role] < minRank) return errors.forbidden(`This needs the ${minRank === 3 ? 'owner' : 'admin'} role in the organisation`);
   ctx.session = session;
   return null;
