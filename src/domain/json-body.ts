@@ -28,7 +28,7 @@ export function parseJsonText(text: string): unknown {
   } catch {
     throw errors.badRequest('Request body is not valid JSON');
   }
-  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw errors.badRequest(`Request body nests more than ${MAX_JSON_DEPTH} levels deep`);
+  if (jsonNestsDeeperThan(v, MAX_JSON_DEPTH)) throw errors.badRequest(`Request body nests more than ${MAX_JSON_DEPTH} levels deep`);
   return v;
 }
 

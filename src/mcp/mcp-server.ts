@@ -75,14 +75,13 @@ export class McpServer {
       throw e;
     }
     let msg: unknown;
-    const text = body.toString('utf8');
     try {
-      msg = JSON.parse(text);
+      msg = JSON.parse(body.toString('utf8'));
     } catch {
       this.#answer(reply, 400, null, undefined, { code: -32700, message: 'Parse error: the body is not JSON' });
       return;
     }
-    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    if (jsonNestsDeeperThan(msg, MAX_JSON_DEPTH)) {
       this.#answer(reply, 400, null, undefined, { code: -32600, message: `Invalid request: nested more than ${MAX_JSON_DEPTH} levels deep` });
       return;
     }
