@@ -194,6 +194,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const allowedOrigins = new Set<string>();
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
+    rejectRepeatedContentLength: config.rejectRepeatedContentLength,
     publicGate: ipLimiter(config.limits.publicRpmPerIp, clock),
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,

@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { sessionToken } from '../lib/session-cookie.js';
-import { framingRefusal } from './framing-guard.js';
+import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
 
 export interface ServerOptions {
@@ -23,6 +23,8 @@ export interface ServerOptions {
   sessions?: (token: string) => Session | null;
   /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
   allowedOrigins?: ReadonlySet<string>;
+  /** false: requests with repeated Content-Length are not looked for (a proxy in front refuses them). */
+  rejectRepeatedContentLength?: boolean;
 }
 
 export interface RunningServer {
@@ -50,21 +52,22 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   const app = uWS.App();
   const inflight = { count: 0, draining: false };
   const paths = new Set<string>();
+  const framing = opts.rejectRepeatedContentLength === false ? NO_FRAMING_CHECK : framingRefusal;
 
   for (const route of routes) {
-    register(app, route, opts, inflight);
+    register(app, route, opts, inflight, framing);
     paths.add(route.path);
   }
   // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
   for (const path of paths) {
     app.any(path, (res, req) => {
-      const refusal = framingRefusal(res, req, req.getHeader(CONTENT_LENGTH));
+      const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
       if (refusal) new UwsReply(res).sendError(refusal, true);
       else new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
     });
   }
   app.any('/*', (res, req) => {
-    const refusal = framingRefusal(res, req, req.getHeader(CONTENT_LENGTH));
+    const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
     if (refusal) {
       new UwsReply(res).sendError(refusal, true);
       return;
@@ -91,7 +94,8 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   });
 }
 
-function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {
+function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean },
+  framing: FramingCheck): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
   const checksOrigin = (isSession && route.method !== 'get') || route.sameOrigin === true;
@@ -120,10 +124,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
     }
     const reply = new UwsReply(res, inflight, bearer);
     const declaredLength = req.getHeader(CONTENT_LENGTH);
-    const framing = framingRefusal(res, req, declaredLength);
-    if (framing) {
+    const refusal = framing(res, req, declaredLength);
+    if (refusal) {
       if (readsBody) res.onData(() => {});
-      reply.sendError(framing, true);
+      reply.sendError(refusal, true);
       return;
     }
     // Refused before the body is read: uWS still needs a data handler for the bytes in flight.

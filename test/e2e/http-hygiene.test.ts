@@ -66,6 +66,27 @@ test('a request smuggled behind two Content-Length headers is refused, not serve
   assert.equal(statuses(ok.text), ['400', '200'], ok.text);
 });
 
+test('with rejectRepeatedContentLength off (a proxy in front refuses repeats), uWS frames by the first length', async () => {
+  const other = await startGateway({ rejectRepeatedContentLength: false });
+  try {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const { key: k } = await other.orgAndKey();
+    const text = await new Promise<string>((resolve, reject) => {
+      const s = connect(other.port, '127.0.0.1');
+      let out = '';
+      s.setEncoding('latin1');
+      s.on('data', (d) => { out += d; });
+      s.on('error', reject);
+      s.on('close', () => resolve(out));
+      s.write(`POST /mcp HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${k}\r\nConnection: close\r\n` +
+        `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 10}\r\n\r\n${body}`);
+    });
+    assert.equal(statuses(text), ['200'], text);
+  } finally {
+    await other.cleanup();
+  }
+});
+
 test('HTTP/1.0 and HTTP/1.1 without Host are dropped by uWebSockets.js: no answer, closed at its idle timeout', async () => {
   // uWS v20.30 parses only HTTP/1.1 request lines and requires Host; neither reaches a handler,
   // so the gateway cannot answer them. Pinned here so a uWS upgrade that answers (400 or 505)
