@@ -236,6 +236,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const allowedOrigins = new Set<string>();
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
+    rejectRepeatedContentLength: config.rejectRepeatedContentLength,
     publicGate: gatePublic,
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,

@@ -38,6 +38,12 @@ export const ConfigSchema = Type.Object({
   /** Replaces the shipped catalog.json (self-hosters describing their own models). */
   catalogFile: Type.Optional(Type.String({ minLength: 1 })),
   bodyLimitBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  /**
+   * Refuse requests with more than one Content-Length (400, connection closed). uWS shows repeated
+   * headers only by a callback per header: about 7k instructions a request. Off only behind a proxy
+   * that refuses them itself (nginx, HAProxy, Envoy, Caddy do).
+   */
+  rejectRepeatedContentLength: Type.Boolean({ default: true }),
   logLevel: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], { default: 'info' }),
   keyCache: Type.Object({
     ttlMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 60_000 }),

@@ -56,7 +56,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       },
     },
     {
-      kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'],
+      kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'], sameOrigin: true,
       summary: 'Sign out: ends the session server-side and clears the cookie',
       response: Type.Object({ signed_out: Type.Boolean() }),
       handle: (ctx) => {

@@ -37,6 +37,20 @@ const PRICE_UNIT = { chat: 'per_1m_tokens', embedding: 'per_1m_tokens', transcri
 
 export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelObject) });
 export type ModelListBody = Static<typeof ModelList>;
+export type ModelObjectBody = Static<typeof ModelObject>;
+
+/**
+ * One model of the list by id (`models.retrieve()`), the same object `/v1/models` shows, its
+ * health as fresh. null for an id not in the catalog.
+ */
+export function modelFinder(list: () => ModelListBody): (id: string) => ModelObjectBody | null {
+  let byId: Map<string, ModelObjectBody> | null = null;
+  return (id) => {
+    const { data } = list(); // refreshes the health strings of the objects kept below
+    byId ??= new Map(data.map((m) => [m.id, m]));
+    return byId.get(id) ?? null;
+  };
+}
 
 /**
  * The public catalog in the OpenAI list shape (so `models.list()` works) plus INR pricing,

@@ -4,9 +4,6 @@ import type { RequestGate } from '../domain/request-gate.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import type { Attempt } from './route-planner.js';
 
-const bootId = Date.now().toString(36);
-let counter = 0;
-
 /** A request once parsed and planned: its routes, and what else serving it needs. */
 export interface Planned {
   plan: Attempt[];
@@ -16,10 +13,10 @@ export interface Planned {
  * One request between the gate's admission and settlement, whatever its endpoint: the key is
  * authenticated and counted, `prepare` parses and plans the request, its maximum cost is held
  * (standard keys; routes on the caller's own key cost nothing) until `serve` returns the true cost, and
- * the hold is released if anything throws. Errors thrown while serving carry the request id, so
- * they can be found in the ledger.
+ * the hold is released if anything throws. `requestId` is the HTTP answer's own (its x-request-id),
+ * so the ledger rows carry it; errors thrown while serving carry it as x-gw-request-id too.
  */
-export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: RequestGate, authorization: string,
+export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: RequestGate, authorization: string, requestId: string,
   prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
   const key = auth.authenticate(authorization);
   const ticket = gate.enter(key);
@@ -27,7 +24,6 @@ export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: 
   try {
     const p = prepare(key);
     gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
-    const requestId = `${bootId}-${(counter++).toString(36)}`;
     let cost: number;
     try {
       cost = await serve(key, p, requestId);

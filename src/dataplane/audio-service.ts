@@ -60,7 +60,7 @@ export class AudioService {
 
   handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
-    return admitted(d.auth, d.gate, req.authorization,
+    return admitted(d.auth, d.gate, req.authorization, reply.requestId,
       (key) => {
         const job = endpoint === 'speech' ? this.#speech(req) : this.#transcription(req, endpoint);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };

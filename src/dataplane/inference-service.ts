@@ -39,7 +39,7 @@ export class InferenceService {
 
   handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
-    return admitted(d.auth, d.gate, req.authorization,
+    return admitted(d.auth, d.gate, req.authorization, reply.requestId,
       (key) => {
         const body = parseInferenceBody(endpoint, req.body);
         return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };

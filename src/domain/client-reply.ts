@@ -6,6 +6,8 @@ import type { GatewayError } from '../errors/gateway-error.js';
  */
 export interface ClientReply {
   readonly aborted: boolean;
+  /** This request's id: sent as x-request-id on the answer and recorded in the ledger. */
+  readonly requestId: string;
   /** Called once if the client goes away before the response ends. */
   onAbort(cb: () => void): void;
   /** A whole response in one write. */

@@ -1,6 +1,14 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
 import { errors } from '../errors/catalog.js';
+import { jsonNestsDeeperThan } from '../lib/json-depth.js';
+
+/**
+ * Deepest nesting of arrays and objects a request body may have (serde_json's default). Real
+ * bodies, tool schemas included, stay far below; thousands of levels overflowed the stack in
+ * whatever walked the value next.
+ */
+export const MAX_JSON_DEPTH = 128;
 
 /**
  * Parses a JSON request body and checks it against a compiled schema; every failure is
@@ -12,13 +20,16 @@ export function parseJsonBody(raw: Buffer, check: TypeCheck<TSchema> | null): un
   return v;
 }
 
-/** JSON.parse with the bad_request envelope on failure. */
+/** JSON.parse with the bad_request envelope on failure, nesting depth included. */
 export function parseJsonText(text: string): unknown {
+  let v: unknown;
   try {
-    return JSON.parse(text);
+    v = JSON.parse(text);
   } catch {
     throw errors.badRequest('Request body is not valid JSON');
   }
+  if (jsonNestsDeeperThan(v, MAX_JSON_DEPTH)) throw errors.badRequest(`Request body nests more than ${MAX_JSON_DEPTH} levels deep`);
+  return v;
 }
 
 /** Throws 400 bad_request naming the first field that breaks the schema. */

@@ -42,6 +42,11 @@ interface RouteBase {
    */
   limitedByHandler?: true;
   role?: Role;
+  /**
+   * A cookie write outside a session route (sign-out): refused cross-site (403 forbidden) as
+   * session writes are. Session routes other than GET have this check already.
+   */
+  sameOrigin?: boolean;
   /** Request headers the handler reads (uWS headers vanish after the first await). */
   headers?: readonly string[];
   /** Request body schema: validated by the router for json routes; documentation for raw ones. */

@@ -20,7 +20,7 @@ export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['dat
     '  `provider` (an id or an ordered list), `data_policy` (india_only, no_training, zero_retention), `upstream_key`.',
     '- `model` is a catalog id (below), or `provider/model-id` for any model of a BYOK provider, served on your own key in `upstream_key`.',
     '- Audio: /v1/audio/transcriptions and /v1/audio/translations (to English; models marked translates) take multipart (`file`, `model`), billed per second; /v1/audio/speech takes JSON, billed per character.',
-    '- The provider that served a request is in the `x-gw-provider` header; `x-gw-request-id` names its ledger rows.',
+    '- The provider that served a request is in the `x-gw-provider` header; every answer has an `x-request-id` (on inference, the id of its ledger rows).',
     '- Errors are always `{"error":{"message","type","code"}}`; `retry-after` accompanies 429 and 503.',
     '- The full schema: [/openapi.json](/openapi.json).',
     '',

@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../domain/route-spec.js';
+import { EXTENSION_PROPERTIES, INFERENCE_ANSWERS, INFERENCE_REQUESTS, INFERENCE_SCHEMAS, OPERATION_IDS } from './openapi-inference.js';
 
 const ERROR = {
   type: 'object',
@@ -11,9 +12,11 @@ const ERROR = {
     },
   },
 };
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
 
 const AUTH_ERRORS: Record<RouteSpec['auth'], Record<string, string>> = {
-  api_key: { 401: 'invalid_api_key', 402: 'insufficient_credits', 429: 'rate_limit_exceeded, daily_limit_reached or budget_exceeded (retry-after)' },
+  api_key: { 401: 'invalid_api_key (WWW-Authenticate: Bearer)', 402: 'insufficient_credits', 429: 'rate_limit_exceeded, daily_limit_reached or budget_exceeded (retry-after)' },
   session: { 401: 'no_session', 403: 'forbidden (role or cross-site)' },
   public: { 429: 'rate_limit_exceeded (per IP, retry-after)' },
 };
@@ -29,6 +32,22 @@ const RAW_ANSWERS: Record<string, string> = {
 /** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */
 const plain = (s: unknown) => JSON.parse(JSON.stringify(s));
 
+const error = (description: string) => ({ description, headers: REQUEST_ID, content: ERROR_CONTENT });
+
+/** `get /me/keys/:id` → getMeKeysById: unique because method and path are. */
+function operationId(method: string, path: string): string {
+  const known = OPERATION_IDS[`${method} ${path}`];
+  if (known) return known;
+  const words = path.split(/[/.\-_]/).filter(Boolean).map((w) => (w.startsWith(':') ? `By${cap(w.slice(1))}` : cap(w)));
+  return `${method === 'del' ? 'delete' : method}${words.join('')}`;
+}
+const cap = (w: string): string => w[0].toUpperCase() + w.slice(1);
+
+/** A table body schema with the gateway's extension fields added (speech JSON, upload forms). */
+function withExtensions(schema: Record<string, any>): Record<string, unknown> {
+  return { ...schema, properties: { ...schema.properties, ...EXTENSION_PROPERTIES } };
+}
+
 /** The OpenAPI 3.1 document, derived from the same route table that serves requests. */
 export function openApiDocument(routes: readonly RouteSpec[], version: string): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -36,28 +55,32 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const method = r.method === 'del' ? 'delete' : r.method;
     const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const answer = INFERENCE_ANSWERS[r.path];
     const responses: Record<string, unknown> = r.redirects
-      ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts' } }
+      ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
       : {
-        [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: r.response
-          ? { description: 'OK', content: { 'application/json': { schema: plain(r.response) } } }
-          : { description: RAW_ANSWERS[r.path] ?? 'OK' },
+        [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: answer
+          ? { description: RAW_ANSWERS[r.path] ?? 'OK', headers: REQUEST_ID, content: answer }
+          : r.response
+            ? { description: 'OK', headers: REQUEST_ID, content: { 'application/json': { schema: plain(r.response) } } }
+            : { description: RAW_ANSWERS[r.path] ?? 'OK', headers: REQUEST_ID },
       };
-    responses[400] = { description: 'bad_request and the rule codes of this endpoint', content: { 'application/json': { schema: ERROR } } };
-    for (const [status, what] of Object.entries(AUTH_ERRORS[r.auth])) responses[status] = { description: what, content: { 'application/json': { schema: ERROR } } };
+    responses[400] = error('bad_request and the rule codes of this endpoint');
+    for (const [status, what] of Object.entries(AUTH_ERRORS[r.auth])) responses[status] = error(what);
     if (r.auth === 'api_key' && r.path.startsWith('/v1/')) {
-      responses[404] = { description: 'model_not_found', content: { 'application/json': { schema: ERROR } } };
-      responses[502] = { description: 'all_routes_failed', content: { 'application/json': { schema: ERROR } } };
-      responses[503] = {
-        description: 'overloaded (retry-after): the ledger writer is behind, or buffered upstream answers are at upstream.maxBufferedBytes',
-        content: { 'application/json': { schema: ERROR } },
-      };
+      responses[404] = error('model_not_found');
+      responses[502] = error('all_routes_failed');
+      responses[503] = error('overloaded (retry-after): the ledger writer is behind, or buffered upstream answers are at upstream.maxBufferedBytes');
     }
+    if (r.path.startsWith('/v1/models/')) responses[404] = error('model_not_found');
+    const body = INFERENCE_REQUESTS[r.path]
+      ?? (r.body ? { [r.bodyType ?? 'application/json']: { schema: r.auth === 'api_key' && r.path.startsWith('/v1/') ? withExtensions(plain(r.body)) : plain(r.body) } } : null);
     (paths[path] ??= {})[method] = {
+      operationId: operationId(r.method, r.path),
       summary: r.summary,
       ...(params.length ? { parameters: params } : {}),
       ...(r.auth === 'api_key' ? { security: [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
-      ...(r.body ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: plain(r.body) } } } } : {}),
+      ...(body ? { requestBody: { required: true, content: body } } : {}),
       ...(r.role ? { 'x-gw-role': r.role } : {}),
       responses,
     };
@@ -71,7 +94,10 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'gw- or gw-trial- API key' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
       },
-      schemas: { Error: ERROR },
+      headers: {
+        RequestId: { description: 'this request\'s id (on inference, its ledger rows\'; also x-gw-request-id there)', schema: { type: 'string' } },
+      },
+      schemas: { Error: ERROR, ...INFERENCE_SCHEMAS },
     },
     paths,
   };

@@ -1,5 +1,6 @@
 import { HealthBody } from '../control/health.js';
-import { ModelList, type ModelListBody } from '../control/model-list.js';
+import { ModelList, ModelObject, modelFinder, type ModelListBody } from '../control/model-list.js';
+import { errors } from '../errors/catalog.js';
 import { ProviderList, type ProviderListBody } from '../control/provider-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
@@ -42,6 +43,12 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     handle: (ctx, reply) => d.audio.handle(endpoint,
       { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
   });
+  const findModel = modelFinder(d.listModels);
+  const retrieve = (id: string) => {
+    const model = findModel(id);
+    if (model === null) throw errors.modelNotFound(id);
+    return { body: model };
+  };
   const routes: RouteSpec[] = [
     {
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
@@ -75,6 +82,17 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'json', method: 'get', path: '/v1/models', auth: 'public', response: ModelList,
       summary: 'Model catalog with INR pricing, residency, languages, context length and per-route health',
       handle: () => ({ body: d.listModels() }),
+    },
+    {
+      kind: 'json', method: 'get', path: '/v1/models/:id', auth: 'public', response: ModelObject,
+      summary: 'One catalog model (models.retrieve), as /v1/models lists it; 404 model_not_found for an id not in the catalog',
+      handle: (ctx) => retrieve(ctx.params.id),
+    },
+    {
+      // The OpenAI SDKs put the id in the path as it is: GET /v1/models/sandbox/echo.
+      kind: 'json', method: 'get', path: '/v1/models/:owner/:name', auth: 'public', response: ModelObject,
+      summary: 'The same, for a model id with a slash in it (sandbox/echo)',
+      handle: (ctx) => retrieve(`${ctx.params.owner}/${ctx.params.name}`),
     },
     {
       kind: 'json', method: 'get', path: '/v1/providers', auth: 'public', response: ProviderList,

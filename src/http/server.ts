@@ -10,6 +10,7 @@ import type { Logger } from '../lib/logger.js';
 import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { sessionToken } from '../lib/session-cookie.js';
+import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
 
 export interface ServerOptions {
@@ -23,6 +24,8 @@ export interface ServerOptions {
   sessions?: (token: string) => Session | null;
   /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
   allowedOrigins?: ReadonlySet<string>;
+  /** false: requests with repeated Content-Length are not looked for (a proxy in front refuses them). */
+  rejectRepeatedContentLength?: boolean;
 }
 
 export interface RunningServer {
@@ -36,11 +39,11 @@ export interface RunningServer {
   stopListening(): void;
 }
 
+const CROSS_SITE = errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
 const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 // As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
-
 /**
  * The one uWS app: every route of the table registered once with its precomputed pieces
  * (param names, body checker, serializer), a 405 for known paths with another method, and a
@@ -50,18 +53,26 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   const app = uWS.App();
   const inflight = { count: 0, draining: false };
   const paths = new Set<string>();
+  const framing = opts.rejectRepeatedContentLength === false ? NO_FRAMING_CHECK : framingRefusal;
 
   for (const route of routes) {
-    register(app, route, opts, inflight);
+    register(app, route, opts, inflight, framing);
     paths.add(route.path);
   }
   // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
   for (const path of paths) {
     app.any(path, (res, req) => {
-      new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
+      const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
+      if (refusal) new UwsReply(res).sendError(refusal, true);
+      else new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
     });
   }
   app.any('/*', (res, req) => {
+    const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
+    if (refusal) {
+      new UwsReply(res).sendError(refusal, true);
+      return;
+    }
     const url = req.getUrl();
     new UwsReply(res).sendError(errors.notFound(`No route for ${req.getMethod().toUpperCase()} ${url}`));
   });
@@ -114,19 +125,21 @@ function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: 
   (app.listen as unknown as (h: string, p: number, o: number, c: ListenCallback) => void).call(app, host, port, LISTEN_EXCLUSIVE_PORT, cb);
 }
 
-function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean }): void {
+function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean },
+  framing: FramingCheck): void {
   const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const isSession = route.auth === 'session';
   const isPublic = route.auth === 'public';
   const gated = isPublic && route.limitedByHandler !== true && opts.publicGate !== undefined;
-  const headerNames = isSession ? [...(route.headers ?? []), 'cookie', 'origin', 'sec-fetch-site']
-    : gated ? [...(route.headers ?? []), 'authorization'] : route.headers ?? [];
+  const checksOrigin = (isSession && route.method !== 'get') || route.sameOrigin === true;
+  const headerNames = [...(route.headers ?? []), ...(isSession ? ['cookie'] : []), ...(checksOrigin ? ['origin', 'sec-fetch-site'] : []),
+    ...(gated ? ['authorization'] : [])];
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
   const minRank = route.role ? ROLE_RANK[route.role] : 0;
-  const checksOrigin = isSession && route.method !== 'get';
   const readsBody = !NO_BODY.has(route.method);
   const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
+  const bearer = route.auth === 'api_key';
   const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
   const log = opts.log;
 
@@ -142,7 +155,14 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       new UwsReply(res).sendError(SHUTTING_DOWN, true);
       return;
     }
-    const reply = new UwsReply(res, inflight);
+    const reply = new UwsReply(res, inflight, bearer);
+    const declaredLength = req.getHeader(CONTENT_LENGTH);
+    const refusal = framing(res, req, declaredLength);
+    if (refusal) {
+      if (readsBody) res.onData(() => {});
+      reply.sendError(refusal, true);
+      return;
+    }
     // Refused before the body is read: uWS still needs a data handler for the bytes in flight.
     const refuse = (e: unknown): void => {
       if (readsBody) res.onData(() => {});
@@ -172,6 +192,9 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
         refuse(refusal);
         return;
       }
+    } else if (checksOrigin && crossSite(ctx, opts)) {
+      refuse(CROSS_SITE);
+      return;
     }
     if (route.beforeBody) {
       try {
@@ -199,11 +222,18 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
     }
     // The route runs inside uWS's data callback as soon as the body is in: no promise and no
     // microtask between the last byte and the handler.
-    reply.readBody(bodyLimit, Number(req.getHeader(CONTENT_LENGTH) || 0), (raw) => {
+    reply.readBody(bodyLimit, Number(declaredLength || 0), (raw) => {
       ctx.body = raw;
       start();
     });
   });
+}
+
+/** Whether a cookie write comes from another site. */
+function crossSite(ctx: RequestContext, opts: ServerOptions): boolean {
+  const origin = ctx.headers.origin;
+  // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
+  return origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site';
 }
 
 /** Session, role and same-origin checks of a session route; returns the refusal, if any. */
@@ -211,13 +241,7 @@ function authorize(ctx: RequestContext, opts: ServerOptions, minRank: number, ch
   const token = sessionToken(ctx.headers.cookie);
   const session = token && opts.sessions ? opts.sessions(token) : null;
   if (!session) return errors.noSession();
-  if (checksOrigin) {
-    const origin = ctx.headers.origin;
-    // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
-    if (origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site') {
-      return errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
-    }
-  }
+  if (checksOrigin && crossSite(ctx, opts)) return CROSS_SITE;
   if (ROLE_RANK[session.role] < minRank) return errors.forbidden(`This needs the ${minRank === 3 ? 'owner' : 'admin'} role in the organisation`);
   ctx.session = session;
   return null;

@@ -3,6 +3,7 @@ import type { ClientReply } from '../domain/client-reply.js';
 import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
 import { errors } from '../errors/catalog.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import { nextRequestId } from '../lib/request-id.js';
 import { statusLine } from './status-lines.js';
 
 const JSON_TYPE = 'application/json';
@@ -11,6 +12,13 @@ const CONTENT_TYPE = Buffer.from('content-type');
 const CACHE_CONTROL = Buffer.from('cache-control');
 const NO_CACHE = Buffer.from('no-cache');
 const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE);
+// x-request-id is what the OpenAI SDKs read into `requestID` (and what proxies and log pipelines
+// look for); every answer has one.
+const X_REQUEST_ID = Buffer.from('x-request-id');
+// RFC 9110 15.5.2: a 401 names its scheme. Without it MCP clients take a 401 for an OAuth
+// server's and go looking for one.
+const WWW_AUTHENTICATE = Buffer.from('www-authenticate');
+const BEARER_CHALLENGE = Buffer.from('Bearer realm="gw"');
 
 /**
  * ClientReply over a uWS HttpResponse. Created synchronously in the route handler, so onAborted
@@ -19,16 +27,20 @@ const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE);
  */
 export class UwsReply implements ClientReply {
   aborted = false;
+  readonly requestId = nextRequestId();
   #res: HttpResponse;
   #abortCallbacks: (() => void)[] | null = null;
   #started = false;
   #ended = false;
   #drain: (() => void) | null = null;
   #inflight: { count: number } | null;
+  #bearer: boolean;
 
-  constructor(res: HttpResponse, inflight: { count: number } | null = null) {
+  /** `bearer`: the route takes an API key, so its 401s carry a Bearer challenge. */
+  constructor(res: HttpResponse, inflight: { count: number } | null = null, bearer = false) {
     this.#res = res;
     this.#inflight = inflight;
+    this.#bearer = bearer;
     if (inflight) inflight.count++;
     res.onAborted(() => {
       this.aborted = true;
@@ -96,6 +108,8 @@ export class UwsReply implements ClientReply {
     res.cork(() => {
       res.writeStatus(statusLine(status));
       res.writeHeader(CONTENT_TYPE, contentType === JSON_TYPE ? JSON_TYPE_BYTES : contentType);
+      res.writeHeader(X_REQUEST_ID, this.requestId);
+      if (status === 401 && this.#bearer) res.writeHeader(WWW_AUTHENTICATE, BEARER_CHALLENGE);
       if (headers) {
         for (const k in headers) {
           const v = headers[k];
@@ -129,6 +143,7 @@ export class UwsReply implements ClientReply {
       res.writeStatus(statusLine(status));
       res.writeHeader(CONTENT_TYPE, contentType);
       res.writeHeader(CACHE_CONTROL, NO_CACHE);
+      res.writeHeader(X_REQUEST_ID, this.requestId);
       for (const k in headers) res.writeHeader(k, headers[k]);
       ok = res.write(first);
     });

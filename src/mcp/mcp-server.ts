@@ -3,6 +3,8 @@ import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import { MAX_JSON_DEPTH } from '../domain/json-body.js';
+import { jsonNestsDeeperThan } from '../lib/json-depth.js';
 import { mcpTools, toolError, type ToolDeps, type ToolResult } from './mcp-tools.js';
 
 /** Protocol revisions this server speaks, newest first; a client asking for another gets the newest. */
@@ -77,6 +79,10 @@ export class McpServer {
       msg = JSON.parse(body.toString('utf8'));
     } catch {
       this.#answer(reply, 400, null, undefined, { code: -32700, message: 'Parse error: the body is not JSON' });
+      return;
+    }
+    if (jsonNestsDeeperThan(msg, MAX_JSON_DEPTH)) {
+      this.#answer(reply, 400, null, undefined, { code: -32600, message: `Invalid request: nested more than ${MAX_JSON_DEPTH} levels deep` });
       return;
     }
     if (Array.isArray(msg)) {

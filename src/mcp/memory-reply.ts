@@ -1,6 +1,7 @@
 import type { ClientReply } from '../domain/client-reply.js';
 import { envelopeJson } from '../errors/envelope.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import { nextRequestId } from '../lib/request-id.js';
 
 /**
  * A ClientReply that keeps the answer in memory, for an MCP tool that runs an inference request
@@ -9,6 +10,8 @@ import type { GatewayError } from '../errors/gateway-error.js';
  */
 export class MemoryReply implements ClientReply {
   readonly aborted = false;
+  /** The tool's inference request has its own id (and ledger rows), apart from the MCP call's. */
+  readonly requestId = nextRequestId();
   status = 0;
   contentType = '';
   body = '';

@@ -57,6 +57,20 @@ test('/me without a session, with an unknown cookie, or after logout gives 401 n
   assert.is(after.status, 401, 'the session is gone server-side, not only in the browser');
 });
 
+test('a logout posted from another site is refused 403 forbidden and the session lives on', async () => {
+  const s = await signIn(gw, 'stays@example.com');
+  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }] as Record<string, string>[]) {
+    const r = await fetch(`${gw.url}/auth/logout`, { method: 'POST', headers: { cookie: s.cookie, ...headers } });
+    assert.is(r.status, 403, JSON.stringify(headers));
+    assert.is(((await r.json()) as any).error.code, 'forbidden');
+    assert.is(r.headers.get('set-cookie'), null, 'the cookie is not cleared either');
+    assert.is((await s.get('/me')).status, 200, 'the session still works');
+  }
+  const out = await s.send('POST', '/auth/logout');
+  assert.is(out.status, 200, 'the same origin signs out');
+  assert.is((await s.get('/me')).status, 401);
+});
+
 test('PATCH /me changes the display name; invalid names are refused', async () => {
   const s = await signIn(gw, 'meera@example.com');
   let r = await s.send('PATCH', '/me', { name: 'Meera K' });

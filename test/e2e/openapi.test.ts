@@ -13,6 +13,16 @@ test.after(async () => {
   await gw.cleanup();
 });
 
+/** Follows a local $ref (#/components/...) to what it names. */
+function resolve(schema: any): any {
+  if (typeof schema?.$ref !== 'string') return schema;
+  return resolve(schema.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc));
+}
+
+/** Every operation of the document with its method and path. */
+const operations = (): { method: string; path: string; op: any }[] =>
+  Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).map(([method, op]) => ({ method, path, op })));
+
 test('GET /openapi.json is an OpenAPI 3.1 document with both security schemes', () => {
   assert.is(doc.openapi, '3.1.0');
   assert.ok(doc.info.title && doc.info.version);
@@ -31,12 +41,60 @@ test('it lists the inference, catalog and dashboard routes, with path parameters
 });
 
 test('request schemas are plain JSON Schema, and sign-in routes are documented as redirects', () => {
-  const chat = doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema;
+  const chat = resolve(doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema);
   assert.ok(chat.required.includes('model') && chat.required.includes('messages'));
   assert.not.ok(JSON.stringify(doc).includes('[Kind]'));
   assert.ok(doc.paths['/auth/link'].get.responses['302']);
   assert.not.ok(doc.paths['/auth/link'].get.responses['200']);
   assert.is(doc.paths['/me/keys/{id}'].patch['x-gw-role'], 'admin');
+});
+
+test('every operation has an operationId, no two alike, OpenAI\'s names on OpenAI\'s routes', () => {
+  const ids = operations().map(({ method, path, op }) => {
+    assert.type(op.operationId, 'string', `${method} ${path}`);
+    assert.match(op.operationId, /^[A-Za-z][A-Za-z0-9]*$/);
+    return op.operationId;
+  });
+  assert.is(new Set(ids).size, ids.length, 'operationIds are unique');
+  assert.is(doc.paths['/v1/chat/completions'].post.operationId, 'createChatCompletion');
+  assert.is(doc.paths['/v1/models/{id}'].get.operationId, 'retrieveModel');
+});
+
+test('the chat answer is described: choices with a message, and usage; the stream names its chunk schema', () => {
+  const ok = doc.paths['/v1/chat/completions'].post.responses['200'];
+  const completion = resolve(ok.content['application/json'].schema);
+  assert.is(completion.type, 'object');
+  assert.ok(completion.required.includes('choices'));
+  const choice = resolve(completion.properties.choices.items);
+  assert.ok(choice.required.includes('message'));
+  assert.equal(resolve(choice.properties.message).properties.content.type, ['string', 'null']);
+  assert.ok(resolve(completion.properties.usage).properties.total_tokens);
+  assert.ok(ok.content['text/event-stream']);
+  assert.is(resolve(ok.content['text/event-stream']['x-gw-event']).properties.object.const, 'chat.completion.chunk');
+  const embeddings = resolve(doc.paths['/v1/embeddings'].post.responses['200'].content['application/json'].schema);
+  assert.ok(embeddings.properties.data.items.properties.embedding);
+  assert.ok(doc.paths['/v1/audio/speech'].post.responses['200'].content['audio/mpeg']);
+  assert.is(resolve(doc.paths['/v1/models/{id}'].get.responses['200'].content['application/json'].schema).properties.object.const, 'model');
+});
+
+test('inference requests document the gateway extensions', () => {
+  for (const [path, type] of [['/v1/chat/completions', 'application/json'], ['/v1/embeddings', 'application/json'],
+    ['/v1/audio/speech', 'application/json'], ['/v1/audio/transcriptions', 'multipart/form-data']]) {
+    const schema = resolve(doc.paths[path].post.requestBody.content[type].schema);
+    for (const ext of ['optimize', 'provider', 'data_policy', 'upstream_key']) assert.ok(schema.properties[ext], `${ext} on ${path}`);
+  }
+  assert.equal(resolve(doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema).properties.optimize.enum,
+    ['price', 'latency', 'throughput']);
+});
+
+test('every error answer refers to the one Error component, and every answer names x-request-id', () => {
+  for (const { method, path, op } of operations()) {
+    for (const [status, res] of Object.entries(op.responses) as [string, any][]) {
+      assert.ok(res.headers?.['x-request-id'], `x-request-id on ${method} ${path} ${status}`);
+      if (Number(status) >= 400) assert.equal(res.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${method} ${path} ${status}`);
+    }
+  }
+  assert.equal(doc.components.schemas.Error.properties.error.required, ['message', 'type', 'code']);
 });
 
 test.run();

@@ -2,6 +2,7 @@
 // traffic statistics built from the ledger.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import OpenAI, { NotFoundError } from 'openai';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { bearer, chatBody, waitFor } from '../support/wait.js';
@@ -44,6 +45,38 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.equal([byId.sarvam.residency, byId.sarvam.stream_usage], ['in', false]);
   assert.equal([byId.sandbox.configured, byId.sandbox.byok, byId.sandbox.platform_key_fallback], [true, false, false]);
   assert.not.ok(JSON.stringify(data).includes(String(mock.port)), 'a configured base URL is not published');
+});
+
+test('GET /v1/models/{id}: models.retrieve gives the object /v1/models lists, slash ids included; unknown ids 404 model_not_found', async () => {
+  const client = new OpenAI({ apiKey: 'not-needed', baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const { data: listed } = await (await get('/v1/models')).json() as any;
+  for (const id of ['sandbox/echo', 'llama-3.3-70b-instruct', 'gpt-4o']) {
+    const m = await client.models.retrieve(id);
+    assert.is(m.id, id);
+    assert.is(m.object, 'model');
+    assert.type(m.created, 'number');
+    assert.type(m.owned_by, 'string');
+    const { _request_id: _, ...fields } = m as unknown as Record<string, unknown>;
+    assert.equal(fields, listed.find((x: any) => x.id === id), `${id} as /v1/models lists it`);
+  }
+  // Written with its slash, as the SDK's docs show, or escaped: the same model.
+  for (const path of ['/v1/models/sandbox/echo', '/v1/models/sandbox%2Fecho']) {
+    const r = await get(path);
+    assert.is(r.status, 200, path);
+    assert.is((await r.json() as any).id, 'sandbox/echo');
+  }
+  for (const id of ['no-such-model', 'groq/not-in-the-catalog']) {
+    try {
+      await client.models.retrieve(id);
+      assert.unreachable(`${id} should be 404`);
+    } catch (e) {
+      assert.instance(e, NotFoundError);
+      assert.is((e as NotFoundError).code, 'model_not_found');
+    }
+  }
+  // The stats routes beside it still answer for both id shapes.
+  assert.is((await get('/v1/models/sandbox/echo/stats')).status, 200);
+  assert.is(((await (await get('/v1/models/gpt-4o/stats')).json()) as any).model, 'gpt-4o');
 });
 
 test('GET /llms.txt: plain text naming every route of /openapi.json and every model of /v1/models', async () => {
