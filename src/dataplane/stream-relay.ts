@@ -83,8 +83,7 @@ class StreamRelay {
 
   /** One cork: chunk `c` (already scanned), every chunk that has arrived meanwhile, and the end if it is in. */
   #flush(c: Buffer): void {
-    this.#reply.batch(() => {
-      this.#writable = true;
+    this.#writable = this.#reply.batch(() => {
       this.#forward(c);
       for (let n = this.#res.take(); n !== null; n = this.#res.take()) {
         this.#scanner.push(n);
@@ -127,8 +126,8 @@ class StreamRelay {
 
   #write(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    const ok = this.#started ? this.#reply.streamWrite(bytes) : this.#start(bytes);
-    this.#writable = ok && this.#writable;
+    if (this.#started) this.#reply.streamWrite(bytes);
+    else this.#start(bytes);
   }
 
   #start(bytes: Buffer): boolean {

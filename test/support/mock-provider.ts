@@ -22,7 +22,11 @@ export type Behavior =
   | { kind: 'cut'; afterChunks: number }
   | { kind: 'reset' }
   /** Headers, then body bytes without end until the client closes the connection. */
-  | { kind: 'flood'; status?: number; contentType?: string };
+  | { kind: 'flood'; status?: number; contentType?: string }
+  /** Well-formed SSE chat chunks without end, as fast as the client reads, until it closes the
+   * connection: writes of up to 64 KB holding events of many sizes (the content counts up, so a
+   * reader can tell a lost or repeated byte). */
+  | { kind: 'sseFlood' };
 
 export interface RecordedRequest {
   method: string;
@@ -334,6 +338,9 @@ class MockProviderServer implements MockProvider {
       case 'flood':
         this.#flood(res, b.status ?? 200, b.contentType ?? JSON_TYPE);
         return true;
+      case 'sseFlood':
+        this.#sseFlood(res);
+        return true;
       default:
         return false;
     }
@@ -498,6 +505,28 @@ class MockProviderServer implements MockProvider {
     const piece = Buffer.alloc(64 * 1024, 0x61);
     const pump = (): void => {
       while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  }
+
+  #sseFlood(res: ServerResponse): void {
+    res.writeHead(200, SSE_HEADERS);
+    const head = `data: {"id":"chatcmpl-flood-${++this.#seq}","object":"chat.completion.chunk","created":0,"model":"flood-model",` +
+      '"choices":[{"index":0,"delta":{"content":"';
+    const tail = '"},"finish_reason":null}]}\n\n';
+    let n = 0;
+    const write = (): boolean => {
+      let out = '';
+      // Event sizes cycle from a few bytes to ~40 KB, so writes straddle uWS's 16 KB cork buffer.
+      while (out.length < 64 * 1024) {
+        const size = (n * 7919) % 40_000;
+        out += head + String(n++).padEnd(size + 1, '.') + tail;
+      }
+      return res.write(out);
+    };
+    const pump = (): void => {
+      while (!res.destroyed && write());
       if (!res.destroyed) res.once('drain', pump);
     };
     pump();
