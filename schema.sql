@@ -420,3 +420,8 @@ CREATE TABLE alert_deliveries (
 );
 CREATE INDEX alert_deliveries_by_alert ON alert_deliveries(alert_id, id);
 CREATE INDEX alert_deliveries_due ON alert_deliveries(next_at);
+
+-- migration: 13
+-- 1 when the provider reported more tokens than the request could have used and the counts (and
+-- so the cost) were cut to those bounds (docs/limits-and-billing.md, "Usage a provider reports").
+ALTER TABLE usage ADD COLUMN usage_clamped INTEGER NOT NULL DEFAULT 0;

@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { costMicros, maxCostMicros } from '../billing/cost.js';
+import { clampUsage } from '../billing/usage-bounds.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import type { Logger } from '../lib/logger.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
 import type { TokenEndpoint } from '../providers/types.js';
@@ -19,6 +21,7 @@ import type { UsageRecord } from './usage-record.js';
 export interface InferenceDeps extends RouteDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
+  log: Logger;
 }
 
 export interface InferenceRequest {
@@ -73,13 +76,13 @@ export class InferenceService {
       }
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-      return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
+      return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
     }
     const outcome = await relayStream(reply, served.res, served.first, headers, body);
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
     const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
-    return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
+    return this.#finish(key, requestId, endpoint, body, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
       served.ttfbMs, true, outcome.aborted, outcome.failure);
   }
 
@@ -103,25 +106,35 @@ export class InferenceService {
     }
   }
 
-  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number,
-    u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
+  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, body: InferenceBody, a: Attempt, attempt: number,
+    reported: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
+    const clamped = clampUsage(reported, { endpoint, payload: body.payload, bytes: body.bytes, maxTokens: body.maxTokens,
+      contextLength: a.route.contextLength });
+    const u = clamped ?? reported;
+    if (clamped !== null) {
+      this.#d.log.warn('provider reported more usage than the request could have used; billed at the bounds', {
+        requestId, provider: a.route.provider.id, route: a.route.id, reported: { prompt: reported.promptTokens, completion: reported.completionTokens },
+        billed: { prompt: u.promptTokens, completion: u.completionTokens },
+      });
+    }
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
     const status = aborted ? 499 : 200;
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated);
+    this.#record(key, requestId, endpoint, body.model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated,
+      clamped !== null);
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
     return cost;
   }
 
   #record(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number, status: number,
     errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
-    streamed: boolean, billable: boolean, usageEstimated = false): void {
+    streamed: boolean, billable: boolean, usageEstimated = false, usageClamped = false): void {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
       promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, units: 0, costMicros: cost,
-      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated,
+      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, usageClamped,
     };
     this.#d.usage.record(r);
   }

@@ -27,6 +27,8 @@ export interface UsageRecord {
   billable: boolean;
   /** The provider reported no usage: the token counts are the gateway's estimate. */
   usageEstimated: boolean;
+  /** The provider reported more tokens than the request could have used: the counts (and cost) were cut to the bounds. */
+  usageClamped: boolean;
 }
 
 /** Where the data plane hands usage records; never awaited per request. */

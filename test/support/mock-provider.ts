@@ -16,7 +16,8 @@ export type Behavior =
   /** A 200 answer written exactly as given, one write per part, `intervalMs` apart (default 10);
    * with `hold` the answer is then left open instead of ended. */
   | { kind: 'parts'; parts: string[]; intervalMs?: number; contentType?: string; hold?: boolean }
-  | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
+  /** `usage` replaces the counts of the final usage chunk (when one is sent). */
+  | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never'; usage?: MockUsage }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
   | { kind: 'cut'; afterChunks: number }
@@ -357,7 +358,7 @@ class MockProviderServer implements MockProvider {
       if (b.delayMs) this.#later(res, b.delayMs, answer);
       else answer();
     } else if (b.kind === 'stream') {
-      this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto');
+      this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto', b.usage);
     } else if (b.kind === 'parts') {
       this.#parts(res, b);
     } else if (b.kind === 'cut') {
@@ -375,11 +376,16 @@ class MockProviderServer implements MockProvider {
       `"model":${JSON.stringify(modelOf(body))}`;
   }
 
-  #stream(res: ServerResponse, body: any, chunks: number, intervalMs: number, includeUsage: 'auto' | 'always' | 'never'): void {
+  #stream(res: ServerResponse, body: any, chunks: number, intervalMs: number, includeUsage: 'auto' | 'always' | 'never',
+    usage?: MockUsage): void {
     const withUsage = includeUsage === 'always' ||
       (includeUsage === 'auto' && body?.stream_options?.include_usage === true);
     const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
-    const tails = streamEvents(chunks, withUsage);
+    let tails = streamEvents(chunks, withUsage);
+    if (withUsage && usage !== undefined) {
+      tails = [...tails.slice(0, -1), `[],"usage":{"prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens},` +
+        `"total_tokens":${usage.prompt_tokens + usage.completion_tokens}}}\n\n`];
+    }
     res.writeHead(200, SSE_HEADERS);
     if (intervalMs <= 0) {
       // One write for the whole stream: nobody can observe the boundaries without a delay,
