@@ -13,10 +13,14 @@ import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
+import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import type { AbortSource } from './upstream-client.js';
 import type { UsageRecord } from './usage-record.js';
+
+/** The provider's own id for the model, on answers whose `model` was put back to the catalog id the client asked for. */
+export const UPSTREAM_MODEL_HEADER = 'x-gw-upstream-model';
 
 export interface InferenceDeps extends RouteDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
@@ -66,6 +70,9 @@ export class InferenceService {
     const { a, i, served, started } = won;
 
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+    // The answer names the model the client asked for; the provider's id for it goes in a header.
+    const renamed = a.route.upstreamModel !== model;
+    if (renamed) headers[UPSTREAM_MODEL_HEADER] = a.route.upstreamModel;
     if (served.kind === 'whole') {
       let usage = scanUsage(served.body);
       let answer = served.body;
@@ -74,11 +81,15 @@ export class InferenceService {
         ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
         headers[ESTIMATED_HEADER] = 'estimated';
       }
+      if (renamed) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
       return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, false, reply.aborted);
     }
-    const outcome = await relayStream(reply, served.res, served.first, headers, body);
+    // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
+    const dropUsage = !usageAsked(streamOptions);
+    const edits = renamed || dropUsage ? { model: renamed ? model : null, dropUsage } : null;
+    const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
     const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
@@ -138,4 +149,8 @@ export class InferenceService {
     };
     this.#d.usage.record(r);
   }
+}
+
+function usageAsked(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
 }
