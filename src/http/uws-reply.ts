@@ -249,9 +249,12 @@ function bytesOf(piece: Buffer | string): Buffer {
   return typeof piece === 'string' ? Buffer.from(piece) : piece;
 }
 
-/** The status line and headers of a stream as uWS writes them, with room for the two it adds (Date, its mark). */
+/**
+ * The status line and headers of a stream as uWS writes them: ours, with room for the status
+ * line, content-type and cache-control names, and those uWS adds (Date, its mark, Transfer-Encoding).
+ */
 function headBytes(contentType: string, headers: Record<string, string>): number {
-  let n = 128 + contentType.length;
+  let n = 256 + contentType.length;
   for (const k in headers) n += k.length + headers[k].length + 4;
   return n;
 }
