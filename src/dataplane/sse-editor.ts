@@ -132,7 +132,7 @@ export class SseEditor {
         (out ??= []).push(lines.subarray(copied, drop));
         copied = end;
         if (model >= 0 && model < end) model = text.indexOf(MODEL, end);
-        drop = usageOnlyLine(text, end);
+        drop = -1;
       } else if (done >= 0 && (model < 0 || done < model)) {
         this.#done = true;
         const before = this.#beforeDone!(done >= 2 ? text.charCodeAt(done - 1) === NL && text.charCodeAt(done - 2) === NL
@@ -164,18 +164,19 @@ export class SseEditor {
   }
 }
 
-/** Where the first usage-only data line (a usage that is not null, and no or empty choices) at or after `from` begins, or -1. */
+/**
+ * Where the usage-only data line (a usage that is not null, and no or empty choices) begins, or
+ * -1. Only the last `"usage"` at or after `from` is looked at: the usage chunk is a stream's last
+ * event, and content chunks (`"usage":null`, or a running usage beside their choices) are kept.
+ */
 function usageOnlyLine(text: string, from: number): number {
-  for (let u = text.indexOf(USAGE, from); u >= 0; u = text.indexOf(USAGE, u + 1)) {
-    // Content chunks say `"usage":null` when usage was asked for.
-    if (nullValueAt(text, u + USAGE.length) >= 0) continue;
-    const s = text.lastIndexOf('\n', u) + 1;
-    if (s < from || !text.startsWith(DATA, s)) continue;
-    const e = text.indexOf('\n', u);
-    const c = text.indexOf(CHOICES, s);
-    if (c < 0 || c > e || emptyArrayAt(text, c + CHOICES.length)) return s;
-  }
-  return -1;
+  const u = text.lastIndexOf(USAGE);
+  if (u < from || nullValueAt(text, u + USAGE.length) >= 0) return -1;
+  const s = text.lastIndexOf('\n', u) + 1;
+  if (s < from || !text.startsWith(DATA, s)) return -1;
+  const e = text.indexOf('\n', u);
+  const c = text.indexOf(CHOICES, s);
+  return c < 0 || c > e || emptyArrayAt(text, c + CHOICES.length) ? s : -1;
 }
 
 /** Where the first `data: [DONE]` line at or after `from` begins, or -1 (generated text may contain the words, but not at a line's start). */
