@@ -425,3 +425,8 @@ CREATE INDEX alert_deliveries_due ON alert_deliveries(next_at);
 -- How long the attempt waited for a free connection to the provider (upstream.connectionsPerOrigin),
 -- in ms; 0 when one was free (docs/ledger.md, docs/configuration.md "Sizing upstream connections").
 ALTER TABLE usage ADD COLUMN queue_ms REAL NOT NULL DEFAULT 0;
+
+-- migration: 14
+-- 1 when the provider reported more tokens than the request could have used and the counts (and
+-- so the cost) were cut to those bounds (docs/limits-and-billing.md, "Usage a provider reports").
+ALTER TABLE usage ADD COLUMN usage_clamped INTEGER NOT NULL DEFAULT 0;

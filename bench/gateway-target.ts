@@ -62,7 +62,8 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     host: '127.0.0.1',
     port: 0,
     dbPath,
-    providers: { openai: { baseUrl: mockUrl, apiKey: 'sk-bench' } },
+    // groq serves the renamed-model stream scenario (instructions bench); the others use openai.
+    providers: { openai: { baseUrl: mockUrl, apiKey: 'sk-bench' }, groq: { baseUrl: mockUrl, apiKey: 'sk-bench' } },
     limits: { gatewayRpm: 100_000_000 },
   }, null, 2));
 

@@ -10,7 +10,10 @@
 // flush) is spread over fewer requests than at full speed, so it weighs a little more here.
 //   BENCH_IR_REQUESTS  measured requests per target (default 2000)
 //   BENCH_IR_TARGETS   comma list of floor, bare, gateway, each with -stream for 20-chunk streams
-//                      instead of JSON answers (default floor, bare, gateway, gateway-stream)
+//                      instead of JSON answers (default floor, bare, gateway, gateway-stream), and
+//                      gateway-stream-nousage (no stream_options: the usage chunk is dropped) and
+//                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
+//                      the two streams that go through the relay's line editor
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
@@ -23,7 +26,7 @@ import { selfCosts, threadCounts } from './callgrind.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
+import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS } from './payloads.js';
 import { measureStreams } from './streams.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,9 +70,10 @@ async function count(name: string, dir: string, mock: ChildServer, stream: boole
     const entry = name.startsWith('floor') ? './floor-proxy.js' : './bare-proxy.js';
     server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
   }
+  const streamBody = name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
-      ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: STREAM_BODY, concurrency: 1, streams: n, warmupMs: 0 })
+      ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0 })
       : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body: CHAT_BODY, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
   const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
   try {
     for (const name of TARGETS) {
-      const stream = name.endsWith('-stream');
+      const stream = name.includes('-stream');
       const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
       mock.send({ default: stream ? { kind: 'stream', chunks: STREAM_CHUNKS } : { kind: 'ok' } });
       await ack;

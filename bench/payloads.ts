@@ -20,6 +20,13 @@ export const CHAT_BODY = chatBody({}, 1024);
 // asks for it upstream anyway.
 export const STREAM_BODY = chatBody({ stream: true, stream_options: { include_usage: true } }, 1024);
 
+/** The same stream with no stream_options: the gateway still asks for usage, and drops the usage chunk for the client. */
+export const STREAM_BODY_NO_USAGE = chatBody({ stream: true }, 1024);
+
+/** A model whose route has another id upstream (groq's llama-3.3-70b-versatile): every chunk's model is renamed. */
+export const RENAMED_MODEL = 'llama-3.3-70b-instruct';
+export const STREAM_BODY_RENAMED = JSON.stringify({ ...JSON.parse(STREAM_BODY), model: RENAMED_MODEL });
+
 export const STREAM_CHUNKS = 20;
 
 export function requestHeaders(apiKey?: string): Record<string, string> {

@@ -160,7 +160,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   }
   const inference = new InferenceService({
-    auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens,
+    auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 

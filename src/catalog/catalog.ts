@@ -17,6 +17,9 @@ export interface Provider {
   readonly publicOnly?: boolean;
 }
 
+/** The context window assumed for a model the catalog does not list: above any model's today (the largest, Llama 4 Scout, is 10M). */
+export const UNKNOWN_CONTEXT = 16_777_216;
+
 /** One way to serve a model: a provider plus that provider's model id. */
 export interface Route {
   /** Stable id `provider:upstreamModel`, also the circuit breaker's name. */
@@ -31,6 +34,11 @@ export interface Route {
   readonly inputMicrosPerUnit: number;
   readonly outputMicrosPerUnit: number;
   readonly priceInr: { input: number; output: number };
+  /**
+   * The model's context window in tokens (the catalog's contextLength; UNKNOWN_CONTEXT for a
+   * model the catalog does not list): the most a provider's usage report is believed.
+   */
+  readonly contextLength: number;
   /**
    * Not in the catalog: a `provider/model-id` a caller addressed on its own key. Such routes are
    * made per request, so their breakers are kept in a bounded cache and they keep no statistics.

@@ -74,7 +74,7 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       const price = r.priceInr ?? entry.priceInr;
       const id = `${r.provider}:${r.upstreamModel}`;
       const route: Route = routes.get(id) ?? {
-        id, provider, upstreamModel: r.upstreamModel, priceInr: price, direct: false,
+        id, provider, upstreamModel: r.upstreamModel, priceInr: price, direct: false, contextLength: entry.contextLength,
         inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * 1e6 / 60 : price.input,
         outputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.output,
       };

@@ -55,7 +55,7 @@ function volume(r: UsageRow): [string, string] {
 
 function formatRow(r: UsageRow): string {
   const t = new Date(r.at + IST_OFFSET_MS).toISOString().slice(11, 23);
-  const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}${r.usage_estimated ? 'E' : '-'}`;
+  const flags = `${r.billable ? '$' : '-'}${r.streamed ? 'S' : '-'}${r.byok ? 'B' : '-'}${r.usage_estimated ? 'E' : '-'}${r.usage_clamped ? 'C' : '-'}`;
   return [
     t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
     String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),

@@ -54,6 +54,7 @@ const EventsBody = Type.Object({
     streamed: Type.Boolean(), billable: Type.Boolean(), byok: Type.Boolean(),
     usage_estimated: Type.Boolean({ description: 'the provider reported no usage; tokens and cost are the gateway\'s estimate' }),
     units: Type.Integer({ description: 'audio: seconds heard (transcriptions) or characters spoken (speech); 0 for token-billed requests' }),
+    usage_clamped: Type.Boolean({ description: 'the provider reported more tokens than the request could have used; tokens and cost were cut to those bounds' }),
   })),
   next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null at the end' })),
 });
@@ -270,7 +271,7 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
               endpoint: r.endpoint, model: r.model, provider: r.provider, attempt: r.attempt, status: r.status, error_code: r.error_code,
               prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: microsToInr(r.cost_micros),
               latency_ms: r.latency_ms, ttfb_ms: r.ttfb_ms, streamed: r.streamed === 1, billable: r.billable === 1, byok: r.byok === 1,
-              usage_estimated: r.usage_estimated === 1, units: r.units,
+              usage_estimated: r.usage_estimated === 1, units: r.units, usage_clamped: r.usage_clamped === 1,
             })),
             next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore),
           },

@@ -158,7 +158,7 @@ export class AudioService {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint: job.endpoint,
       model: job.model, provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode, promptTokens: 0,
       completionTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
-      billable, usageEstimated, queueMs,
+      billable, usageEstimated, queueMs, usageClamped: false,
     });
   }
 }

@@ -19,9 +19,10 @@ export async function relayBytes(reply: ClientReply, res: UpstreamResponse, firs
   let writable = true;
   let done = false;
   const flush = (c: Buffer, start: boolean): void => {
-    reply.batch(() => {
-      writable = start ? reply.streamStart(200, contentType, headers, c) : reply.streamWrite(c);
-      for (let n = res.take(); n !== null; n = res.take()) writable = reply.streamWrite(n) && writable;
+    writable = reply.batch(() => {
+      if (start) reply.streamStart(200, contentType, headers, c);
+      else reply.streamWrite(c);
+      for (let n = res.take(); n !== null; n = res.take()) reply.streamWrite(n);
       if (res.finished) {
         reply.streamEnd();
         done = true;

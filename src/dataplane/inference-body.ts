@@ -18,6 +18,8 @@ export interface InferenceBody {
   model: string;
   stream: boolean;
   maxTokens: number | null;
+  /** The body's size in bytes as the client sent it (a text prompt has no more tokens than this). */
+  bytes: number;
   ext: Extensions;
   /**
    * The body exactly as the client sent it, kept only when it can be forwarded as is: no
@@ -62,7 +64,7 @@ export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): Infere
   const hadExtensions = hasExtensionFields(p);
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;
-  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, ext, raw: !hadExtensions && forwardable(text) ? raw : null };
+  return { payload: p, model: p.model as string, stream: p.stream === true, maxTokens, bytes: raw.length, ext, raw: !hadExtensions && forwardable(text) ? raw : null };
 }
 
 // The fields routing and billing read. Written twice, JSON.parse keeps the last one while

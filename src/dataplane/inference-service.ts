@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { costMicros, maxCostMicros } from '../billing/cost.js';
+import { clampUsage } from '../billing/usage-bounds.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import type { Logger } from '../lib/logger.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
 import type { TokenEndpoint } from '../providers/types.js';
@@ -11,14 +13,19 @@ import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
+import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import type { AbortSource } from './upstream-client.js';
 import type { UsageRecord } from './usage-record.js';
 
+/** The provider's own id for the model, on answers whose `model` was put back to the catalog id the client asked for. */
+export const UPSTREAM_MODEL_HEADER = 'x-gw-upstream-model';
+
 export interface InferenceDeps extends RouteDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
+  log: Logger;
 }
 
 export interface InferenceRequest {
@@ -64,6 +71,9 @@ export class InferenceService {
     const { a, i, served, started } = won;
 
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+    // The answer names the model the client asked for; the provider's id for it goes in a header.
+    const renamed = a.route.upstreamModel !== model;
+    if (renamed) headers[UPSTREAM_MODEL_HEADER] = a.route.upstreamModel;
     if (served.kind === 'whole') {
       let usage = scanUsage(served.body);
       let answer = served.body;
@@ -72,15 +82,19 @@ export class InferenceService {
         ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
         headers[ESTIMATED_HEADER] = 'estimated';
       }
+      if (renamed) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-      return this.#finish(key, requestId, endpoint, model, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
+      return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
     }
-    const outcome = await relayStream(reply, served.res, served.first, headers, body);
+    // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
+    const dropUsage = !usageAsked(streamOptions);
+    const edits = renamed || dropUsage ? { model: renamed ? model : null, dropUsage } : null;
+    const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
     const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
-    return this.#finish(key, requestId, endpoint, model, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
+    return this.#finish(key, requestId, endpoint, body, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
       served.ttfbMs, served.res.queueMs, true, outcome.aborted, outcome.failure);
   }
 
@@ -104,26 +118,40 @@ export class InferenceService {
     }
   }
 
-  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number,
-    u: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, queueMs: number, streamed: boolean, aborted: boolean,
+  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, body: InferenceBody, a: Attempt, attempt: number,
+    reported: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, queueMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
+    const clamped = clampUsage(reported, { endpoint, payload: body.payload, bytes: body.bytes, maxTokens: body.maxTokens,
+      contextLength: a.route.contextLength });
+    const u = clamped ?? reported;
+    if (clamped !== null) {
+      this.#d.log.warn('provider reported more usage than the request could have used; billed at the bounds', {
+        requestId, provider: a.route.provider.id, route: a.route.id, reported: { prompt: reported.promptTokens, completion: reported.completionTokens },
+        billed: { prompt: u.promptTokens, completion: u.completionTokens },
+      });
+    }
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
     const status = aborted ? 499 : 200;
     const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, endpoint, model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated, queueMs);
+    this.#record(key, requestId, endpoint, body.model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated,
+      queueMs, clamped !== null);
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
     return cost;
   }
 
   #record(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number, status: number,
     errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
-    streamed: boolean, billable: boolean, usageEstimated: boolean, queueMs: number): void {
+    streamed: boolean, billable: boolean, usageEstimated: boolean, queueMs: number, usageClamped = false): void {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
       promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, units: 0, costMicros: cost,
-      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, queueMs,
+      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, queueMs, usageClamped,
     };
     this.#d.usage.record(r);
   }
+}
+
+function usageAsked(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
 }

@@ -6,6 +6,7 @@ import type { UpstreamResponse } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { InferenceBody } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
+import { SseEditor } from './sse-editor.js';
 import { estimateUsage, usageEvent } from './usage-estimate.js';
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
@@ -23,17 +24,27 @@ export interface RelayOutcome {
   failure: RouteFailure | null;
 }
 
+/** What the client's stream needs changed; null forwards the provider's bytes untouched. */
+export interface StreamEdits {
+  /** The model id the client asked for, when the provider's differs. */
+  model: string | null;
+  /** The client did not ask for usage (stream_options.include_usage): its usage chunk is dropped, and none is estimated for it. */
+  dropUsage: boolean;
+}
+
 /**
  * Forwards an upstream SSE stream byte for byte, honouring the client's backpressure, while a
  * scanner notes usage and [DONE]. Whatever has already arrived goes out in one write, the end
  * included when the upstream has finished, so a short stream costs the client one packet. A
  * stream that breaks, or ends without [DONE], is closed with a final `data: {"error":…}` event
  * and `[DONE]`, so the client never mistakes it for a clean end. A stream that reaches [DONE]
- * without usage gets an estimated usage event just before it.
+ * without usage gets an estimated usage event just before it, if the client asked for usage.
+ * With `edits`, whole lines go through an SseEditor instead (the model the client asked for,
+ * no usage chunk it did not ask for).
  */
 export function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>,
-  body: InferenceBody): Promise<RelayOutcome> {
-  return new StreamRelay(reply, res, first, headers, body).run();
+  body: InferenceBody, edits: StreamEdits | null = null): Promise<RelayOutcome> {
+  return new StreamRelay(reply, res, first, headers, body, edits).run();
 }
 
 class StreamRelay {
@@ -49,13 +60,22 @@ class StreamRelay {
   #held: Buffer | null = null;
   #estimate: TokenUsage | null = null;
   #outcome: RelayOutcome | null = null;
+  readonly #editor: SseEditor | null;
+  readonly #model: string | null;
 
-  constructor(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>, body: InferenceBody) {
+  constructor(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>, body: InferenceBody,
+    edits: StreamEdits | null) {
     this.#reply = reply;
     this.#res = res;
     this.#first = first;
     this.#headers = headers;
     this.#body = body;
+    this.#model = edits?.model ?? null;
+    this.#editor = edits === null ? null : new SseEditor({
+      model: this.#model === null ? null : JSON.stringify(this.#model),
+      dropUsage: edits.dropUsage,
+      beforeDone: edits.dropUsage ? null : (atBoundary) => this.#estimateEvent(atBoundary),
+    });
   }
 
   async run(): Promise<RelayOutcome> {
@@ -83,8 +103,7 @@ class StreamRelay {
 
   /** One cork: chunk `c` (already scanned), every chunk that has arrived meanwhile, and the end if it is in. */
   #flush(c: Buffer): void {
-    this.#reply.batch(() => {
-      this.#writable = true;
+    this.#writable = this.#reply.batch(() => {
       this.#forward(c);
       for (let n = this.#res.take(); n !== null; n = this.#res.take()) {
         this.#scanner.push(n);
@@ -96,6 +115,10 @@ class StreamRelay {
 
   /** Writes the chunk the scanner last saw, putting an estimated usage event before [DONE] when there was no usage. */
   #forward(c: Buffer): void {
+    if (this.#editor !== null) {
+      this.#write(this.#editor.push(c));
+      return;
+    }
     const s = this.#scanner;
     let bytes = c;
     if (this.#held !== null) {
@@ -125,10 +148,19 @@ class StreamRelay {
     this.#write(bytes);
   }
 
+  /** An edited stream's estimated usage event, put before [DONE] when the provider sent no usage. */
+  #estimateEvent(atBoundary: boolean): Buffer | null {
+    const s = this.#scanner;
+    if (s.usage !== null || this.#estimate !== null) return null;
+    this.#estimate = estimateUsage('chat', this.#body, s.textBytes);
+    const event = usageEvent(this.#first, this.#estimate, this.#model);
+    return Buffer.from(atBoundary ? event : `\n${event}`);
+  }
+
   #write(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    const ok = this.#started ? this.#reply.streamWrite(bytes) : this.#start(bytes);
-    this.#writable = ok && this.#writable;
+    if (this.#started) this.#reply.streamWrite(bytes);
+    else this.#start(bytes);
   }
 
   #start(bytes: Buffer): boolean {
@@ -147,18 +179,22 @@ class StreamRelay {
     let failure = broken;
     if (failure === null && !s.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
     if (failure === null) {
+      // An edited stream's last line, if it had no newline (the editor holds unfinished lines).
+      const rest = this.#editor?.flush();
+      if (rest !== undefined && rest.length > 0) this.#write(rest);
       this.#reply.streamEnd();
       return this.#result(false, null);
     }
     const event = sseErrorEvent(errors.streamInterrupted(failure.message));
-    // Bytes held back are the start of a [DONE] line that never came: sent as they are.
-    const held = this.#held === null ? '' : this.#held.toString('latin1');
+    // Bytes held back are the start of a [DONE] line that never came (or, edited, an unfinished line): sent as they are.
+    const held = this.#editor !== null ? this.#editor.flush() : this.#held;
     this.#held = null;
-    const last = held + (s.atEventBoundary ? event : `\n\n${event}`);
+    const tail = Buffer.from(s.atEventBoundary ? event : `\n\n${event}`);
+    const last = held === null || held.length === 0 ? tail : Buffer.concat([held, tail]);
     if (this.#started) {
       this.#reply.streamEnd(last);
     } else {
-      this.#start(Buffer.from(last));
+      this.#start(last);
       this.#reply.streamEnd();
     }
     return this.#result(false, failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message));

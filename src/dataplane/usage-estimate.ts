@@ -72,9 +72,10 @@ const DATA = Buffer.from('data: {');
 
 /**
  * The SSE event carrying an estimated usage, shaped like OpenAI's final usage chunk: same id,
- * created and model as the stream's first event, no choices.
+ * created and model as the stream's first event (`model` in place of its model, when given), no
+ * choices.
  */
-export function usageEvent(first: Buffer, usage: TokenUsage): string {
+export function usageEvent(first: Buffer, usage: TokenUsage, model: string | null = null): string {
   let head: Record<string, unknown> = {};
   const at = first.indexOf(DATA);
   if (at === 0 || (at > 0 && first[at - 1] === 0x0a)) {
@@ -86,7 +87,7 @@ export function usageEvent(first: Buffer, usage: TokenUsage): string {
     }
   }
   const chunk = {
-    id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model,
+    id: head.id, object: 'chat.completion.chunk', created: head.created, model: model ?? head.model,
     choices: [], usage: usageJson('chat', usage), x_gw: ESTIMATED_MARK,
   };
   return `data: ${JSON.stringify(chunk)}\n\n`;

@@ -29,6 +29,8 @@ export interface UsageRecord {
   usageEstimated: boolean;
   /** How long the attempt waited for a free upstream connection (upstream.connectionsPerOrigin), in ms. */
   queueMs: number;
+  /** The provider reported more tokens than the request could have used: the counts (and cost) were cut to the bounds. */
+  usageClamped: boolean;
 }
 
 /** Where the data plane hands usage records; never awaited per request. */

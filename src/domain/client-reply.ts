@@ -25,6 +25,10 @@ export interface ClientReply {
    * where no error event can be added).
    */
   streamAbort(): void;
-  /** Runs `writes` so that every stream call inside it reaches the socket as one write. */
-  batch(writes: () => void): void;
+  /**
+   * Runs `writes` so that every stream call inside it reaches the socket as one write. The
+   * stream calls inside report success; whether the socket took it all (false: wait for
+   * drained()) is what batch returns.
+   */
+  batch(writes: () => void): boolean;
 }

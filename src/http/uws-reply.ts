@@ -19,6 +19,10 @@ const X_REQUEST_ID = Buffer.from('x-request-id');
 // server's and go looking for one.
 const WWW_AUTHENTICATE = Buffer.from('www-authenticate');
 const BEARER_CHALLENGE = Buffer.from('Bearer realm="gw"');
+/** uWS's cork buffer (LoopData::CORK_BUFFER_SIZE); see #emit. */
+const CORK_ROOM = 16 * 1024;
+/** A chunk's framing: CRLF, up to 8 hex digits, CRLF, and the terminating chunk's 7 bytes. */
+const CHUNK_FRAMING = 19;
 
 /**
  * ClientReply over a uWS HttpResponse. Created synchronously in the route handler, so onAborted
@@ -33,6 +37,14 @@ export class UwsReply implements ClientReply {
   #started = false;
   #ended = false;
   #drain: (() => void) | null = null;
+  /** Inside batch(): stream writes are collected here and written as one chunk at its end. */
+  #batching = false;
+  #pieces: (Buffer | string)[] = [];
+  #endPending = false;
+  /** A started stream's status and headers, not yet written (they go out with its first bytes). */
+  #headStatus = 200;
+  #headType = '';
+  #headHeaders: Record<string, string> | null = null;
   #inflight: { count: number } | null;
   #bearer: boolean;
 
@@ -137,26 +149,23 @@ export class UwsReply implements ClientReply {
   streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {
     if (this.aborted || this.#ended) return false;
     this.#started = true;
-    const res = this.#res;
-    let ok = true;
-    res.cork(() => {
-      res.writeStatus(statusLine(status));
-      res.writeHeader(CONTENT_TYPE, contentType);
-      res.writeHeader(CACHE_CONTROL, NO_CACHE);
-      res.writeHeader(X_REQUEST_ID, this.requestId);
-      for (const k in headers) res.writeHeader(k, headers[k]);
-      ok = res.write(first);
-    });
-    return ok;
+    this.#headStatus = status;
+    this.#headType = contentType;
+    this.#headHeaders = headers;
+    if (this.#batching) {
+      this.#pieces.push(first);
+      return true;
+    }
+    return this.#emit(first, false);
   }
 
   streamWrite(chunk: Buffer | string): boolean {
     if (this.aborted || this.#ended) return false;
-    let ok = true;
-    this.#res.cork(() => {
-      ok = this.#res.write(chunk);
-    });
-    return ok;
+    if (this.#batching) {
+      this.#pieces.push(chunk);
+      return true;
+    }
+    return this.#emit(chunk, false);
   }
 
   drained(): Promise<void> {
@@ -172,10 +181,66 @@ export class UwsReply implements ClientReply {
     });
   }
 
-  batch(writes: () => void): void {
-    // Corks nest: the stream calls inside run their own cork as plain calls.
-    if (this.aborted || this.#ended) writes();
-    else this.#res.cork(writes);
+  batch(writes: () => void): boolean {
+    if (this.aborted || this.#ended || this.#batching) {
+      writes();
+      return !this.aborted;
+    }
+    this.#batching = true;
+    try {
+      writes();
+    } finally {
+      this.#batching = false;
+    }
+    const pieces = this.#pieces;
+    const end = this.#endPending;
+    this.#endPending = false;
+    if (pieces.length === 0 && !end && this.#headHeaders === null) return true;
+    const data = pieces.length === 0 ? null : pieces.length === 1 ? pieces[0] : Buffer.concat(pieces.map(bytesOf));
+    pieces.length = 0;
+    if (this.aborted || this.#ended) return false;
+    return this.#emit(data, end);
+  }
+
+  /**
+   * Writes the pending status and headers (if the stream has not started yet), `data` as one
+   * chunk, and the end if `end`. uWS copies corked writes into a 16 KB cork buffer; a write that
+   * does not fit makes it flush the buffer first, and when that flush meets a full socket,
+   * uWS v20.30 (AsyncSocket::uncork) returns without writing the new bytes at all: the chunk's
+   * size line has gone out and its data never does, and the client's parser fails (HPE_STRICT,
+   * seen under an endless upstream flood to a slow reader). So a cork is only ever given what
+   * fits; bigger data is written uncorked, where uWS buffers what the socket does not take, in
+   * order.
+   */
+  #emit(data: Buffer | string | null, end: boolean): boolean {
+    const res = this.#res;
+    const headers = this.#headHeaders;
+    this.#headHeaders = null;
+    const size = data === null ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    const fits = size + CHUNK_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
+    let ok = true;
+    res.cork(() => {
+      if (headers !== null) {
+        res.writeStatus(statusLine(this.#headStatus));
+        res.writeHeader(CONTENT_TYPE, this.#headType);
+        res.writeHeader(CACHE_CONTROL, NO_CACHE);
+        res.writeHeader(X_REQUEST_ID, this.requestId);
+        for (const k in headers) res.writeHeader(k, headers[k]);
+      }
+      if (!fits) return;
+      if (end) {
+        if (data === null) res.end();
+        else res.end(data);
+      } else if (data !== null && size > 0) {
+        ok = res.write(data);
+      }
+    });
+    if (!fits) {
+      ok = res.write(data!);
+      if (end) res.cork(() => res.end());
+    }
+    if (end) this.#finish();
+    return ok;
   }
 
   streamAbort(): void {
@@ -186,11 +251,26 @@ export class UwsReply implements ClientReply {
 
   streamEnd(last?: Buffer | string): void {
     if (this.aborted || this.#ended) return;
-    const res = this.#res;
-    res.cork(() => {
-      if (last === undefined) res.end();
-      else res.end(last);
-    });
-    this.#finish();
+    if (this.#batching) {
+      if (last !== undefined) this.#pieces.push(last);
+      this.#endPending = true;
+      return;
+    }
+    this.#emit(last ?? null, true);
   }
+}
+
+function bytesOf(piece: Buffer | string): Buffer {
+  return typeof piece === 'string' ? Buffer.from(piece) : piece;
+}
+
+/**
+ * The status line and headers of a stream as uWS writes them: ours, with room for the status
+ * line, content-type and cache-control names, and those uWS adds (Date, its mark, Transfer-Encoding).
+ */
+function headBytes(contentType: string, headers: Record<string, string>): number {
+  // Status line, date, server name, cache-control, x-request-id, the transfer encoding: under 256.
+  let n = 256 + contentType.length;
+  for (const k in headers) n += k.length + headers[k].length + 4;
+  return n;
 }

@@ -15,11 +15,12 @@ export interface EncodedBatch {
 }
 
 /** Slots of one row, in UsageTuple order; text fields hold a string index, or -1 for null. */
-const WIDTH = 23;
+const WIDTH = 24;
 const enum Slot {
   At, RequestId, OrgId, WorkspaceId, KeyId, Endpoint, Model, Provider, Route, Attempt, Status, ErrorCode,
   PromptTokens, CompletionTokens, CostMicros, LatencyMs, TtfbMs, Streamed, Byok, Billable, UsageEstimated, Units,
   QueueMs,
+  UsageClamped,
 }
 /** Rows room is made for at first; it doubles as needed, and a new batch starts at the last one's size. */
 const FIRST_CAPACITY = 16;
@@ -57,6 +58,7 @@ export class UsageBatchBuilder {
     v[o + Slot.UsageEstimated] = r.usageEstimated ? 1 : 0;
     v[o + Slot.Units] = r.units;
     v[o + Slot.QueueMs] = r.queueMs;
+    v[o + Slot.UsageClamped] = r.usageClamped ? 1 : 0;
     this.count++;
   }
 
@@ -114,6 +116,7 @@ export function decodeBatch(b: EncodedBatch): UsageTuple[] {
       v[o + Slot.CostMicros], micros(v[o + Slot.LatencyMs]), Number.isNaN(ttfb) ? null : micros(ttfb), flag(v[o + Slot.Streamed]),
       flag(v[o + Slot.Byok]), flag(v[o + Slot.Billable]), flag(v[o + Slot.UsageEstimated]), v[o + Slot.Units],
       micros(v[o + Slot.QueueMs]),
+      flag(v[o + Slot.UsageClamped]),
     ];
   }
   return rows;

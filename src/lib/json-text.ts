@@ -64,3 +64,51 @@ function escapeSavings(text: string, start: number, end: number): number {
   }
   return saved;
 }
+
+const MODEL_KEY = '"model"';
+
+/**
+ * The string value of the first `"model"` key in text[from, to) (an answer's or an event's own
+ * model: keys inside strings are escaped): [its opening quote, just past its closing quote], or
+ * null when there is none or its value is not a string.
+ */
+export function modelValueIn(text: string, from: number, to: number): [number, number] | null {
+  for (let k = text.indexOf(MODEL_KEY, from); k >= 0 && k < to; k = text.indexOf(MODEL_KEY, k + 1)) {
+    let i = skipJsonSpace(text, k + MODEL_KEY.length);
+    if (text.charCodeAt(i) !== COLON) continue;
+    return stringValueAt(text, i + 1, to);
+  }
+  return null;
+}
+
+/**
+ * The JSON string that begins at `at` (JSON space allowed before it) and ends before `to`:
+ * [its opening quote, just past its closing quote], or null.
+ */
+export function stringValueAt(text: string, at: number, to: number): [number, number] | null {
+  const i = skipJsonSpace(text, at);
+  if (text.charCodeAt(i) !== QUOTE) return null;
+  let end = text.indexOf('"', i + 1);
+  while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
+  return end < 0 || end >= to ? null : [i, end + 1];
+}
+
+/** Where the value of the key ending at `at` begins (after JSON space, a colon and JSON space), or -1. */
+export function valueAfterKey(text: string, at: number): number {
+  const i = skipJsonSpace(text, at);
+  return text.charCodeAt(i) === COLON ? i + 1 : -1;
+}
+
+/** Whether the key ending at `at` has an empty array for its value (`: []`, JSON space allowed). */
+export function emptyArrayAt(text: string, at: number): boolean {
+  let i = skipJsonSpace(text, at);
+  if (text.charCodeAt(i) !== COLON) return false;
+  i = skipJsonSpace(text, i + 1);
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return false;
+  return text.charCodeAt(skipJsonSpace(text, i + 1)) === 0x5d /* ] */;
+}
+
+function skipJsonSpace(text: string, i: number): number {
+  for (let c = text.charCodeAt(i); c === SPACE || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++i));
+  return i;
+}

@@ -54,7 +54,8 @@ export class MemoryReply implements ClientReply {
     // Nothing to close: the tool reports what arrived.
   }
 
-  batch(writes: () => void): void {
+  batch(writes: () => void): boolean {
     writes();
+    return true;
   }
 }

@@ -216,7 +216,7 @@ function eventsSql(f: EventFilter, floored: boolean): string {
   else if (f.status !== undefined) where.push('+u.status = ?');
   return `SELECT u.id, u.at, u.request_id, u.key_id, k.prefix AS key_prefix, u.endpoint, u.model, u.provider, u.attempt,
       u.status, u.error_code, u.prompt_tokens, u.completion_tokens, u.cost_micros, u.latency_ms, u.ttfb_ms, u.streamed, u.byok, u.billable,
-      u.usage_estimated, u.units
+      u.usage_estimated, u.units, u.usage_clamped
     FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id AND k.org_id = u.org_id
     WHERE ${where.join(' AND ')} ORDER BY u.id DESC LIMIT ?`;
 }

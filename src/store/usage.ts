@@ -9,6 +9,7 @@ export type UsageTuple = [
   promptTokens: number, completionTokens: number, costMicros: number, latencyMs: number, ttfbMs: number | null,
   streamed: 0 | 1, byok: 0 | 1, billable: 0 | 1, usageEstimated: 0 | 1, units: number,
   queueMs: number,
+  usageClamped: 0 | 1,
 ];
 
 const F = { at: 0, orgId: 2, workspaceId: 3, keyId: 4, attempt: 9, cost: 14, billable: 19 } as const;
@@ -22,7 +23,7 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
   const insert = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route,
     attempt, status, error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable,
     usage_estimated, units,
-    queue_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+    queue_ms, usage_clamped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
     ?)`);
   const debit = db.prepare('UPDATE orgs SET balance_micros = balance_micros - ? WHERE id = ?');
   const spend = db.prepare(`INSERT INTO monthly_spend (scope_id, ist_month, spent_micros) VALUES (?, ?, ?)
@@ -115,6 +116,7 @@ export interface UsageRow {
   billable: number;
   usage_estimated: number;
   units: number;
+  usage_clamped: number;
 }
 
 export interface TailFilter {

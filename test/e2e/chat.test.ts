@@ -27,6 +27,8 @@ test('a plain chat completion through the openai SDK returns the upstream answer
     model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hello' }],
   }).withResponse();
   assert.is(data.object, 'chat.completion');
+  assert.is(data.model, 'llama-3.3-70b-instruct', 'the catalog id the client asked for, not the provider\'s');
+  assert.is(response.headers.get('x-gw-upstream-model'), 'llama-3.3-70b-versatile');
   assert.is(data.choices[0].message.content, 'mock reply');
   assert.equal(data.usage, { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
   assert.is(response.headers.get('x-gw-provider'), 'groq');
@@ -38,30 +40,57 @@ test('a plain chat completion through the openai SDK returns the upstream answer
   assert.is(up.headers['accept-encoding'], 'identity', 'answers are relayed as bytes, so none may come compressed');
 });
 
-test('a streamed chat through the SDK delivers every chunk and usage in the last chunk before [DONE]', async () => {
+test('a streamed chat through the SDK that did not ask for usage gets only chunks with choices, each naming the requested model', async () => {
+  mock.setDefault({ kind: 'stream', chunks: 5 });
+  const { data: stream, response } = await client.chat.completions.create({
+    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hello' }], stream: true,
+  }).withResponse();
+  let text = '';
+  for await (const chunk of stream) {
+    // As most client code reads a chunk: no guard, which OpenAI's own streams never break.
+    text += chunk.choices[0].delta.content ?? '';
+    assert.is(chunk.model, 'llama-3.3-70b-instruct');
+    assert.not.ok(chunk.usage, 'no usage unless asked for');
+  }
+  assert.is(text, streamText(5));
+  assert.is(response.headers.get('x-gw-upstream-model'), 'llama-3.3-70b-versatile');
+  assert.equal(mock.requests[0].body.stream_options, { include_usage: true }, 'the gateway still asks the provider, to bill it');
+});
+
+test('a streamed chat through the SDK with include_usage gets usage in the last chunk before [DONE]', async () => {
   mock.setDefault({ kind: 'stream', chunks: 5 });
   const stream = await client.chat.completions.create({
-    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hello' }], stream: true,
+    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true },
   });
   let text = '';
   let lastUsage: unknown = null;
+  let last: any = null;
   for await (const chunk of stream) {
     text += chunk.choices[0]?.delta?.content ?? '';
     if (chunk.usage) lastUsage = chunk.usage;
+    last = chunk;
   }
   assert.is(text, streamText(5));
   assert.equal(lastUsage, { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 });
-  assert.equal(mock.requests[0].body.stream_options, { include_usage: true }, 'include_usage is injected for providers that accept it');
+  assert.equal(last.choices, []);
+  assert.is(last.model, 'llama-3.3-70b-instruct');
 });
 
-test('raw SSE ends with the usage chunk and then [DONE]', async () => {
+test('raw SSE ends with the usage chunk and then [DONE] when usage is asked for, and without it otherwise', async () => {
   mock.setDefault({ kind: 'stream', chunks: 3 });
-  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: chatBody({ stream: true }) });
-  assert.is(res.status, 200);
-  assert.ok(res.headers.get('content-type')!.startsWith('text/event-stream'));
-  const events = await readSse(res);
+  const asked = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: bearer(key), body: chatBody({ stream: true, stream_options: { include_usage: true } }),
+  });
+  assert.is(asked.status, 200);
+  assert.ok(asked.headers.get('content-type')!.startsWith('text/event-stream'));
+  const events = await readSse(asked);
   assert.is(events.at(-1), '[DONE]');
   assert.ok(JSON.parse(events.at(-2)!).usage, 'the chunk before [DONE] carries usage');
+
+  const plain = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: chatBody({ stream: true }) });
+  const text = await plain.text();
+  assert.ok(text.endsWith('"finish_reason":"stop"}],"usage":null}\n\ndata: [DONE]\n\n'), text.slice(-120));
+  assert.not.ok(text.includes('"prompt_tokens"'));
 });
 
 test('extension fields are consumed and never reach the upstream; other OpenAI fields pass untouched', async () => {
@@ -116,7 +145,9 @@ test('models.list() through the SDK returns the catalog with INR pricing, reside
 test('the sandbox model answers locally with no upstream account, plain and streamed', async () => {
   const plain = await client.chat.completions.create({ model: 'sandbox/echo', messages: [{ role: 'user', content: 'namaste' }] });
   assert.is(plain.choices[0].message.content, 'echo: namaste');
-  const stream = await client.chat.completions.create({ model: 'sandbox/echo', messages: [{ role: 'user', content: 'namaste duniya' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'sandbox/echo', messages: [{ role: 'user', content: 'namaste duniya' }], stream: true, stream_options: { include_usage: true },
+  });
   let text = '';
   let usage = null;
   for await (const c of stream) {

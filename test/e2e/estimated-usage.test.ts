@@ -38,8 +38,11 @@ const rowOf = (requestId: string) => waitForValue(() =>
 `the ledger row of ${requestId}`);
 const balance = () => query(gw.dbPath, (db) => db.prepare('SELECT balance_micros FROM orgs WHERE id = ?').pluck().get(orgId) as number);
 const settled = async (before: number, cost: number) => waitForValue(() => balance() === before - cost, 5_000, 'the debit');
-const stream = (extra: Record<string, unknown> = {}, signal?: AbortSignal) =>
-  fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: chatBody({ stream: true, ...extra }), signal });
+// The estimated usage chunk goes only to clients that ask for usage, as OpenAI's does.
+const stream = (extra: Record<string, unknown> = {}, signal?: AbortSignal) => fetch(`${gw.url}/v1/chat/completions`,
+  { method: 'POST', headers: bearer(key), body: chatBody({ stream: true, stream_options: { include_usage: true }, ...extra }), signal });
+/** gpt-4o-mini's route has the same model id upstream, so its stream passes byte for byte (llama's is renamed). */
+const PLAIN = { model: 'gpt-4o-mini' };
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 const delta = (content: string) => sse({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 7, model: 'up', choices: [{ index: 0, delta: { content } }] });
 
@@ -70,7 +73,7 @@ test('a stream that reaches [DONE] without usage gets an estimated usage chunk j
   a.enqueue({ kind: 'stream', chunks: 5, intervalMs: 5, includeUsage: 'never' });
   const before = balance();
   const { data: chunks, response } = await client.chat.completions.create({
-    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true,
+    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true },
   }).withResponse();
   let text = '';
   const seen: any[] = [];
@@ -85,7 +88,8 @@ test('a stream that reaches [DONE] without usage gets an estimated usage chunk j
   assert.equal(last.choices, []);
   assert.equal(last.x_gw, { usage_estimated: true });
   assert.is(last.id, seen[0].id, 'shaped like the stream it closes');
-  assert.is(last.model, seen[0].model);
+  assert.is(last.model, 'llama-3.3-70b-instruct', 'the model the client asked for, as on every chunk');
+  assert.is(seen[0].model, 'llama-3.3-70b-instruct');
   const row = await rowOf(response.headers.get('x-gw-request-id')!);
   assert.equal([row.status, row.prompt_tokens, row.completion_tokens, row.usage_estimated], [200, HI_PROMPT, completion, 1]);
   await settled(before, costOf(GROQ, HI_PROMPT, completion));
@@ -100,7 +104,7 @@ test('the usage chunk goes before [DONE] whatever the chunking: [DONE] split acr
   ];
   for (const parts of scripts) {
     a.enqueue({ kind: 'parts', parts, intervalMs: 5 });
-    const r = await stream();
+    const r = await stream(PLAIN);
     const body = await r.text();
     assert.ok(body.startsWith(text), 'every byte the provider sent is forwarded as sent');
     assert.ok(body.endsWith('\n\ndata: [DONE]\n\n'));
@@ -115,13 +119,13 @@ test('the usage chunk goes before [DONE] whatever the chunking: [DONE] split acr
 
 test('bytes held back as a possible [DONE] still go out: a first chunk that is all [DONE], and a stream cut inside it', async () => {
   a.enqueue({ kind: 'parts', parts: ['data: [DO', 'NE]\n\n'] });
-  const events = await readSse(await stream());
+  const events = await readSse(await stream(PLAIN));
   assert.equal(JSON.parse(events[0]).usage, { prompt_tokens: HI_PROMPT, completion_tokens: 0, total_tokens: HI_PROMPT });
   assert.is(events[1], '[DONE]');
   assert.is(events.length, 2);
 
   a.enqueue({ kind: 'parts', parts: [delta('ab'), 'data: [DO'] });
-  const body = await (await stream()).text();
+  const body = await (await stream(PLAIN)).text();
   assert.ok(body.startsWith(`${delta('ab')}data: [DO\n\ndata: {"error":`), body);
   assert.ok(body.endsWith('data: [DONE]\n\n'));
   assert.ok(!body.includes('usage_estimated'), 'no usage chunk: the stream never reached [DONE]');
@@ -130,7 +134,7 @@ test('bytes held back as a possible [DONE] still go out: a first chunk that is a
 test('a stream whose provider sends usage is forwarded byte for byte, with nothing added', async () => {
   const parts = [delta('ab'), sse({ id: 'chatcmpl-x', choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }), 'data: [DONE]\n\n'];
   a.enqueue({ kind: 'parts', parts, intervalMs: 5 });
-  const r = await stream();
+  const r = await stream(PLAIN);
   assert.is(await r.text(), parts.join(''));
   const row = await rowOf(r.headers.get('x-gw-request-id')!);
   assert.equal([row.prompt_tokens, row.completion_tokens, row.usage_estimated], [2, 1, 0]);
@@ -142,6 +146,20 @@ test('max_tokens caps the estimated output, as the provider could not have excee
   const events = await readSse(r);
   assert.equal(JSON.parse(events.at(-2)!).usage, { prompt_tokens: HI_PROMPT, completion_tokens: 2, total_tokens: HI_PROMPT + 2 });
   assert.is((await rowOf(r.headers.get('x-gw-request-id')!)).completion_tokens, 2);
+});
+
+test('a client that did not ask for usage gets no estimated chunk, and the estimate is billed all the same', async () => {
+  a.enqueue({ kind: 'stream', chunks: 5, includeUsage: 'never' });
+  const before = balance();
+  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: chatBody({ stream: true }) });
+  const events = await readSse(r);
+  assert.is(events.at(-1), '[DONE]');
+  assert.is(events.length, 6, 'the 5 content chunks and [DONE]');
+  for (const e of events.slice(0, -1)) assert.is(JSON.parse(e).choices.length, 1);
+  const completion = Math.ceil(Buffer.byteLength(streamText(5)) / 4);
+  const row = await rowOf(r.headers.get('x-gw-request-id')!);
+  assert.equal([row.prompt_tokens, row.completion_tokens, row.usage_estimated], [HI_PROMPT, completion, 1]);
+  await settled(before, costOf(GROQ, HI_PROMPT, completion));
 });
 
 test('a client that disconnects mid-stream is billed an estimate of what was generated before it left', async () => {

@@ -116,7 +116,7 @@ test('the human format has a header and shows the time in IST and the cost in ru
   const ist = new Date(row.at + IST_OFFSET_MS).toISOString().slice(11, 23);
   assert.ok(line.startsWith(ist), `${line} starts with ${ist}`);
   assert.ok(line.includes(id) && line.includes('groq') && line.includes('0.00'), line);
-  assert.match(line, /\$---$/, 'billable, not streamed, not BYOK, usage reported');
+  assert.match(line, /\$----$/, 'billable, not streamed, not BYOK, usage reported and not clamped');
 });
 
 // Regression: the follow loop started from a high-water mark read after the last rows, so rows

@@ -67,7 +67,7 @@ test('plain-http providers are reached through the proxy in absolute form, with 
 test('streams come through the proxy with usage in the last chunk', async () => {
   const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1` });
   const stream = await client.chat.completions.create({
-    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true,
+    model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true },
   });
   let usage = null;
   for await (const chunk of stream) usage = chunk.usage ?? usage;

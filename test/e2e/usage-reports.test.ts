@@ -215,7 +215,7 @@ test('GET /me/activity/events: one row per attempt, newest first, with key prefi
   assert.equal({ ...first, at: 0, latency_ms: 0, ttfb_ms: 0 }, {
     at: 0, request_id: liveIds[0], key_id: keys.k1.id, key_prefix: keys.k1.prefix, endpoint: 'chat', model: 'llama-3.3-70b-instruct',
     provider: 'groq', attempt: 0, status: 200, error_code: null, prompt_tokens: 11, completion_tokens: 7, cost: 0.001059,
-    latency_ms: 0, ttfb_ms: 0, streamed: false, billable: true, byok: false, usage_estimated: false, units: 0,
+    latency_ms: 0, ttfb_ms: 0, streamed: false, billable: true, byok: false, usage_estimated: false, units: 0, usage_clamped: false,
   });
   assert.ok(Date.parse(first.at) >= MIDNIGHT + 20_000, 'times come from the gateway clock');
   assert.ok(first.latency_ms > 0);

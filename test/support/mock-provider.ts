@@ -16,7 +16,8 @@ export type Behavior =
   /** A 200 answer written exactly as given, one write per part, `intervalMs` apart (default 10);
    * with `hold` the answer is then left open instead of ended. */
   | { kind: 'parts'; parts: string[]; intervalMs?: number; contentType?: string; hold?: boolean }
-  | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never' }
+  /** `usage` replaces the counts of the final usage chunk (when one is sent). */
+  | { kind: 'stream'; chunks?: number; intervalMs?: number; includeUsage?: 'auto' | 'always' | 'never'; usage?: MockUsage }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   /** An error answer that echoes the credential header it received, as a careless provider does:
    * in the JSON envelope's message, or (`text`) as a plain-text body. */
@@ -25,7 +26,11 @@ export type Behavior =
   | { kind: 'cut'; afterChunks: number }
   | { kind: 'reset' }
   /** Headers, then body bytes without end until the client closes the connection. */
-  | { kind: 'flood'; status?: number; contentType?: string };
+  | { kind: 'flood'; status?: number; contentType?: string }
+  /** Well-formed SSE chat chunks without end, as fast as the client reads, until it closes the
+   * connection: writes of up to 64 KB holding events of many sizes (the content counts up, so a
+   * reader can tell a lost or repeated byte). */
+  | { kind: 'sseFlood' };
 
 export interface RecordedRequest {
   method: string;
@@ -345,6 +350,9 @@ class MockProviderServer implements MockProvider {
       case 'flood':
         this.#flood(res, b.status ?? 200, b.contentType ?? JSON_TYPE);
         return true;
+      case 'sseFlood':
+        this.#sseFlood(res);
+        return true;
       default:
         return false;
     }
@@ -361,7 +369,7 @@ class MockProviderServer implements MockProvider {
       if (b.delayMs) this.#later(res, b.delayMs, answer);
       else answer();
     } else if (b.kind === 'stream') {
-      this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto');
+      this.#stream(res, body, Math.max(1, b.chunks ?? 3), b.intervalMs ?? 0, b.includeUsage ?? 'auto', b.usage);
     } else if (b.kind === 'parts') {
       this.#parts(res, b);
     } else if (b.kind === 'cut') {
@@ -379,11 +387,16 @@ class MockProviderServer implements MockProvider {
       `"model":${JSON.stringify(modelOf(body))}`;
   }
 
-  #stream(res: ServerResponse, body: any, chunks: number, intervalMs: number, includeUsage: 'auto' | 'always' | 'never'): void {
+  #stream(res: ServerResponse, body: any, chunks: number, intervalMs: number, includeUsage: 'auto' | 'always' | 'never',
+    usage?: MockUsage): void {
     const withUsage = includeUsage === 'always' ||
       (includeUsage === 'auto' && body?.stream_options?.include_usage === true);
     const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
-    const tails = streamEvents(chunks, withUsage);
+    let tails = streamEvents(chunks, withUsage);
+    if (withUsage && usage !== undefined) {
+      tails = [...tails.slice(0, -1), `[],"usage":{"prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens},` +
+        `"total_tokens":${usage.prompt_tokens + usage.completion_tokens}}}\n\n`];
+    }
     res.writeHead(200, SSE_HEADERS);
     if (intervalMs <= 0) {
       // One write for the whole stream: nobody can observe the boundaries without a delay,
@@ -509,6 +522,28 @@ class MockProviderServer implements MockProvider {
     const piece = Buffer.alloc(64 * 1024, 0x61);
     const pump = (): void => {
       while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  }
+
+  #sseFlood(res: ServerResponse): void {
+    res.writeHead(200, SSE_HEADERS);
+    const head = `data: {"id":"chatcmpl-flood-${++this.#seq}","object":"chat.completion.chunk","created":0,"model":"flood-model",` +
+      '"choices":[{"index":0,"delta":{"content":"';
+    const tail = '"},"finish_reason":null}]}\n\n';
+    let n = 0;
+    const write = (): boolean => {
+      let out = '';
+      // Event sizes cycle from a few bytes to ~40 KB, so writes straddle uWS's 16 KB cork buffer.
+      while (out.length < 64 * 1024) {
+        const size = (n * 7919) % 40_000;
+        out += head + String(n++).padEnd(size + 1, '.') + tail;
+      }
+      return res.write(out);
+    };
+    const pump = (): void => {
+      while (!res.destroyed && write());
       if (!res.destroyed) res.once('drain', pump);
     };
     pump();
