@@ -234,6 +234,15 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const readSession = sessionReader(db);
   const allowedOrigins = new Set<string>();
+  /** What a stop, or a start refused at listen, closes: the ledger drains before the database closes and the lock goes. */
+  const closeParts = async (): Promise<void> => {
+    breakers.shutdown();
+    traffic.stop();
+    await usage.close();
+    await upstream.close();
+    db.close();
+    lock.release();
+  };
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
     rejectRepeatedContentLength: config.rejectRepeatedContentLength,
@@ -241,12 +250,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,
   }).catch(async (e: unknown) => {
-    breakers.shutdown();
-    traffic.stop();
-    await usage.close();
-    await upstream.close();
-    db.close();
-    lock.release();
+    await closeParts();
     if (e instanceof ListenError) throw new StartRefused(listenRefusal(e));
     throw e;
   });
@@ -289,12 +293,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       await monitor.stop();
       await lowBalance.stop();
       await reconciler?.stop();
-      breakers.shutdown();
-      traffic.stop();
-      await usage.close();
-      await upstream.close();
-      db.close();
-      lock.release();
+      await closeParts();
     })()),
   };
 }
