@@ -48,7 +48,7 @@ const ERROR_BODY_BYTES = 1024 * 1024;
  */
 export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a: Attempt, call: UpstreamCall,
   payload: Record<string, unknown>, client: AbortSource): Promise<UpstreamResponse> {
-  const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client);
+  const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client, a.secret);
   if (res.status >= 400) {
     const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
     const e = classifyUpstreamError(res.status, body, a.byok, a.secret);

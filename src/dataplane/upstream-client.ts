@@ -59,21 +59,21 @@ export class UpstreamClient {
    * returned, one allocation and one hop fewer on every request.
    */
   send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
-    headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
+    headers: Record<string, string>, abort: AbortSource, secret: string | null = null): Promise<UpstreamResponse> {
     try {
-      return this.#send(endpoint, route, call, payload, headers, abort);
+      return this.#send(endpoint, route, call, payload, headers, abort, secret);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   #send(endpoint: Endpoint, route: Route, call: UpstreamCall, payload: Record<string, unknown>,
-    headers: Record<string, string>, abort: AbortSource): Promise<UpstreamResponse> {
+    headers: Record<string, string>, abort: AbortSource, secret: string | null): Promise<UpstreamResponse> {
     // The catalog loader keeps audio models off the sandbox.
     if (route.provider.entry.kind === 'sandbox') return Promise.resolve(sandboxRespond(endpoint as TokenEndpoint, route.upstreamModel, payload));
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const base = this.#base(route.provider.baseUrl);
-    const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered);
+    const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered, secret);
     const body = call.body;
     let request: string | Buffer | readonly Buffer[];
     if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false).text}${Buffer.byteLength(body)}\r\n\r\n${body}`;

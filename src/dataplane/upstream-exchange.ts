@@ -1,6 +1,7 @@
 import type { UpstreamResponse } from '../providers/types.js';
 import type { RequestControl, ResponseSink } from '../upstream/response-sink.js';
 import { TransportError } from '../upstream/transport-error.js';
+import { MIN_MASKED_SECRET, SecretMask } from '../lib/secret-mask.js';
 import { errors } from '../errors/catalog.js';
 import type { ByteBudget } from './byte-budget.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
@@ -44,10 +45,17 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   #reserved = 0;
   #waiter: { resolve: (v: Buffer | null) => void; reject: (e: Error) => void } | null = null;
 
-  constructor(maxBytes: number, budget: ByteBudget) {
+  /**
+   * Masks the key sent with the call wherever a success answer echoes it; null when there is none
+   * to look for, and on an error answer, whose text is scrubbed whole as it is read (route-attempts).
+   */
+  #mask: SecretMask | null;
+
+  constructor(maxBytes: number, budget: ByteBudget, secret: string | null = null) {
     this.#maxBytes = maxBytes;
     this.#budget = budget;
     this.#limit = maxBytes;
+    this.#mask = secret !== null && secret.length >= MIN_MASKED_SECRET ? new SecretMask(secret) : null;
     this.started = new Promise((resolve, reject) => {
       this.#resolveStart = resolve;
       this.#rejectStart = reject;
@@ -56,6 +64,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
 
   onResponseHead(status: number, contentType: string | null, contentLength: number): void {
     this.status = status;
+    if (status >= 400) this.#mask = null;
     this.#declared = contentLength;
     if (contentType !== null) this.contentType = contentType;
     this.#resolveStart(this);
@@ -63,8 +72,16 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
 
   onResponseData(view: Buffer): boolean {
     // The view points into the connection's read buffer, which the next read overwrites.
-    const chunk = Buffer.allocUnsafe(view.length);
+    let chunk: Buffer = Buffer.allocUnsafe(view.length);
     view.copy(chunk, 0);
+    if (this.#mask !== null) {
+      chunk = this.#mask.push(chunk);
+      if (chunk.length === 0) return true;
+    }
+    return this.#accept(chunk);
+  }
+
+  #accept(chunk: Buffer): boolean {
     if (this.#waiter !== null && !this.#wantAll) {
       const w = this.#waiter;
       this.#waiter = null;
@@ -84,6 +101,8 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
   }
 
   onResponseEnd(): void {
+    const kept = this.#mask?.end() ?? null;
+    if (kept !== null && this.#error === null) this.#accept(kept);
     this.#ended = true;
     const w = this.#waiter;
     if (w === null) return;

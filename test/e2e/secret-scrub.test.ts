@@ -84,6 +84,31 @@ for (const [who, extra, secret] of CASES) {
   });
 }
 
+for (const [who, extra, secret] of CASES) {
+  test(`an upstream echoing ${who} inside a 200 answer, whole or mid-stream and cut between reads, never shows it`, async () => {
+    const stars = '*'.repeat(secret.length);
+    // A stream whose error event echoes the header, its bytes cut inside the key across two reads.
+    const event = `data: {"error":{"message":"Invalid API key: Bearer ${secret}"}}\n\n`;
+    const cut = event.indexOf(secret) + 5;
+    mock.enqueue({ kind: 'parts', intervalMs: 30, parts: [
+      'data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n',
+      event.slice(0, cut), event.slice(cut), 'data: [DONE]\n\n'] });
+    const streamed = await (await chat({ ...extra, stream: true })).text();
+    assert.ok(streamed.includes(`Invalid API key: Bearer ${stars}`), streamed);
+    mock.reset();
+    mock.enqueue({ kind: 'status', status: 200, body: { id: 'c2', object: 'chat.completion', model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: `debug: Bearer ${secret}` }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } });
+    const r = await chat(extra);
+    const whole = await r.text();
+    assert.is(r.status, 200, whole);
+    assert.is(JSON.parse(whole).choices[0].message.content, `debug: Bearer ${stars}`, 'the answer stays valid JSON, the key masked in place');
+    for (const body of [streamed, whole]) {
+      for (const s of SECRETS) assert.not.ok(body.includes(s) || body.includes(s.slice(0, 12)), `${who} leaked: ${body}`);
+    }
+  });
+}
+
 test('no secret sent upstream appears in the gateway\'s log lines or in the ledger rows', async () => {
   const rows = await waitForValue(() => {
     const all = query(gw.dbPath, (db) => db.prepare('SELECT * FROM usage').all());

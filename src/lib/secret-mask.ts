@@ -1,0 +1,70 @@
+/** A secret shorter than this is not searched for in answers: it would match ordinary text. */
+export const MIN_MASKED_SECRET = 8;
+/** A secret is also found by this many leading bytes, for an upstream that echoes it cut short. */
+const PROBE = 12;
+const STAR = 0x2a;
+
+/**
+ * Masks a secret in an upstream answer as its bytes arrive, for a provider that echoes the key it
+ * was sent inside a 200 answer (an error event mid-stream, a debug field). The bytes of the secret
+ * become `*`, one for one, so lengths, JSON strings and SSE framing stay as they were. A chunk
+ * whose tail could be the start of the secret keeps that tail back until the next chunk shows
+ * whether it is; a match that runs to a chunk's end goes on masking into the next one.
+ *
+ * Cost on the stream path: one Buffer.indexOf of the probe and one of its first byte over the
+ * chunk's last 11 bytes, per chunk (bench:instructions, docs/benchmarks.md).
+ */
+export class SecretMask {
+  readonly #secret: Buffer;
+  readonly #probe: Buffer;
+  readonly #first: number;
+  /** Bytes of the secret matched at the end of the last chunk, still to be masked at the start of the next. */
+  #into = 0;
+  /** The last chunk's tail that may begin the secret, not yet handed on. */
+  #carry: Buffer | null = null;
+
+  constructor(secret: string) {
+    this.#secret = Buffer.from(secret);
+    this.#probe = this.#secret.subarray(0, Math.min(PROBE, this.#secret.length));
+    this.#first = this.#secret[0];
+  }
+
+  /** The bytes of `chunk` that can be handed on, masked (`chunk` is the caller's own copy and is masked in place). */
+  push(chunk: Buffer): Buffer {
+    let c = chunk;
+    if (this.#carry !== null) {
+      c = Buffer.concat([this.#carry, c]);
+      this.#carry = null;
+    }
+    const s = this.#secret;
+    let from = 0;
+    if (this.#into > 0) {
+      let i = 0;
+      while (i < c.length && this.#into + i < s.length && c[i] === s[this.#into + i]) c[i++] = STAR;
+      this.#into = i === c.length && this.#into + i < s.length ? this.#into + i : 0;
+      from = i;
+    }
+    for (let at = c.indexOf(this.#probe, from); at >= 0; at = c.indexOf(this.#probe, from)) {
+      let end = at;
+      while (end < c.length && end - at < s.length && c[end] === s[end - at]) c[end++] = STAR;
+      if (end === c.length && end - at < s.length) this.#into = end - at;
+      from = end;
+    }
+    // A tail shorter than the probe that matches its start may be the secret cut by the chunk's end.
+    const tailFrom = Math.max(from, c.length - this.#probe.length + 1);
+    for (let p = c.indexOf(this.#first, tailFrom); p >= 0; p = c.indexOf(this.#first, p + 1)) {
+      if (this.#probe.compare(c, p, c.length, 0, c.length - p) === 0) {
+        this.#carry = c.subarray(p);
+        return c.subarray(0, p);
+      }
+    }
+    return c;
+  }
+
+  /** What was kept back at the end of the answer: never the whole probe, so never a secret. */
+  end(): Buffer | null {
+    const c = this.#carry;
+    this.#carry = null;
+    return c;
+  }
+}
