@@ -11,8 +11,8 @@ const STAR = 0x2a;
  * whose tail could be the start of the secret keeps that tail back until the next chunk shows
  * whether it is; a match that runs to a chunk's end goes on masking into the next one.
  *
- * Cost on the stream path: one Buffer.indexOf of the probe and one of its first byte over the
- * chunk's last 11 bytes, per chunk (bench:instructions, docs/benchmarks.md).
+ * Cost on the stream path: one Buffer.indexOf of the probe per chunk, and a look at the chunk's
+ * last 11 bytes (bench:instructions, docs/benchmarks.md).
  */
 export class SecretMask {
   readonly #secret: Buffer;
@@ -24,7 +24,7 @@ export class SecretMask {
   #carry: Buffer | null = null;
 
   constructor(secret: string) {
-    this.#secret = Buffer.from(secret);
+    this.#secret = secretBytes(secret);
     this.#probe = this.#secret.subarray(0, Math.min(PROBE, this.#secret.length));
     this.#first = this.#secret[0];
   }
@@ -51,9 +51,9 @@ export class SecretMask {
       from = end;
     }
     // A tail shorter than the probe that matches its start may be the secret cut by the chunk's end.
-    const tailFrom = Math.max(from, c.length - this.#probe.length + 1);
-    for (let p = c.indexOf(this.#first, tailFrom); p >= 0; p = c.indexOf(this.#first, p + 1)) {
-      if (this.#probe.compare(c, p, c.length, 0, c.length - p) === 0) {
+    // A loop over at most 11 bytes: a second native indexOf per chunk cost more than it.
+    for (let p = Math.max(from, c.length - this.#probe.length + 1); p < c.length; p++) {
+      if (c[p] === this.#first && this.#probe.compare(c, p, c.length, 0, c.length - p) === 0) {
         this.#carry = c.subarray(p);
         return c.subarray(0, p);
       }
@@ -67,4 +67,19 @@ export class SecretMask {
     this.#carry = null;
     return c;
   }
+}
+
+/** Platform and saved keys are few and sent on every request: their bytes are made once. */
+const BYTES = new Map<string, Buffer>();
+const BYTES_KEPT = 256;
+
+function secretBytes(secret: string): Buffer {
+  let b = BYTES.get(secret);
+  if (b === undefined) {
+    // Per-request upstream_keys would otherwise fill it: start again rather than grow.
+    if (BYTES.size >= BYTES_KEPT) BYTES.clear();
+    b = Buffer.from(secret);
+    BYTES.set(secret, b);
+  }
+  return b;
 }
