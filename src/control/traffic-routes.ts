@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../lib/clock.js';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { modelIdRoutes, type RouteSpec } from '../domain/route-spec.js';
 import type { TrafficBook } from './traffic-book.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
@@ -49,17 +49,10 @@ export function trafficRoutes(d: TrafficRouteDeps): RouteSpec[] {
     return { body: d.traffic.modelStats(id, d.clock.now()) };
   };
   return [
-    {
-      kind: 'json', method: 'get', path: '/v1/models/:id/stats', auth: 'public', response: StatsBody,
+    ...modelIdRoutes({
+      kind: 'json', method: 'get', prefix: '/v1/models', suffix: '/stats', auth: 'public', response: StatsBody,
       summary: '7-day traffic of one model on this gateway: success rate, p50 and p95 latency, tokens per second',
-      handle: (ctx) => stats(ctx.params.id),
-    },
-    {
-      // Ids such as sandbox/echo, written with their slash rather than %2F.
-      kind: 'json', method: 'get', path: '/v1/models/:owner/:name/stats', auth: 'public', response: StatsBody,
-      summary: 'The same, for a model id with a slash in it (sandbox/echo)',
-      handle: (ctx) => stats(`${ctx.params.owner}/${ctx.params.name}`),
-    },
+    }, stats),
     {
       kind: 'json', method: 'get', path: '/v1/rankings', auth: 'public', response: RankingsBody,
       summary: 'Most-used catalog models on this gateway by token volume, over the last 7 and 30 days',

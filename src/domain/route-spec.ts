@@ -79,3 +79,20 @@ export interface RawRoute extends RouteBase {
 }
 
 export type RouteSpec = JsonRoute | RawRoute;
+
+/**
+ * A JSON route on one model id, declared in both the ways clients write one: `prefix/:id` for an
+ * id without a slash or escaped (sandbox%2Fecho), and `prefix/:owner/:name` for an id with its
+ * slash as the OpenAI SDKs send it (GET /v1/models/sandbox/echo). `suffix` follows the id.
+ */
+export function modelIdRoutes(route: Omit<JsonRoute, 'path' | 'handle'> & { prefix: string; suffix?: string },
+  handle: (id: string) => JsonResult | Promise<JsonResult>): JsonRoute[] {
+  const { prefix, suffix = '', ...base } = route;
+  return [
+    { ...base, path: `${prefix}/:id${suffix}`, handle: (ctx) => handle(ctx.params.id) },
+    {
+      ...base, path: `${prefix}/:owner/:name${suffix}`, summary: 'The same, for a model id with a slash in it (sandbox/echo)',
+      handle: (ctx) => handle(`${ctx.params.owner}/${ctx.params.name}`),
+    },
+  ];
+}

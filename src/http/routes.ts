@@ -8,7 +8,7 @@ import type { AudioService } from '../dataplane/audio-service.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { modelIdRoutes, type RouteSpec } from '../domain/route-spec.js';
 import { serverCard, type McpServer } from '../mcp/mcp-server.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -83,17 +83,10 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       summary: 'Model catalog with INR pricing, residency, languages, context length and per-route health',
       handle: () => ({ body: d.listModels() }),
     },
-    {
-      kind: 'json', method: 'get', path: '/v1/models/:id', auth: 'public', response: ModelObject,
+    ...modelIdRoutes({
+      kind: 'json', method: 'get', prefix: '/v1/models', auth: 'public', response: ModelObject,
       summary: 'One catalog model (models.retrieve), as /v1/models lists it; 404 model_not_found for an id not in the catalog',
-      handle: (ctx) => retrieve(ctx.params.id),
-    },
-    {
-      // The OpenAI SDKs put the id in the path as it is: GET /v1/models/sandbox/echo.
-      kind: 'json', method: 'get', path: '/v1/models/:owner/:name', auth: 'public', response: ModelObject,
-      summary: 'The same, for a model id with a slash in it (sandbox/echo)',
-      handle: (ctx) => retrieve(`${ctx.params.owner}/${ctx.params.name}`),
-    },
+    }, retrieve),
     {
       kind: 'json', method: 'get', path: '/v1/providers', auth: 'public', response: ProviderList,
       summary: 'Provider registry: configured status, residency, BYOK support, platform-key fallback, data handling and health',

@@ -236,7 +236,8 @@ export class UwsReply implements ClientReply {
       }
     });
     if (!fits) {
-      ok = res.write(data!);
+      // Headers alone past the cork's room (no data) still end the answer.
+      if (data !== null) ok = res.write(data);
       if (end) res.cork(() => res.end());
     }
     if (end) this.#finish();
