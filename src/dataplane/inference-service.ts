@@ -15,6 +15,7 @@ import { firstServing, openAnswer, type RouteDeps, type Served } from './route-a
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
+import { TranslatedResponse } from './translated-response.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import type { AbortSource } from './upstream-client.js';
 import type { UsageRecord } from './usage-record.js';
@@ -34,6 +35,13 @@ export interface InferenceRequest {
 }
 
 /**
+ * Reads a request in another inbound format (Responses, Anthropic Messages) as the OpenAI
+ * chat-completions body every provider adapter takes; runs once the key is known (a stored
+ * conversation is the key's org's). Throws a GatewayError for a body it refuses.
+ */
+export type InboundParser = (raw: Buffer, key: KeyRecord) => InferenceBody;
+
+/**
  * The inference path: authenticate, admit, plan routes, try them in order through their
  * breakers, pass the winner's bytes through untouched, and record every attempt.
  */
@@ -44,11 +52,15 @@ export class InferenceService {
     this.#d = deps;
   }
 
-  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply): Promise<void> {
+  /**
+   * `inbound` translates another format's request; its caller wraps `reply` so that the OpenAI
+   * answer written here reaches the client in that format.
+   */
+  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
     const d = this.#d;
     return admitted(d.auth, d.gate, req.authorization, reply.requestId,
       (key) => {
-        const body = parseInferenceBody(endpoint, req.body);
+        const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
         return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };
       },
       (p) => maxCostMicros(p.plan, req.body.length, p.body.maxTokens, d.reserveOutputTokens),
@@ -101,9 +113,11 @@ export class InferenceService {
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
   async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: Buffer | null, stream: boolean,
     abort: AbortSource, started: number): Promise<Served> {
-    const call = adapterFor(a.route.provider.entry.kind)
-      .buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
-    const res = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
+    const adapter = adapterFor(a.route.provider.entry.kind);
+    const call = adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
+    const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
+    // Providers with their own answer format are read as OpenAI chat answers from here on.
+    const res = adapter.streamTranslator === undefined ? sent : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel);
     const ttfbMs = performance.now() - started;
     try {
       if (stream && res.contentType.startsWith('text/event-stream')) {

@@ -53,6 +53,29 @@ export interface ProviderAdapter {
    */
   readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string): { body: Buffer | string; contentType: string };
   authHeaders(apiKey: string): Record<string, string>;
+  /**
+   * Providers with their own answer format (Anthropic, Gemini): a chat answer's stream in their
+   * format → OpenAI `chat.completion.chunk` SSE, as it arrives. Absent, streams pass through as
+   * the provider wrote them. Such adapters also have `readAnswer`, which for `chat` returns an
+   * OpenAI `chat.completion` JSON answer (usage normalised as `usage-scan.ts` reads it).
+   */
+  streamTranslator?(endpoint: Endpoint, upstreamModel: string): StreamTranslator;
+}
+
+/**
+ * One provider stream turned into OpenAI chat-completion SSE (`data: {chunk}\n\n` … `data: [DONE]\n\n`).
+ * Bytes may arrive cut anywhere (mid-line, mid-UTF-8 character); the translator keeps unfinished
+ * lines. Usage goes in a last chunk with empty `choices`, as OpenAI sends it with `include_usage`.
+ */
+export interface StreamTranslator {
+  /** Provider bytes in; the chat SSE they complete ('' when none yet). */
+  push(chunk: Buffer): string;
+  /**
+   * The provider's stream has ended: what is left. `data: [DONE]` is written only when the
+   * provider's stream said the answer was complete (Anthropic's `message_stop`, Gemini's
+   * `finishReason`), so a cut stream is never passed on as a clean end.
+   */
+  end(): string;
 }
 
 /**

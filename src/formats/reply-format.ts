@@ -1,0 +1,26 @@
+import type { GatewayError } from '../errors/gateway-error.js';
+
+/**
+ * One inbound API format's answers, written from the OpenAI chat-completion answers the data
+ * plane produces: the format's half of the translation (its request half is an InboundParser).
+ * One instance serves one request, so it may keep what it needs (ids, items to store).
+ */
+export interface ReplyFormat {
+  /** A whole `chat.completion` JSON answer (status 200) → this format's JSON answer. */
+  answer(chat: Buffer): string;
+  /** The error's body in this format (its status and headers are kept). */
+  error(e: GatewayError): string;
+  /** A translator for this request's chat-completion SSE stream. */
+  stream(): ChatStreamTranslator;
+}
+
+/**
+ * OpenAI chat-completion SSE (cut anywhere) → this format's SSE. The data plane ends a stream
+ * that failed after it started with `data: {"error":…}` and `data: [DONE]`: that becomes the
+ * format's own failure event, never a clean completion.
+ */
+export interface ChatStreamTranslator {
+  push(chunk: Buffer | string): string;
+  /** The chat stream is over: what is left to write (a failure event if it never completed). */
+  end(): string;
+}
