@@ -3,12 +3,17 @@ import { Type, type Static } from '@sinclair/typebox';
 const Price = Type.Object({
   input: Type.Number({ minimum: 0 }),
   output: Type.Number({ minimum: 0 }),
+  /** ₹ per 1M input tokens read from the provider's prompt cache; absent, they cost `input`. */
+  cachedInput: Type.Optional(Type.Number({ minimum: 0 })),
+  /** ₹ per 1M input tokens written to the prompt cache (Anthropic charges writes); absent, they cost `input`. */
+  cacheWrite: Type.Optional(Type.Number({ minimum: 0 })),
 }, { additionalProperties: false });
 
 export const ProviderEntry = Type.Object({
   id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('openai-compatible'), Type.Literal('sandbox'), Type.Literal('sarvam')]),
+  kind: Type.Union([Type.Literal('openai-compatible'), Type.Literal('sandbox'), Type.Literal('sarvam'), Type.Literal('anthropic'),
+    Type.Literal('gemini')]),
   baseUrl: Type.String(),
   keyEnv: Type.Union([Type.String(), Type.Null()]),
   residency: Type.String({ minLength: 2 }),
