@@ -28,6 +28,17 @@ export interface InferenceBody {
    * UTF-8 (what was parsed here is what the bytes say).
    */
   raw: Buffer | null;
+  /**
+   * The client's request in its own format when that is not chat completions (`anthropic-messages`):
+   * a route whose provider speaks that format natively is sent this body (model swapped) and its
+   * answer passed through, so nothing the translation cannot carry is lost.
+   */
+  native?: NativeRequest | null;
+}
+
+export interface NativeRequest {
+  format: string;
+  payload: Record<string, unknown>;
 }
 
 // Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.

@@ -9,7 +9,8 @@ import type { TokenEndpoint } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
-import { parseInferenceBody, type InferenceBody } from './inference-body.js';
+import { parseInferenceBody, type InferenceBody, type NativeRequest } from './inference-body.js';
+import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
@@ -76,11 +77,12 @@ export class InferenceService {
       // An adapter may have added stream_options for the route before.
       if (streamOptions !== undefined) payload.stream_options = streamOptions;
       else if (payload.stream_options !== undefined) delete payload.stream_options;
-      return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started);
+      return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started, body.native ?? null);
     }, (a, i, status, code, latencyMs, queueMs) =>
       this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false, false, queueMs));
     if (won === null) return 0;
     const { a, i, served, started } = won;
+    if (served.native) reply.passThrough?.(served.native);
 
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
     // The answer names the model the client asked for; the provider's id for it goes in a header.
@@ -112,20 +114,23 @@ export class InferenceService {
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
   async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: Buffer | null, stream: boolean,
-    abort: AbortSource, started: number): Promise<Served> {
+    abort: AbortSource, started: number, nativeRequest: NativeRequest | null): Promise<Served> {
     const adapter = adapterFor(a.route.provider.entry.kind);
-    const call = adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
+    const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
+    const call = native !== null
+      ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel)
+      : adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
     const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
-    const res = adapter.streamTranslator === undefined ? sent : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel);
+    const res = adapter.streamTranslator === undefined ? sent : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, native);
     const ttfbMs = performance.now() - started;
     try {
       if (stream && res.contentType.startsWith('text/event-stream')) {
         const first = await res.next();
         if (first === null) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
-        return { kind: 'stream', res, first, ttfbMs: performance.now() - started };
+        return { kind: 'stream', res, first, ttfbMs: performance.now() - started, native };
       }
-      return { kind: 'whole', res, body: await res.readAll(), ttfbMs };
+      return { kind: 'whole', res, body: await res.readAll(), ttfbMs, native };
     } catch (e) {
       // The gateway's own limit (503 overloaded) is returned as is: another route would not help.
       throw isGatewayError(e) ? e : transportFailure(e);

@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { scrubSecrets } from '../lib/secret-scrub.js';
 import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import type { RequestGate } from '../domain/request-gate.js';
+import type { NativeBytes } from '../domain/native-bytes.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import { isOpenBreakerError, type Breakers } from './breakers.js';
 import { RouteFailure, SATURATED, transportFailure } from './route-failure.js';
@@ -16,8 +17,8 @@ import type { UsageSink } from './usage-record.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
 export type Served =
-  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number }
-  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number };
+  | { kind: 'whole'; res: UpstreamResponse; body: Buffer; ttfbMs: number; native?: NativeBytes | null }
+  | { kind: 'stream'; res: UpstreamResponse; first: Buffer; ttfbMs: number; native?: NativeBytes | null };
 
 /** The attempt that proved itself: its route, its place in the plan, what it served, and when it started. */
 export interface Winner<S> {

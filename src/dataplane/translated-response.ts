@@ -1,3 +1,4 @@
+import type { NativeBytes } from '../domain/native-bytes.js';
 import type { ProviderAdapter, StreamTranslator, TokenEndpoint, UpstreamResponse } from '../providers/types.js';
 
 const SSE = 'text/event-stream; charset=utf-8';
@@ -18,9 +19,12 @@ export class TranslatedResponse implements UpstreamResponse {
   /** Translated output not yet handed out; the translator's end() once the provider's stream is over. */
   #ended = false;
   #pending: string | null = null;
+  readonly #native: NativeBytes | null;
 
-  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string) {
+  /** `native`: also keeps the provider's bytes as they came, for a client in the provider's own format. */
+  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string, native: NativeBytes | null = null) {
     this.#res = res;
+    this.#native = native;
     this.#adapter = adapter;
     this.#endpoint = endpoint;
     this.status = res.status;
@@ -40,6 +44,7 @@ export class TranslatedResponse implements UpstreamResponse {
       return Buffer.concat(parts);
     }
     const body = await this.#res.readAll(maxBytes);
+    this.#native?.add(body);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
     const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, '').body;
     return typeof out === 'string' ? Buffer.from(out) : out;
@@ -51,17 +56,16 @@ export class TranslatedResponse implements UpstreamResponse {
       const ready = this.take();
       if (ready !== null || this.#ended) return ready;
       const c = await this.#res.next();
-      this.#pending = c === null ? this.#finish() : this.#stream!.push(c);
+      this.#pending = c === null ? this.#finish() : this.#push(c);
     }
   }
 
   take(): Buffer | null {
-    const s = this.#stream;
-    if (s === null) return null;
+    if (this.#stream === null) return null;
     let out = this.#pending ?? '';
     this.#pending = null;
     if (!this.#ended) {
-      for (let c = this.#res.take(); c !== null; c = this.#res.take()) out += s.push(c);
+      for (let c = this.#res.take(); c !== null; c = this.#res.take()) out += this.#push(c);
       if (this.#res.finished) out += this.#finish();
     }
     return out.length === 0 ? null : Buffer.from(out);
@@ -73,6 +77,11 @@ export class TranslatedResponse implements UpstreamResponse {
 
   cancel(): void {
     this.#res.cancel();
+  }
+
+  #push(c: Buffer): string {
+    this.#native?.add(c);
+    return this.#stream!.push(c);
   }
 
   #finish(): string {

@@ -1,4 +1,5 @@
 import type { GatewayError } from '../errors/gateway-error.js';
+import type { NativeBytes } from './native-bytes.js';
 
 /**
  * The data plane's view of the client connection. The HTTP layer implements it over
@@ -31,4 +32,10 @@ export interface ClientReply {
    * drained()) is what batch returns.
    */
   batch(writes: () => void): boolean;
+  /**
+   * Present on replies in another inbound format: from now on the client is written the
+   * provider's own bytes (`native`) in place of the translation of what the data plane writes,
+   * because the provider speaks the client's format.
+   */
+  passThrough?(native: NativeBytes): void;
 }

@@ -12,6 +12,12 @@ export interface ReplyFormat {
   error(e: GatewayError): string;
   /** A translator for this request's chat-completion SSE stream. */
   stream(): ChatStreamTranslator;
+  /**
+   * The format's error event for the data plane's end-of-stream failure (`data: {"error":…}`
+   * and `[DONE]`, given as written), written after a provider's own bytes that were passed
+   * through untouched; '' when `last` carries no error.
+   */
+  failureEvent(last: Buffer | string): string;
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { ClientReply } from '../domain/client-reply.js';
+import type { NativeBytes } from '../domain/native-bytes.js';
 import { sseErrorEvent } from '../errors/envelope.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from './reply-format.js';
 
 const JSON_TYPE = 'application/json';
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The client's reply for a request in another inbound format: the data plane writes OpenAI
@@ -15,6 +17,9 @@ export class TranslatingReply implements ClientReply {
   readonly #format: ReplyFormat;
   #stream: ChatStreamTranslator | null = null;
   #ended = false;
+  #native: NativeBytes | null = null;
+  /** A passed-through stream that failed before its first write: the failure event goes at its end. */
+  #failure = '';
 
   constructor(inner: ClientReply, format: ReplyFormat) {
     this.#inner = inner;
@@ -33,8 +38,14 @@ export class TranslatingReply implements ClientReply {
     this.#inner.onAbort(cb);
   }
 
+  passThrough(native: NativeBytes): void {
+    this.#native = native;
+  }
+
   send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>): void {
-    if (status === 200 && contentType.startsWith(JSON_TYPE)) {
+    if (status === 200 && this.#native !== null) {
+      this.#inner.send(200, contentType, this.#native.drain() ?? EMPTY, headers);
+    } else if (status === 200 && contentType.startsWith(JSON_TYPE)) {
       this.#inner.send(200, JSON_TYPE, this.#format.answer(typeof body === 'string' ? Buffer.from(body) : body), headers);
     } else {
       this.#inner.send(status, contentType, body, headers);
@@ -51,10 +62,19 @@ export class TranslatingReply implements ClientReply {
 
   streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {
     this.#stream = this.#format.stream();
+    if (this.#native !== null) {
+      // The chat view is still read (for a failure at the end); the client gets the provider's bytes.
+      this.#failure = this.#format.failureEvent(first);
+      return this.#inner.streamStart(status, contentType, headers, this.#native.drain() ?? EMPTY);
+    }
     return this.#inner.streamStart(status, contentType, headers, Buffer.from(this.#stream.push(first)));
   }
 
   streamWrite(chunk: Buffer | string): boolean {
+    if (this.#native !== null) {
+      const raw = this.#native.drain();
+      return raw === null ? true : this.#inner.streamWrite(raw);
+    }
     const out = this.#stream!.push(chunk);
     return out.length === 0 ? true : this.#inner.streamWrite(out);
   }
@@ -66,6 +86,13 @@ export class TranslatingReply implements ClientReply {
   streamEnd(last?: Buffer | string): void {
     this.#ended = true;
     const s = this.#stream!;
+    if (this.#native !== null) {
+      // A clean end is the provider's own last bytes; a failure adds the format's error event after them.
+      const raw = this.#native.drain();
+      const failure = (last === undefined ? '' : this.#format.failureEvent(last)) || this.#failure;
+      this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]));
+      return;
+    }
     this.#inner.streamEnd((last === undefined ? '' : s.push(last)) + s.end());
   }
 

@@ -60,6 +60,13 @@ export interface ProviderAdapter {
    * OpenAI `chat.completion` JSON answer (usage normalised as `usage-scan.ts` reads it).
    */
   streamTranslator?(endpoint: Endpoint, upstreamModel: string): StreamTranslator;
+  /** The inbound format this provider speaks as its own (`anthropic-messages`), if any. */
+  readonly nativeFormat?: string;
+  /**
+   * A request in `nativeFormat`, as the client wrote it (the gateway's extension fields already
+   * out), for the upstream model; its answer goes back to the client untouched.
+   */
+  buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string): UpstreamCall;
 }
 
 /**
