@@ -17,7 +17,7 @@ export interface ReplyFormat {
    * and `[DONE]`, given as written), written after a provider's own bytes that were passed
    * through untouched; '' when `last` carries no error.
    */
-  failureEvent(last: Buffer | string): string;
+  failureEvent?(last: Buffer | string): string;
 }
 
 /**

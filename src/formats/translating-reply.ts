@@ -64,7 +64,7 @@ export class TranslatingReply implements ClientReply {
     this.#stream = this.#format.stream();
     if (this.#native !== null) {
       // The chat view is still read (for a failure at the end); the client gets the provider's bytes.
-      this.#failure = this.#format.failureEvent(first);
+      this.#failure = this.#format.failureEvent?.(first) ?? '';
       return this.#inner.streamStart(status, contentType, headers, this.#native.drain() ?? EMPTY);
     }
     return this.#inner.streamStart(status, contentType, headers, Buffer.from(this.#stream.push(first)));
@@ -89,7 +89,7 @@ export class TranslatingReply implements ClientReply {
     if (this.#native !== null) {
       // A clean end is the provider's own last bytes; a failure adds the format's error event after them.
       const raw = this.#native.drain();
-      const failure = (last === undefined ? '' : this.#format.failureEvent(last)) || this.#failure;
+      const failure = (last === undefined ? '' : this.#format.failureEvent?.(last) ?? '') || this.#failure;
       this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]));
       return;
     }
