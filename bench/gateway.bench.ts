@@ -43,6 +43,8 @@ const SETTINGS = Object.freeze({
 interface Started {
   origin: string;
   headers: Record<string, string>;
+  /** The request this target is measured with; absent, the chat-completions scenario's. */
+  request?: BenchRequest;
   /** The process whose CPU and memory are reported; null when it is the mock itself. */
   server: ChildServer | null;
 }
@@ -65,10 +67,20 @@ async function setMockDefault(mock: ChildServer, behavior: Behavior): Promise<vo
   await ack;
 }
 
+/** What a target is sent: the path, a JSON body and a streamed body. */
+interface BenchRequest {
+  path: string;
+  body: string;
+  streamBody: string;
+}
+
+const CHAT: BenchRequest = { path: CHAT_PATH, body: CHAT_BODY, streamBody: STREAM_BODY };
+
 // One request before the load: a target that answers 401 or 404 would otherwise produce a
 // splendid and meaningless req/s figure.
 async function preflight(t: Started): Promise<void> {
-  const res = await fetch(t.origin + CHAT_PATH, { method: 'POST', headers: t.headers, body: CHAT_BODY });
+  const q = t.request ?? CHAT;
+  const res = await fetch(t.origin + q.path, { method: 'POST', headers: t.headers, body: q.body });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`preflight got ${res.status}: ${text.slice(0, 300)}`);
 }
@@ -147,23 +159,26 @@ async function main(): Promise<void> {
       log(`round ${r + 1} of ${SETTINGS.rounds}`);
       for (const t of running) t.rounds.push({});
       await eachTarget(running, skipped, `${SETTINGS.connections} connections for ${SETTINGS.durationS}s (+${SETTINGS.warmupS}s warm-up)`, async (t) => {
+        const q = t.request ?? CHAT;
         t.rounds[r].throughput = await measureThroughput({
-          url: t.origin + CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          url: t.origin + q.path, headers: t.headers, body: q.body,
           connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
           cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
         });
       });
       await eachTarget(running, skipped, `one connection, ${SETTINGS.oneConnectionRequests} sequential requests`, async (t) => {
+        const q = t.request ?? CHAT;
         t.rounds[r].oneConnection = await measureOneConnection({
-          origin: t.origin, path: CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          origin: t.origin, path: q.path, headers: t.headers, body: q.body,
           requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });
       await setMockDefault(mock, { kind: 'stream', chunks: STREAM_CHUNKS });
       try {
         await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
+          const q = t.request ?? CHAT;
           t.rounds[r].streams = await measureStreams({
-            origin: t.origin, path: CHAT_PATH, headers: t.headers, body: STREAM_BODY,
+            origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody,
             concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
           });
         });
