@@ -15,12 +15,17 @@ export class TranslatedResponse implements UpstreamResponse {
   readonly #adapter: ProviderAdapter;
   readonly #endpoint: TokenEndpoint;
   readonly #stream: StreamTranslator | null;
+  readonly #upstreamModel: string;
+  readonly #format: string;
   /** Translated output not yet handed out; the translator's end() once the provider's stream is over. */
   #ended = false;
   #pending: string | null = null;
 
-  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string) {
+  /** `format`: what the client asked the answer's encoding to be (embeddings' encoding_format), else ''. */
+  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string, format = '') {
     this.#res = res;
+    this.#upstreamModel = upstreamModel;
+    this.#format = format;
     this.#adapter = adapter;
     this.#endpoint = endpoint;
     this.status = res.status;
@@ -41,7 +46,7 @@ export class TranslatedResponse implements UpstreamResponse {
     }
     const body = await this.#res.readAll(maxBytes);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
-    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, '').body;
+    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel).body;
     return typeof out === 'string' ? Buffer.from(out) : out;
   }
 
