@@ -122,7 +122,8 @@ export class InferenceService {
       : adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
     const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
-    const res = adapter.streamTranslator === undefined ? sent : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, native);
+    const res = adapter.streamTranslator === undefined ? sent
+      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, payload), native);
     const ttfbMs = performance.now() - started;
     try {
       if (stream && res.contentType.startsWith('text/event-stream')) {
@@ -169,6 +170,11 @@ export class InferenceService {
     };
     this.#d.usage.record(r);
   }
+}
+
+/** The embeddings encoding the client asked for, which a translated answer must be written in. */
+function encodingOf(endpoint: TokenEndpoint, payload: Record<string, unknown>): string {
+  return endpoint === 'embeddings' && typeof payload.encoding_format === 'string' ? payload.encoding_format : '';
 }
 
 function usageAsked(options: unknown): boolean {

@@ -16,14 +16,22 @@ export class TranslatedResponse implements UpstreamResponse {
   readonly #adapter: ProviderAdapter;
   readonly #endpoint: TokenEndpoint;
   readonly #stream: StreamTranslator | null;
+  readonly #upstreamModel: string;
+  readonly #format: string;
   /** Translated output not yet handed out; the translator's end() once the provider's stream is over. */
   #ended = false;
   #pending: string | null = null;
   readonly #native: NativeBytes | null;
 
-  /** `native`: also keeps the provider's bytes as they came, for a client in the provider's own format. */
-  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string, native: NativeBytes | null = null) {
+  /**
+   * `format`: what the client asked the answer's encoding to be (embeddings' encoding_format), else ''.
+   * `native`: also keeps the provider's bytes as they came, for a client in the provider's own format.
+   */
+  constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string, format = '',
+    native: NativeBytes | null = null) {
     this.#res = res;
+    this.#upstreamModel = upstreamModel;
+    this.#format = format;
     this.#native = native;
     this.#adapter = adapter;
     this.#endpoint = endpoint;
@@ -46,7 +54,7 @@ export class TranslatedResponse implements UpstreamResponse {
     const body = await this.#res.readAll(maxBytes);
     this.#native?.add(body);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
-    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, '').body;
+    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel).body;
     return typeof out === 'string' ? Buffer.from(out) : out;
   }
 

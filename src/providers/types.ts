@@ -49,9 +49,10 @@ export interface ProviderAdapter {
   buildFormCall?(endpoint: Endpoint, fields: readonly FormPart[], upstreamModel: string): UpstreamCall;
   /**
    * Rewrites a successful whole answer into OpenAI's shape, for providers whose answers differ;
-   * absent, answers pass through as the provider wrote them. `format` is the response_format asked for.
+   * absent, answers pass through as the provider wrote them. `format` is the response_format asked for
+   * (embeddings: the encoding_format); `upstreamModel` is the provider's model id, for answers that do not name it.
    */
-  readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string): { body: Buffer | string; contentType: string };
+  readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel?: string): { body: Buffer | string; contentType: string };
   authHeaders(apiKey: string): Record<string, string>;
   /**
    * Providers with their own answer format (Anthropic, Gemini): a chat answer's stream in their

@@ -1,0 +1,137 @@
+import type { StreamTranslator } from '../types.js';
+import { blockedMessage, completionId, finishReason, readParts, type GeminiResponse } from './answer.js';
+import { chatUsage, type GeminiUsage } from './usage.js';
+
+const NL = 0x0a;
+
+interface CandidateState {
+  /** The role has been sent (OpenAI sends it in a choice's first delta). */
+  started: boolean;
+  /** Tool calls sent so far: the next one's `index`. */
+  calls: number;
+  finished: boolean;
+}
+
+/**
+ * Gemini's `streamGenerateContent?alt=sse` (one `data: {GenerateContentResponse}` event per
+ * chunk, no end marker) as OpenAI chat-completion chunks. Gemini's last event carries the
+ * finishReason and the final usageMetadata; the usage chunk and `[DONE]` are written when the
+ * provider's stream ends, `[DONE]` only if every candidate had finished (or the prompt was
+ * blocked) and no error event came, so a cut stream is never passed on as complete. Each event
+ * is parsed whole (Gemini's events are small, and every one needs translating).
+ */
+export class GeminiStreamTranslator implements StreamTranslator {
+  readonly #model: string;
+  /** Bytes after the last newline: a line still arriving, possibly cut inside a UTF-8 character. */
+  #rest: Buffer | null = null;
+  #id: string | null = null;
+  readonly #created = Math.floor(Date.now() / 1000);
+  readonly #candidates = new Map<number, CandidateState>();
+  #usage: GeminiUsage | null = null;
+  #blocked = false;
+  #failed = false;
+
+  constructor(upstreamModel: string) {
+    this.#model = upstreamModel;
+  }
+
+  push(chunk: Buffer): string {
+    const bytes = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
+    const last = bytes.lastIndexOf(NL);
+    if (last < 0) {
+      this.#rest = bytes;
+      return '';
+    }
+    this.#rest = last === bytes.length - 1 ? null : bytes.subarray(last + 1);
+    let out = '';
+    let start = 0;
+    for (let nl = bytes.indexOf(NL); nl >= 0 && nl <= last; nl = bytes.indexOf(NL, start)) {
+      out += this.#line(bytes.toString('utf8', start, nl));
+      start = nl + 1;
+    }
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    if (this.#rest !== null) {
+      out += this.#line(this.#rest.toString('utf8'));
+      this.#rest = null;
+    }
+    if (this.#usage !== null) out += this.#chunk([], chatUsage(this.#usage));
+    if (this.#complete()) out += 'data: [DONE]\n\n';
+    return out;
+  }
+
+  #complete(): boolean {
+    if (this.#failed) return false;
+    if (this.#blocked) return true;
+    if (this.#candidates.size === 0) return false;
+    for (const c of this.#candidates.values()) if (!c.finished) return false;
+    return true;
+  }
+
+  #line(line: string): string {
+    if (!line.startsWith('data:')) return '';
+    let r: GeminiResponse;
+    try {
+      r = JSON.parse(line.slice(5));
+    } catch {
+      // A line that is not JSON is not an event Gemini sent whole: the stream cannot be trusted as complete.
+      this.#failed = true;
+      return '';
+    }
+    return this.#event(r);
+  }
+
+  #event(r: GeminiResponse): string {
+    if (r === null || typeof r !== 'object' || r.error !== undefined) {
+      this.#failed = true;
+      return '';
+    }
+    this.#id ??= completionId(r.responseId);
+    if (r.usageMetadata !== undefined) this.#usage = r.usageMetadata;
+    const candidates = r.candidates ?? [];
+    let out = '';
+    for (let i = 0; i < candidates.length; i++) {
+      const c = candidates[i];
+      const index = typeof c.index === 'number' ? c.index : i;
+      let s = this.#candidates.get(index);
+      if (s === undefined) {
+        s = { started: false, calls: 0, finished: false };
+        this.#candidates.set(index, s);
+      }
+      const { text, calls } = readParts(c.content?.parts);
+      if (text !== '' || calls.length > 0) {
+        const delta: Record<string, unknown> = this.#delta(s);
+        if (text !== '') delta.content = text;
+        if (calls.length > 0) delta.tool_calls = calls.map((call) => ({ index: s.calls++, ...call }));
+        out += this.#chunk([{ index, delta, logprobs: null, finish_reason: null }]);
+      }
+      if (c.finishReason !== undefined && !s.finished) {
+        s.finished = true;
+        out += this.#chunk([{ index, delta: this.#delta(s), logprobs: null, finish_reason: finishReason(c.finishReason, s.calls > 0) }]);
+      }
+    }
+    if (candidates.length === 0 && r.promptFeedback?.blockReason !== undefined && !this.#blocked) {
+      this.#blocked = true;
+      const delta = { role: 'assistant', content: '', refusal: blockedMessage(r.promptFeedback.blockReason) };
+      out += this.#chunk([{ index: 0, delta, logprobs: null, finish_reason: 'content_filter' }]);
+    }
+    return out;
+  }
+
+  #delta(s: CandidateState): Record<string, unknown> {
+    if (s.started) return {};
+    s.started = true;
+    return { role: 'assistant' };
+  }
+
+  #chunk(choices: unknown[], usage?: unknown): string {
+    const c: Record<string, unknown> = {
+      id: this.#id ?? completionId(null), object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices,
+    };
+    if (usage !== undefined) c.usage = usage;
+    return `data: ${JSON.stringify(c)}\n\n`;
+  }
+}
