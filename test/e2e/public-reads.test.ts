@@ -32,7 +32,8 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.is(r.status, 200);
   const { object, data } = await r.json() as any;
   assert.is(object, 'list');
-  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'sarvam', 'sarvam-speech', 'speaches', 'sandbox']);
+  assert.equal(data.map((p: any) => p.id), ['openai', 'groq', 'together', 'fireworks', 'deepinfra', 'mistral', 'anthropic', 'sarvam', 'sarvam-speech', 'speaches',
+    'sandbox']);
   const byId = Object.fromEntries(data.map((p: any) => [p.id, p]));
   assert.equal(byId.groq, {
     id: 'groq', name: 'Groq', kind: 'openai-compatible', residency: 'us', configured: true, byok: true, platform_key_fallback: true,
@@ -43,6 +44,8 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.equal([byId.speaches.configured, byId.speaches.self_hosted, byId.speaches.platform_key_fallback], [false, true, false]);
   assert.equal([byId.fireworks.configured, byId.fireworks.platform_key_fallback, byId.fireworks.byok], [false, false, true]);
   assert.equal([byId.sarvam.residency, byId.sarvam.stream_usage], ['in', false]);
+  assert.equal([byId.anthropic.kind, byId.anthropic.residency, byId.anthropic.configured, byId.anthropic.stream_usage, byId.anthropic.models],
+    ['anthropic', 'us', false, false, ['claude-sonnet-4-5', 'claude-sonnet-4', 'claude-opus-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-5-haiku']]);
   assert.equal([byId.sandbox.configured, byId.sandbox.byok, byId.sandbox.platform_key_fallback], [true, false, false]);
   assert.not.ok(JSON.stringify(data).includes(String(mock.port)), 'a configured base URL is not published');
 });
