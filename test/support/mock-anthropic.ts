@@ -97,11 +97,13 @@ function serve(req: IncomingMessage, res: ServerResponse, body: any, b: Anthropi
   if (body.stream !== true) return json(res, 200, messageOf(b, body.model));
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   const limit = b.kind === 'cut' || b.kind === 'stream-error' ? b.afterEvents : events.length;
-  for (let i = 0; i < limit && i < events.length; i++) res.write(events[i]);
   if (b.kind === 'cut') {
-    res.socket?.destroy();
+    // Cut once the events are on the wire: destroyed before, the client would see a reset with
+    // no answer at all (and may resend), not a stream broken mid-way.
+    res.write(events.slice(0, limit).join(''), () => res.socket?.destroy());
     return;
   }
+  for (let i = 0; i < limit && i < events.length; i++) res.write(events[i]);
   if (b.kind === 'stream-error') res.write(event('error', { type: 'error', error: { type: b.type, message: b.message } }));
   res.end();
 }
