@@ -195,6 +195,17 @@ test('a 529 before a stream starts fails over too: the client gets one clean str
   assert.not.ok(data.some((d) => d.includes('"error"')));
 });
 
+test('an overloaded_error event before any text (after message_start and a ping) fails over like a 529', async () => {
+  anthropic.enqueue({ kind: 'stream-error', afterEvents: 3, type: 'overloaded_error', message: 'Overloaded' });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ model: MODEL, messages: MESSAGES, stream: true }) });
+  assert.is(r.headers.get('x-gw-provider'), 'groq');
+  const data = await readSse(r);
+  assert.is(data[data.length - 1], '[DONE]');
+  assert.not.ok(data.some((d) => d.includes('"error"')));
+  const rows = await rowsOf(r.headers.get('x-gw-request-id'), 2);
+  assert.equal(rows.map((row: any) => [row.provider, row.billable]), [['anthropic', 0], ['groq', 1]]);
+});
+
 test('400 invalid_request_error comes back as it is, with Anthropic\'s message, and no other route is tried', async () => {
   anthropic.enqueue({ kind: 'error', status: 400, type: 'invalid_request_error', message: 'messages.0.content.0.text: prompt is too long: 210000 tokens > 200000 maximum' });
   const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ model: MODEL, messages: MESSAGES }) });

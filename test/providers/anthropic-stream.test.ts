@@ -66,6 +66,13 @@ test('an error event mid-stream: what came before is passed on, then nothing, an
   assert.equal(sseData(translate(more)), fixtureChunks('stream-error.chunks.jsonl'), 'events after the error are not read');
 });
 
+test('an error event before any content translates to nothing at all (so the data plane can still fail over)', () => {
+  const bytes = fixtureBytes('stream-error.sse');
+  const beforeText = bytes.subarray(0, bytes.indexOf('event: content_block_delta'));
+  const error = bytes.subarray(bytes.indexOf('event: error'));
+  assert.is(translate(Buffer.concat([beforeText, error])), '');
+});
+
 test('a last line with no newline is read at the end; pings and unknown events write nothing', () => {
   const t = new AnthropicStreamTranslator('m', FIXED_NOW);
   assert.is(t.push(Buffer.from('event: ping\ndata: {"type":"ping"}\n\nevent: future\ndata: {"type":"future_event"}\n\n')), '');

@@ -32,6 +32,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   /** Anthropic content-block index → OpenAI tool_calls index. */
   readonly #tools = new Map<number, number>();
   #over = false;
+  #opened = false;
 
   constructor(upstreamModel: string, now: number = Date.now()) {
     this.#model = upstreamModel;
@@ -96,7 +97,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     if (typeof m?.id === 'string') this.#id = m.id;
     if (typeof m?.model === 'string') this.#model = m.model;
     mergeUsage(this.#counts, m?.usage);
-    return this.#chunk({ role: 'assistant', content: '' }, null);
+    return '';
   }
 
   #blockStart(e: StreamEvent): string {
@@ -124,7 +125,19 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model };
   }
 
+  /**
+   * The role chunk OpenAI opens a stream with goes out just before the first real chunk, not at
+   * `message_start`: a stream that fails before saying anything (an `overloaded_error` event
+   * right after `message_start`) then translates to nothing, and the data plane tries the next
+   * route instead of starting an answer it cannot finish.
+   */
   #chunk(delta: Record<string, unknown>, finish: string | null): string {
+    const first = this.#opened ? '' : this.#event({ role: 'assistant', content: '' }, null);
+    this.#opened = true;
+    return first + this.#event(delta, finish);
+  }
+
+  #event(delta: Record<string, unknown>, finish: string | null): string {
     return `data: ${JSON.stringify({ ...this.#head(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
   }
 }
