@@ -172,6 +172,22 @@ test('a streamed tool call: the SDK assembles the id, name and arguments from in
   assert.is(done.choices[0].finish_reason, 'tool_calls');
 });
 
+test('upstream_key: the caller\'s own Anthropic key goes in x-api-key, the call is unbilled, and its 401 comes back as is', async () => {
+  const body = JSON.stringify({ model: MODEL, messages: MESSAGES, provider: 'anthropic', upstream_key: 'sk-ant-caller-0001' });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+  assert.is(r.status, 200);
+  assert.is(anthropic.requests[0].headers['x-api-key'], 'sk-ant-caller-0001');
+  assert.is(anthropic.requests[0].body.upstream_key, undefined, 'the extension field never leaves the gateway');
+  const [row] = await rowsOf(r.headers.get('x-gw-request-id'), 1);
+  assert.equal([row.byok, row.cost_micros, row.prompt_tokens], [1, 0, PROMPT_TOKENS]);
+
+  anthropic.enqueue({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+  const refused = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body });
+  assert.is(refused.status, 401);
+  assert.match((await refused.json() as any).error.message, 'invalid x-api-key');
+  assert.is(groq.requests.length, 0, 'the caller\'s key is the caller\'s problem: no failover');
+});
+
 for (const [status, type, code] of [[529, 'overloaded_error', 'upstream_error'], [429, 'rate_limit_error', 'upstream_rate_limited']] as const) {
   test(`${status} ${type} fails over to the chain's next route; both attempts are in the ledger, billed once`, async () => {
     anthropic.enqueue({ kind: 'error', status, type, message: status === 529 ? 'Overloaded' : 'Number of request tokens has exceeded your per-minute rate limit' });
