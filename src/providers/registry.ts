@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from './types.js';
+import { anthropicAdapter } from './anthropic/adapter.js';
 import { geminiAdapter } from './gemini/adapter.js';
 import { openAiCompatibleAdapter } from './openai-compatible/adapter.js';
 import { sarvamAdapter } from './sarvam/adapter.js';
@@ -9,6 +10,7 @@ const ADAPTERS: Record<string, ProviderAdapter> = {
   // The sandbox speaks the OpenAI format too; it differs only in transport (it runs in-process).
   sandbox: openAiCompatibleAdapter,
   sarvam: sarvamAdapter,
+  anthropic: anthropicAdapter,
   gemini: geminiAdapter,
 };
 

@@ -53,7 +53,9 @@ test('the catalog beside the other router\'s prices in INR, fetched once and the
   const body = await r.json() as any;
   assert.equal([body.source, body.usd_inr, body.stale], [source.url, 88, false]);
   const byModel = Object.fromEntries(body.data.map((e: any) => [e.model, e]));
-  assert.equal(Object.keys(byModel).sort(), ['gemini-2.0-flash', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-pro', 'gpt-4o', 'gpt-4o-mini', 'llama-3.1-8b-instruct', 'llama-3.3-70b-instruct', 'mistral-small', 'sarvam-m',
+  assert.equal(Object.keys(byModel).sort(), ['claude-3-5-haiku', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-opus-4-5', 'claude-sonnet-4',
+    'claude-sonnet-4-5', 'gemini-2.0-flash', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-pro', 'gpt-4o', 'gpt-4o-mini',
+    'llama-3.1-8b-instruct', 'llama-3.3-70b-instruct', 'mistral-small', 'sarvam-m',
     'text-embedding-3-small'], 'every catalog model with a compare id');
   assert.equal(byModel['llama-3.3-70b-instruct'], {
     model: 'llama-3.3-70b-instruct', compare_id: 'meta-llama/llama-3.3-70b-instruct', gateway: { input: 60, output: 70 },

@@ -1,0 +1,30 @@
+import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
+import { toChatCompletion } from './answer.js';
+import { toMessagesRequest } from './request.js';
+import { AnthropicStreamTranslator } from './stream.js';
+
+/** The API version the translators are written against (Anthropic requires the header). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/**
+ * Anthropic's Messages API (`POST /v1/messages`), reached with OpenAI chat completions: requests
+ * are translated into its shape, answers and streams back into OpenAI's, with usage in the
+ * gateway's canonical convention. Anthropic serves no embeddings.
+ */
+export const anthropicAdapter: ProviderAdapter = {
+  endpoints: new Set<Endpoint>(['chat']),
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, _caps: AdapterCaps): UpstreamCall {
+    if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
+    return { path: '/messages', body: JSON.stringify(toMessagesRequest(payload, upstreamModel)) };
+  },
+  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string): { body: Buffer | string; contentType: string } {
+    if (endpoint !== 'chat') return { body: answer, contentType };
+    return { body: toChatCompletion(answer, ''), contentType: 'application/json' };
+  },
+  streamTranslator(_endpoint: Endpoint, upstreamModel: string): StreamTranslator {
+    return new AnthropicStreamTranslator(upstreamModel);
+  },
+  authHeaders(apiKey: string): Record<string, string> {
+    return { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+  },
+};

@@ -1,0 +1,41 @@
+import { finishReason } from './stop-reason.js';
+import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+
+interface MessageAnswer {
+  id?: unknown;
+  model?: unknown;
+  content?: unknown;
+  stop_reason?: unknown;
+  usage?: AnthropicUsage;
+}
+
+/**
+ * A whole Anthropic `message` → an OpenAI `chat.completion` JSON text. Text blocks are joined
+ * into `content`; `tool_use` blocks become `tool_calls` with their input as JSON text. Thinking
+ * blocks are left out: the gateway never asks for them, and OpenAI's answer has no place for them.
+ * Throws on a body that is not a message, which the data plane treats as a failed route.
+ */
+export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number = Date.now()): string {
+  const msg = JSON.parse(answer.toString('utf8')) as MessageAnswer;
+  if (typeof msg !== 'object' || msg === null || !Array.isArray(msg.content)) throw new Error('the Anthropic answer is not a message');
+  let text: string | null = null;
+  const toolCalls: Record<string, unknown>[] = [];
+  for (const b of msg.content as Record<string, unknown>[]) {
+    if (b?.type === 'text' && typeof b.text === 'string') text = (text ?? '') + b.text;
+    else if (b?.type === 'tool_use') {
+      toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+    }
+  }
+  const message: Record<string, unknown> = { role: 'assistant', content: text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const counts = emptyCounts();
+  mergeUsage(counts, msg.usage);
+  return JSON.stringify({
+    id: typeof msg.id === 'string' ? msg.id : 'msg',
+    object: 'chat.completion',
+    created: Math.floor(now / 1000),
+    model: typeof msg.model === 'string' ? msg.model : upstreamModel,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(msg.stop_reason) }],
+    usage: canonicalUsage(counts),
+  });
+}

@@ -1,0 +1,17 @@
+/**
+ * Anthropic's stop_reason → OpenAI's finish_reason. `pause_turn` (a server tool paused a long
+ * turn) ends this answer as a normal stop; an unknown or absent reason too.
+ */
+const FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+export function finishReason(stopReason: unknown): string {
+  return (typeof stopReason === 'string' ? FINISH[stopReason] : undefined) ?? 'stop';
+}

@@ -1,0 +1,53 @@
+/** Anthropic's token counts as its answers and `message_start` / `message_delta` events carry them. */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/** The four counts, gathered across a stream's events (a later event's count replaces an earlier one). */
+export interface UsageCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export function emptyCounts(): UsageCounts {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+}
+
+/**
+ * Folds one event's usage into `c`. `message_delta` repeats the input counts on newer API
+ * versions and leaves them out on older ones; `output_tokens` there is the running total, not
+ * an increment, so each count present replaces what was known.
+ */
+export function mergeUsage(c: UsageCounts, u: AnthropicUsage | null | undefined): void {
+  if (u === null || typeof u !== 'object') return;
+  if (isCount(u.input_tokens)) c.input = u.input_tokens;
+  if (isCount(u.output_tokens)) c.output = u.output_tokens;
+  if (isCount(u.cache_read_input_tokens)) c.cacheRead = u.cache_read_input_tokens;
+  if (isCount(u.cache_creation_input_tokens)) c.cacheWrite = u.cache_creation_input_tokens;
+}
+
+/**
+ * The gateway's canonical usage (OpenAI's convention). Anthropic's `input_tokens` leaves out the
+ * tokens read from and written to the prompt cache, while OpenAI's `prompt_tokens` counts every
+ * input token: the three are added here, once, and the cached part is named beside them so
+ * billing prices it apart. `prompt_tokens` and `completion_tokens` come first: the usage scan
+ * reads them within a short window after `"usage"`.
+ */
+export function canonicalUsage(c: UsageCounts): Record<string, unknown> {
+  const prompt = c.input + c.cacheRead + c.cacheWrite;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: c.output,
+    total_tokens: prompt + c.output,
+    prompt_tokens_details: { cached_tokens: c.cacheRead, cache_write_tokens: c.cacheWrite },
+  };
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}

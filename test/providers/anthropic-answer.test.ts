@@ -1,0 +1,50 @@
+// The answer translator: an Anthropic message → an OpenAI chat.completion (golden fixtures).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
+import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
+import { FIXED_NOW, fixtureBytes, fixtureJson } from './anthropic-fixtures.js';
+
+const translate = (name: string) => JSON.parse(toChatCompletion(fixtureBytes(name), 'fallback-model', FIXED_NOW));
+
+test('a text answer: content, finish_reason stop from end_turn, id and model kept, usage canonical', () => {
+  assert.equal(translate('answer-text.message.json'), fixtureJson('answer-text.chat.json'));
+});
+
+test('a tool call: tool_use becomes a tool call with its input as JSON text; thinking is left out; finish_reason tool_calls', () => {
+  assert.equal(translate('answer-tool.message.json'), fixtureJson('answer-tool.chat.json'));
+});
+
+test('a cached prompt cut by max_tokens: finish_reason length, cache reads and writes counted in prompt_tokens', () => {
+  assert.equal(translate('answer-cached.message.json'), fixtureJson('answer-cached.chat.json'));
+});
+
+test('stop reasons map to OpenAI finish reasons', () => {
+  const cases: [string, string][] = [['end_turn', 'stop'], ['stop_sequence', 'stop'], ['max_tokens', 'length'], ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'], ['pause_turn', 'stop'], ['something_new', 'stop']];
+  for (const [reason, finish] of cases) {
+    const msg = { ...fixtureJson('answer-text.message.json'), stop_reason: reason };
+    assert.is(JSON.parse(toChatCompletion(Buffer.from(JSON.stringify(msg)), 'm', FIXED_NOW)).choices[0].finish_reason, finish, reason);
+  }
+});
+
+test('an answer of tool calls only has null content, as OpenAI gives it', () => {
+  const msg = { ...fixtureJson('answer-tool.message.json') };
+  msg.content = msg.content.filter((b: any) => b.type === 'tool_use');
+  const out = JSON.parse(toChatCompletion(Buffer.from(JSON.stringify(msg)), 'm', FIXED_NOW));
+  assert.is(out.choices[0].message.content, null);
+  assert.is(out.choices[0].message.tool_calls.length, 1);
+});
+
+test('a body that is not a message throws (the data plane fails the route over)', () => {
+  assert.throws(() => toChatCompletion(Buffer.from('<html>bad gateway</html>'), 'm'));
+  assert.throws(() => toChatCompletion(Buffer.from('{"type":"message"}'), 'm'));
+});
+
+test('the adapter reads a chat answer as application/json', () => {
+  const out = anthropicAdapter.readAnswer!('chat', fixtureBytes('answer-text.message.json'), 'application/json', '');
+  assert.is(out.contentType, 'application/json');
+  assert.is(JSON.parse(out.body as string).choices[0].message.content, 'Hi! My name is Claude.');
+});
+
+test.run();
