@@ -11,7 +11,8 @@ const Content = Type.Union([Type.String(), Type.Array(Block)]);
 export const MessagesBodySchema = Type.Object({
   model: Type.String({ minLength: 1 }),
   max_tokens: Type.Integer({ minimum: 1 }),
-  messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Content }), { minItems: 1 }),
+  // `system` in messages: Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07).
+  messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]), content: Content }), { minItems: 1 }),
   system: Type.Optional(Type.Union([Type.String(), Type.Array(Block)])),
   stream: Type.Optional(Type.Boolean()),
   stop_sequences: Type.Optional(Type.Array(Type.String())),
@@ -35,7 +36,8 @@ type ChatMessage = Obj & { role: string };
  * A Messages API body → the chat-completions body every provider adapter takes. Fields with no
  * chat counterpart are dropped, as docs/formats/messages.md lists: `thinking`, `top_k`,
  * `cache_control`, `service_tier`, `container`, `mcp_servers`. Throws 400 bad_request naming
- * the field for anything it cannot translate.
+ * the field for anything it cannot translate. (`output_config`, `context_management`, as Claude Code sends
+ * them, are dropped too.)
  */
 export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
   const p = parseJsonText(raw.toString('utf8'));
@@ -50,6 +52,7 @@ export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
   }
   (body.messages as Obj[]).forEach((m, i) => {
     if (m.role === 'assistant') messages.push(assistantMessage(m.content as string | Obj[], i));
+    else if (m.role === 'system') messages.push({ role: 'system', content: typeof m.content === 'string' ? m.content : textOf(m.content as Obj[], `messages.${i}.content`) });
     else messages.push(...userMessages(m.content as string | Obj[], i));
   });
   const stream = body.stream === true;
