@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
+import { connect } from 'node:net';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { MOCK_PROMPT_TOKENS, startMockProvider, streamText, type MockProvider } from '../support/mock-provider.js';
 import { query, waitForValue } from '../support/ledger.js';
@@ -287,6 +288,22 @@ test('errors raised before the handler are in Anthropic\'s shape too: bad JSON, 
   assert.is((await get.json() as any).error.type, 'invalid_request_error');
   const chat = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', body: '{' });
   assert.ok('code' in ((await chat.json() as any).error), 'other routes keep the spec\'s envelope');
+});
+
+test('a framing refusal (two Content-Length headers) on /v1/messages is in Anthropic\'s shape', async () => {
+  const body = JSON.stringify({ model: 'sandbox/echo', ...hello });
+  const text = await new Promise<string>((resolve, reject) => {
+    const s = connect(gw.port, '127.0.0.1');
+    let out = '';
+    s.setEncoding('latin1');
+    s.on('data', (d) => { out += d; });
+    s.on('error', reject);
+    s.on('close', () => resolve(out));
+    s.write(`POST /v1/messages HTTP/1.1\r\nHost: gw\r\nx-api-key: ${key}\r\nContent-Length: ${body.length}\r\n` +
+      `Content-Length: ${body.length + 5}\r\n\r\n${body}`);
+  });
+  assert.match(text, /^HTTP\/1\.1 400 /);
+  assert.match(text, /\{"type":"error","error":\{"type":"invalid_request_error","message":"[^"]*more than one Content-Length[^"]*\(bad_request\)"/);
 });
 
 test('upstream_key pins the request to the caller\'s own provider key, as on chat', async () => {
