@@ -25,6 +25,7 @@ import { sealContext, unseal } from './lib/secret-box.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
+import { MessagesService } from './dataplane/messages-service.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
@@ -216,6 +217,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const routes = buildRoutes({
     inference,
+    messages: new MessagesService({ inference, auth, planner }),
     audio,
     mcp,
     publicBase: () => control.baseUrl,

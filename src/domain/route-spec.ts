@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { ErrorFormat } from '../errors/error-format.js';
 import type { ClientReply } from './client-reply.js';
 import type { Role, Session } from './session.js';
 
@@ -64,6 +65,12 @@ interface RouteBase {
   redirects?: boolean;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */
   response?: TSchema;
+  /**
+   * The shape of every error on this route, the router's own (401, 405, 413, bad framing,
+   * shutdown) included, when its clients expect another than the spec's envelope
+   * (/v1/messages: Anthropic's). Statuses and codes stay the spec's.
+   */
+  errorFormat?: ErrorFormat;
 }
 
 /** A handler that returns a value; the router validates, serialises and writes it. */

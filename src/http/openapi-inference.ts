@@ -185,9 +185,46 @@ const Transcription = {
 const TEXT_FORMATS = { 'text/plain': { schema: { type: 'string', description: 'response_format text, srt or vtt' } } };
 const AUDIO = { schema: { type: 'string', format: 'binary' } };
 
+const AnthropicMessage = {
+  type: 'object',
+  required: ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage'],
+  description: "Anthropic's `message` object, translated from the route's answer (docs/formats/messages.md)",
+  properties: {
+    id: { type: 'string', description: 'msg_…' },
+    type: { const: 'message' },
+    role: { const: 'assistant' },
+    model: { type: 'string', description: 'the catalog id asked for' },
+    content: {
+      type: 'array',
+      items: {
+        oneOf: [
+          { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+          {
+            type: 'object', required: ['type', 'id', 'name', 'input'],
+            properties: { type: { const: 'tool_use' }, id: { type: 'string', description: 'toolu_…' }, name: { type: 'string' }, input: { type: 'object' } },
+          },
+        ],
+      },
+    },
+    stop_reason: { type: ['string', 'null'], enum: ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', null] },
+    stop_sequence: { type: ['string', 'null'] },
+    usage: {
+      type: 'object',
+      required: ['input_tokens', 'output_tokens'],
+      description: "Anthropic's convention: input_tokens excludes the cache reads and writes counted beside it",
+      properties: {
+        input_tokens: { type: 'integer' },
+        output_tokens: { type: 'integer' },
+        cache_read_input_tokens: { type: 'integer' },
+        cache_creation_input_tokens: { type: 'integer' },
+      },
+    },
+  },
+};
+
 /** Schemas the inference routes refer to, for components.schemas. */
 export const INFERENCE_SCHEMAS: Record<string, unknown> = {
-  ChatCompletionRequest: ChatRequest, ChatCompletion, ChatCompletionChunk, EmbeddingsRequest, Embeddings, Transcription,
+  ChatCompletionRequest: ChatRequest, ChatCompletion, ChatCompletionChunk, EmbeddingsRequest, Embeddings, Transcription, AnthropicMessage,
 };
 
 /** A route's documented 200 answer content, by path; undefined for routes the table describes. */
@@ -197,6 +234,19 @@ export const INFERENCE_ANSWERS: Record<string, Record<string, unknown>> = {
     'text/event-stream': { schema: { type: 'string', description: 'when stream is true: `data: {ChatCompletionChunk}` events, then `data: [DONE]`' }, 'x-gw-event': REF('ChatCompletionChunk') },
   },
   '/v1/embeddings': { 'application/json': { schema: REF('Embeddings') } },
+  '/v1/messages': {
+    'application/json': { schema: REF('AnthropicMessage') },
+    'text/event-stream': {
+      schema: {
+        type: 'string',
+        description: 'when stream is true, `event: <type>` + `data: {…}` events: message_start, content_block_start, content_block_delta ' +
+          '(text_delta, input_json_delta), content_block_stop, message_delta (stop_reason, usage), message_stop; `event: error` if the stream breaks',
+      },
+    },
+  },
+  '/v1/messages/count_tokens': {
+    'application/json': { schema: { type: 'object', required: ['input_tokens'], properties: { input_tokens: { type: 'integer', description: "the gateway's estimate" } } } },
+  },
   '/v1/audio/transcriptions': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/translations': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/speech': { 'audio/mpeg': AUDIO, 'audio/opus': AUDIO, 'audio/aac': AUDIO, 'audio/flac': AUDIO, 'audio/wav': AUDIO, 'audio/pcm': AUDIO },
@@ -216,6 +266,8 @@ export const EXTENSION_PROPERTIES = EXTENSIONS;
 export const OPERATION_IDS: Record<string, string> = {
   'post /v1/chat/completions': 'createChatCompletion',
   'post /v1/embeddings': 'createEmbedding',
+  'post /v1/messages': 'createMessage',
+  'post /v1/messages/count_tokens': 'countMessageTokens',
   'post /v1/audio/transcriptions': 'createTranscription',
   'post /v1/audio/translations': 'createTranslation',
   'post /v1/audio/speech': 'createSpeech',

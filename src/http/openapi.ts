@@ -1,18 +1,8 @@
 import type { RouteSpec } from '../domain/route-spec.js';
+import { SPEC_ERRORS } from '../errors/error-format.js';
 import { EXTENSION_PROPERTIES, INFERENCE_ANSWERS, INFERENCE_REQUESTS, INFERENCE_SCHEMAS, OPERATION_IDS } from './openapi-inference.js';
 
-const ERROR = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['message', 'type', 'code'],
-      properties: { message: { type: 'string' }, type: { type: 'string' }, code: { type: 'string', description: 'stable machine code; branch on this' } },
-    },
-  },
-};
-const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const ERROR_CONTENT = errorContent(SPEC_ERRORS.schema.name);
 const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
 
 const AUTH_ERRORS: Record<RouteSpec['auth'], Record<string, string>> = {
@@ -32,7 +22,10 @@ const RAW_ANSWERS: Record<string, string> = {
 /** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */
 const plain = (s: unknown) => JSON.parse(JSON.stringify(s));
 
-const error = (description: string) => ({ description, headers: REQUEST_ID, content: ERROR_CONTENT });
+/** An error answer's content: the route's error format's schema. */
+function errorContent(name: string): Record<string, unknown> {
+  return { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
+}
 
 /** `get /me/keys/:id` → getMeKeysById: unique because method and path are. */
 function operationId(method: string, path: string): string {
@@ -51,10 +44,15 @@ function withExtensions(schema: Record<string, any>): Record<string, unknown> {
 /** The OpenAPI 3.1 document, derived from the same route table that serves requests. */
 export function openApiDocument(routes: readonly RouteSpec[], version: string): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
+  const errorSchemas: Record<string, unknown> = { [SPEC_ERRORS.schema.name]: SPEC_ERRORS.schema.json };
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const method = r.method === 'del' ? 'delete' : r.method;
     const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const format = r.errorFormat ?? SPEC_ERRORS;
+    errorSchemas[format.schema.name] = format.schema.json;
+    const content = format === SPEC_ERRORS ? ERROR_CONTENT : errorContent(format.schema.name);
+    const error = (description: string) => ({ description, headers: REQUEST_ID, content });
     const answer = INFERENCE_ANSWERS[r.path];
     const responses: Record<string, unknown> = r.redirects
       ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
@@ -79,7 +77,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       operationId: operationId(r.method, r.path),
       summary: r.summary,
       ...(params.length ? { parameters: params } : {}),
-      ...(r.auth === 'api_key' ? { security: [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
+      ...(r.auth === 'api_key' ? { security: r.headers?.includes('x-api-key') ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
       ...(body ? { requestBody: { required: true, content: body } } : {}),
       ...(r.role ? { 'x-gw-role': r.role } : {}),
       responses,
@@ -92,12 +90,13 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'gw- or gw-trial- API key' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'the same key as Anthropic clients send it (/v1/messages)' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
       },
       headers: {
         RequestId: { description: 'this request\'s id (on inference, its ledger rows\'; also x-gw-request-id there)', schema: { type: 'string' } },
       },
-      schemas: { Error: ERROR, ...INFERENCE_SCHEMAS },
+      schemas: { ...errorSchemas, ...INFERENCE_SCHEMAS },
     },
     paths,
   };

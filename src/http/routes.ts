@@ -4,6 +4,9 @@ import { errors } from '../errors/catalog.js';
 import { ProviderList, type ProviderListBody } from '../control/provider-list.js';
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
+import type { MessagesService } from '../dataplane/messages-service.js';
+import { ANTHROPIC_ERRORS } from '../formats/messages/error.js';
+import { CountTokensBodySchema, MessagesBodySchema } from '../formats/messages/request.js';
 import type { AudioService } from '../dataplane/audio-service.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
@@ -15,6 +18,7 @@ export const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
+  messages: MessagesService;
   audio: AudioService;
   mcp: McpServer;
   /** The gateway's public origin, known once it listens. */
@@ -28,9 +32,15 @@ export interface RouteDeps {
 }
 
 const AUTH_HEADERS = ['authorization'] as const;
+/** Anthropic clients send the key as x-api-key; anthropic-version and anthropic-beta are accepted and not needed. */
+const ANTHROPIC_HEADERS = ['authorization', 'x-api-key'] as const;
 const UPLOAD_HEADERS = ['authorization', 'content-type'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+function messagesRequest(headers: Record<string, string>, body: Buffer) {
+  return { authorization: headers.authorization, apiKey: headers['x-api-key'], body };
+}
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
@@ -59,6 +69,19 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', headers: AUTH_HEADERS, body: EmbeddingsBodySchema,
       summary: 'Embeddings (OpenAI format), routed with failover',
       handle: (ctx, reply) => d.inference.handle('embeddings', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, body: MessagesBodySchema,
+      errorFormat: ANTHROPIC_ERRORS,
+      summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
+        "key as x-api-key or Bearer; errors in Anthropic's shape",
+      handle: (ctx, reply) => d.messages.handle(messagesRequest(ctx.headers, ctx.body as Buffer), reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/messages/count_tokens', auth: 'api_key', headers: ANTHROPIC_HEADERS, body: CountTokensBodySchema,
+      errorFormat: ANTHROPIC_ERRORS,
+      summary: "Input tokens of a Messages API request, the gateway's estimate (not the model's tokenizer); not billed or rate-limited",
+      handle: async (ctx, reply) => reply.send(200, 'application/json', JSON.stringify(d.messages.countTokens(messagesRequest(ctx.headers, ctx.body as Buffer)))),
     },
     upload('transcriptions', 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price'),
     upload('translations', 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions'),

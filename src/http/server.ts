@@ -6,6 +6,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { parseJsonBody } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/envelope.js';
+import type { ErrorFormat } from '../errors/error-format.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { ROLE_RANK, type Session } from '../domain/session.js';
@@ -52,19 +53,20 @@ const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): Promise<RunningServer> {
   const app = uWS.App();
   const inflight = { count: 0, draining: false };
-  const paths = new Set<string>();
+  /** Each path's error format (null: the spec's envelope), for its 405s. */
+  const paths = new Map<string, ErrorFormat | null>();
   const framing = opts.rejectRepeatedContentLength === false ? NO_FRAMING_CHECK : framingRefusal;
 
   for (const route of routes) {
     register(app, route, opts, inflight, framing);
-    paths.add(route.path);
+    if (!paths.has(route.path) || route.errorFormat) paths.set(route.path, route.errorFormat ?? null);
   }
   // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
-  for (const path of paths) {
+  for (const [path, format] of paths) {
     app.any(path, (res, req) => {
       const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
-      if (refusal) new UwsReply(res).sendError(refusal, true);
-      else new UwsReply(res).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
+      if (refusal) new UwsReply(res, null, false, format).sendError(refusal, true);
+      else new UwsReply(res, null, false, format).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
     });
   }
   app.any('/*', (res, req) => {
@@ -141,6 +143,7 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
   const bearer = route.auth === 'api_key';
   const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
+  const errorFormat = route.errorFormat ?? null;
   const log = opts.log;
 
   const fail = (reply: UwsReply, e: unknown): void => {
@@ -152,10 +155,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   app[route.method](route.path, (res, req) => {
     if (inflight.draining) {
       if (readsBody) res.onData(() => {});
-      new UwsReply(res).sendError(SHUTTING_DOWN, true);
+      new UwsReply(res, null, false, errorFormat).sendError(SHUTTING_DOWN, true);
       return;
     }
-    const reply = new UwsReply(res, inflight, bearer);
+    const reply = new UwsReply(res, inflight, bearer, errorFormat);
     const declaredLength = req.getHeader(CONTENT_LENGTH);
     const refusal = framing(res, req, declaredLength);
     if (refusal) {

@@ -2,6 +2,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
 import { errors } from '../errors/catalog.js';
+import type { ErrorFormat } from '../errors/error-format.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { nextRequestId } from '../lib/request-id.js';
 import { statusLine } from './status-lines.js';
@@ -47,12 +48,18 @@ export class UwsReply implements ClientReply {
   #headHeaders: Record<string, string> | null = null;
   #inflight: { count: number } | null;
   #bearer: boolean;
+  /** The route's own error shape (RouteSpec.errorFormat); null: the spec's envelope. */
+  #errors: ErrorFormat | null;
 
-  /** `bearer`: the route takes an API key, so its 401s carry a Bearer challenge. */
-  constructor(res: HttpResponse, inflight: { count: number } | null = null, bearer = false) {
+  /**
+   * `bearer`: the route takes an API key, so its 401s carry a Bearer challenge. `errors`: the
+   * route's error format, for every error written here (null: the spec's envelope).
+   */
+  constructor(res: HttpResponse, inflight: { count: number } | null = null, bearer = false, errors: ErrorFormat | null = null) {
     this.#res = res;
     this.#inflight = inflight;
     this.#bearer = bearer;
+    this.#errors = errors;
     if (inflight) inflight.count++;
     res.onAborted(() => {
       this.aborted = true;
@@ -139,11 +146,12 @@ export class UwsReply implements ClientReply {
   }
 
   sendError(e: GatewayError, close = false): void {
+    const f = this.#errors;
     if (this.#started) {
-      this.streamEnd(sseErrorEvent(e));
+      this.streamEnd(f === null ? sseErrorEvent(e) : f.event(e, this.requestId));
       return;
     }
-    this.send(e.status, JSON_TYPE, envelopeJson(e), e.headers ?? undefined, close);
+    this.send(e.status, JSON_TYPE, f === null ? envelopeJson(e) : f.body(e, this.requestId), e.headers ?? undefined, close);
   }
 
   streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {

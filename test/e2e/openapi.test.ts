@@ -32,10 +32,11 @@ function resolve(schema: any): any {
 const operations = (): { method: string; path: string; op: any }[] =>
   Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).map(([method, op]) => ({ method, path, op })));
 
-test('GET /openapi.json is an OpenAPI 3.1 document with both security schemes', () => {
+test('GET /openapi.json is an OpenAPI 3.1 document with its security schemes', () => {
   assert.is(doc.openapi, '3.1.0');
   assert.ok(doc.info.title && doc.info.version);
-  assert.equal(Object.keys(doc.components.securitySchemes).sort(), ['bearerAuth', 'sessionCookie']);
+  // apiKeyHeader: x-api-key, as Anthropic clients send the key on /v1/messages.
+  assert.equal(Object.keys(doc.components.securitySchemes).sort(), ['apiKeyHeader', 'bearerAuth', 'sessionCookie']);
 });
 
 test('it lists the inference, catalog and dashboard routes, with path parameters declared', () => {
@@ -96,11 +97,12 @@ test('inference requests document the gateway extensions', () => {
     ['price', 'latency', 'throughput']);
 });
 
-test('every error answer refers to the one Error component, and every answer names x-request-id', () => {
+test('every error answer refers to the one Error component (Anthropic\'s on /v1/messages*), and every answer names x-request-id', () => {
   for (const { method, path, op } of operations()) {
+    const name = path.startsWith('/v1/messages') ? 'AnthropicError' : 'Error';
     for (const [status, res] of Object.entries(op.responses) as [string, any][]) {
       assert.ok(res.headers?.['x-request-id'], `x-request-id on ${method} ${path} ${status}`);
-      if (Number(status) >= 400) assert.equal(res.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${method} ${path} ${status}`);
+      if (Number(status) >= 400) assert.equal(res.content, { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } }, `${method} ${path} ${status}`);
     }
   }
   assert.equal(doc.components.schemas.Error.properties.error.required, ['message', 'type', 'code']);

@@ -1,0 +1,68 @@
+import { estimatePromptTokens } from '../billing/token-estimate.js';
+import type { ClientReply } from '../domain/client-reply.js';
+import { errors } from '../errors/catalog.js';
+import { messagesToChat, stopSequencesOf } from '../formats/messages/request.js';
+import { MessagesReply } from '../formats/messages/reply.js';
+import { TranslatingReply } from '../formats/translating-reply.js';
+import type { InferenceService } from './inference-service.js';
+import type { KeyAuthenticator } from './key-auth.js';
+import type { RoutePlanner } from './route-planner.js';
+
+export interface MessagesDeps {
+  inference: InferenceService;
+  auth: KeyAuthenticator;
+  planner: RoutePlanner;
+}
+
+export interface MessagesRequest {
+  authorization: string;
+  /** Anthropic clients send the key here (ANTHROPIC_API_KEY); Authorization: Bearer wins when both come. */
+  apiKey: string;
+  body: Buffer;
+}
+
+const MISSING = errors.invalidApiKey('Missing API key: send x-api-key: <key> or Authorization: Bearer <key>');
+
+/**
+ * The Anthropic Messages API (/v1/messages) on every catalog model: the body is translated to
+ * the chat body and served by the inference path (auth, limits, routing, failover, billing and
+ * ledger exactly as chat completions), and its answers, streams and errors are written back in
+ * Anthropic's shapes.
+ */
+export class MessagesService {
+  readonly #d: MessagesDeps;
+
+  constructor(deps: MessagesDeps) {
+    this.#d = deps;
+  }
+
+  handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
+    const format = new MessagesReply(reply.requestId);
+    return this.#d.inference.handle('chat', { authorization: authorizationOf(req), body: req.body }, new TranslatingReply(reply, format), (raw) => {
+      const body = messagesToChat(raw);
+      format.model = body.model;
+      format.stops = stopSequencesOf(body.payload);
+      if (body.stream) format.inputEstimate = estimatePromptTokens('chat', body.payload);
+      return body;
+    });
+  }
+
+  /**
+   * POST /v1/messages/count_tokens: the gateway's own estimate of the prompt's tokens, on the
+   * translated chat body. The key must be valid and the model routable for it, as for a
+   * message; nothing is sent upstream, billed, counted against the key's limits or written to
+   * the ledger.
+   */
+  countTokens(req: MessagesRequest): { input_tokens: number } {
+    const key = this.#d.auth.authenticate(authorizationOf(req));
+    const body = messagesToChat(req.body, true);
+    this.#d.planner.plan(body.model, 'chat', body.ext, key.orgId);
+    return { input_tokens: estimatePromptTokens('chat', body.payload) };
+  }
+}
+
+function authorizationOf(req: MessagesRequest): string {
+  if (req.authorization) return req.authorization;
+  if (req.apiKey) return `Bearer ${req.apiKey.trim()}`;
+  throw MISSING;
+}

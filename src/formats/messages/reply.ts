@@ -1,0 +1,33 @@
+import type { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
+import { chatToMessage } from './answer.js';
+import { anthropicErrorBody } from './error.js';
+import { MessagesStream } from './stream.js';
+
+/**
+ * The Messages API's half of a request's answers. The request's parser fills in what the
+ * answers need (the model asked for, its stop sequences, the input estimate) once the body is
+ * read; an error before that (a bad body) needs none of it.
+ */
+export class MessagesReply implements ReplyFormat {
+  model = '';
+  stops: readonly string[] = [];
+  inputEstimate = 0;
+  readonly #requestId: string;
+
+  constructor(requestId: string) {
+    this.#requestId = requestId;
+  }
+
+  answer(chat: Buffer): string {
+    return JSON.stringify(chatToMessage(JSON.parse(chat.toString('utf8')), this.model, this.stops));
+  }
+
+  error(e: GatewayError): string {
+    return anthropicErrorBody(e, this.#requestId);
+  }
+
+  stream(): ChatStreamTranslator {
+    return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate, requestId: this.#requestId });
+  }
+}

@@ -1,0 +1,162 @@
+import { StringDecoder } from 'node:string_decoder';
+import { errors } from '../../errors/catalog.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatStreamTranslator } from '../reply-format.js';
+import { messageId, messagesUsage, stopReason, toolUseId } from './answer.js';
+import { anthropicErrorEvent } from './error.js';
+
+type Obj = Record<string, unknown>;
+
+export interface MessagesStreamOptions {
+  model: string;
+  stops: readonly string[];
+  /** Input tokens for message_start, before the real count arrives with the chat stream's last chunk. */
+  inputEstimate: number;
+  requestId: string | null;
+}
+
+/**
+ * Chat-completion SSE → Anthropic's event sequence: message_start, then per content block
+ * content_block_start / content_block_delta (text_delta, input_json_delta) / content_block_stop,
+ * then message_delta (stop_reason, usage) and message_stop once the chat stream said [DONE].
+ * Usage reaches a chat stream only in its last chunk, so message_start carries an estimate of
+ * the input tokens and message_delta the real counts, which the SDKs take over message_start's.
+ * A stream that broke (the data plane's `data: {"error":…}`) or ended without [DONE] ends with
+ * Anthropic's `event: error` and no message_stop, so no client takes it for a whole answer.
+ */
+export class MessagesStream implements ChatStreamTranslator {
+  readonly #o: MessagesStreamOptions;
+  readonly #decoder = new StringDecoder('utf8');
+  #pending = '';
+  #started = false;
+  #done = false;
+  #error: GatewayError | null = null;
+  /** The last content block's index, and the kind of the open one. */
+  #block = -1;
+  #open: 'text' | 'tool' | null = null;
+  /** Chat tool_call index → its content block index. */
+  readonly #tools = new Map<number, number>();
+  #finish: unknown = null;
+  #matched: unknown = null;
+  #usage: Obj | null = null;
+
+  constructor(o: MessagesStreamOptions) {
+    this.#o = o;
+  }
+
+  push(chunk: Buffer | string): string {
+    if (this.#done) return '';
+    const text = this.#pending + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
+    let out = '';
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+      out += this.#line(text.slice(from, nl));
+      from = nl + 1;
+      if (this.#done) break;
+    }
+    this.#pending = this.#done ? '' : text.slice(from);
+    return out;
+  }
+
+  end(): string {
+    if (this.#done) return '';
+    this.#done = true;
+    return this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete'));
+  }
+
+  #line(line: string): string {
+    if (!line.startsWith('data:')) return '';
+    const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5).trimEnd();
+    if (data === '[DONE]') {
+      this.#done = true;
+      return this.#error !== null ? this.#fail(this.#error) : this.#complete();
+    }
+    let ev: Obj;
+    try {
+      ev = JSON.parse(data) as Obj;
+    } catch {
+      return '';
+    }
+    if (ev.error !== undefined && ev.choices === undefined) {
+      const e = ev.error as Obj;
+      // The gateway's own overload (503) is Anthropic's overloaded_error; anything else an api_error.
+      this.#error = new GatewayError(e.code === 'overloaded' ? 503 : 502, String(e.type ?? 'upstream_error'), String(e.code ?? 'stream_interrupted'), String(e.message ?? 'stream failed'));
+      return '';
+    }
+    let out = this.#start();
+    if (ev.usage !== undefined && ev.usage !== null) this.#usage = ev.usage as Obj;
+    const choice = (ev.choices as Obj[] | undefined)?.[0];
+    if (choice === undefined) return out;
+    const delta = (choice.delta ?? {}) as Obj;
+    if (typeof delta.content === 'string' && delta.content.length > 0) {
+      if (this.#open !== 'text') out += this.#openBlock('text', { type: 'text', text: '' });
+      out += event('content_block_delta', { type: 'content_block_delta', index: this.#block, delta: { type: 'text_delta', text: delta.content } });
+    }
+    if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+      this.#finish = choice.finish_reason;
+      this.#matched = choice.stop_reason;
+    }
+    return out;
+  }
+
+  #toolDelta(c: Obj): string {
+    const n = typeof c.index === 'number' ? c.index : 0;
+    const fn = (c.function ?? {}) as Obj;
+    let out = '';
+    let index = this.#tools.get(n);
+    if (index === undefined) {
+      out += this.#openBlock('tool', { type: 'tool_use', id: toolUseId(c.id), name: fn.name ?? '', input: {} });
+      index = this.#block;
+      this.#tools.set(n, index);
+    }
+    // Deltas of an earlier call, interleaved after a later one started, go to that call's own
+    // block by index, which is how the SDKs assemble them.
+    if (typeof fn.arguments === 'string' && fn.arguments.length > 0) {
+      out += event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fn.arguments } });
+    }
+    return out;
+  }
+
+  #openBlock(kind: 'text' | 'tool', block: Obj): string {
+    const out = this.#closeBlock();
+    this.#block++;
+    this.#open = kind;
+    return out + event('content_block_start', { type: 'content_block_start', index: this.#block, content_block: block });
+  }
+
+  #closeBlock(): string {
+    if (this.#open === null) return '';
+    this.#open = null;
+    return event('content_block_stop', { type: 'content_block_stop', index: this.#block });
+  }
+
+  #start(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    const o = this.#o;
+    return event('message_start', {
+      type: 'message_start',
+      message: {
+        id: messageId(), type: 'message', role: 'assistant', model: o.model, content: [], stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: o.inputEstimate, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+    });
+  }
+
+  #complete(): string {
+    let out = this.#start() + this.#closeBlock();
+    const stop = stopReason(this.#finish, this.#matched, this.#o.stops);
+    if (stop.stop_reason === 'end_turn' && this.#tools.size > 0) stop.stop_reason = 'tool_use';
+    out += event('message_delta', { type: 'message_delta', delta: stop, usage: messagesUsage(this.#usage) });
+    return out + event('message_stop', { type: 'message_stop' });
+  }
+
+  #fail(e: GatewayError): string {
+    return anthropicErrorEvent(e, this.#o.requestId);
+  }
+}
+
+function event(type: string, data: Obj): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
