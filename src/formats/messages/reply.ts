@@ -27,6 +27,14 @@ export class MessagesReply implements ReplyFormat {
     return anthropicErrorBody(e, this.#requestId);
   }
 
+  /** After an Anthropic provider's own bytes: Anthropic's error event, if the data plane ended the stream as failed. */
+  failureEvent(last: Buffer | string): string {
+    const text = typeof last === 'string' ? last : last.toString('utf8');
+    if (!text.includes('"error"')) return '';
+    const s = this.stream();
+    return s.push(text) + s.end();
+  }
+
   stream(): ChatStreamTranslator {
     return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate, requestId: this.#requestId });
   }

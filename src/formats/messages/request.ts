@@ -39,6 +39,9 @@ type ChatMessage = Obj & { role: string };
  * the field for anything it cannot translate. (`output_config`, `context_management`, as Claude Code sends
  * them, are dropped too.)
  */
+/** The format's name, which a provider that speaks it natively declares (ProviderAdapter.nativeFormat). */
+export const MESSAGES_FORMAT = 'anthropic-messages';
+
 export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
   const p = parseJsonText(raw.toString('utf8'));
   if (p === null || typeof p !== 'object' || Array.isArray(p)) throw errors.badRequest('Request body must be a JSON object');
@@ -73,6 +76,8 @@ export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
   return {
     payload: chat, model: body.model as string, stream, maxTokens: forCount ? null : body.max_tokens as number,
     bytes: raw.length, ext, raw: null,
+    // An Anthropic route is sent the client's own body (extension fields already taken out).
+    native: forCount ? null : { format: MESSAGES_FORMAT, payload: body },
   };
 }
 

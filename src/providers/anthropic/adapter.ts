@@ -17,6 +17,12 @@ export const anthropicAdapter: ProviderAdapter = {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
     return { path: '/messages', body: JSON.stringify(toMessagesRequest(payload, upstreamModel)) };
   },
+  nativeFormat: 'anthropic-messages',
+  buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string): UpstreamCall {
+    if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
+    // The client's Messages body as it wrote it; only the model is the provider's id for it.
+    return { path: '/messages', body: JSON.stringify({ ...payload, model: upstreamModel }) };
+  },
   readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string): { body: Buffer | string; contentType: string } {
     if (endpoint !== 'chat') return { body: answer, contentType };
     return { body: toChatCompletion(answer, ''), contentType: 'application/json' };

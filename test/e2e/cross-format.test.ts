@@ -1,0 +1,163 @@
+// Inbound formats against native providers: the Anthropic Messages API passed through to
+// Anthropic untouched (its bytes both ways), translated to Gemini and to an OpenAI-compatible
+// provider, and failing over from Anthropic to an OpenAI-compatible route within one request.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Anthropic from '@anthropic-ai/sdk';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
+import { query, waitForValue } from '../support/ledger.js';
+import { MOCK_TEXT, MOCK_USAGE, startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { DEFAULT_TEXT, startMockGemini, type MockGemini } from '../support/mock-gemini.js';
+import { startMockProvider, streamText, type MockProvider } from '../support/mock-provider.js';
+import { signIn } from '../support/session.js';
+
+let gw: GatewayProcess;
+let anthropic: MockAnthropic;
+let gemini: MockGemini;
+let groq: MockProvider;
+let key: string;
+let client: Anthropic;
+
+const CLAUDE = 'claude-sonnet-4-5';
+const CLAUDE_UPSTREAM = 'claude-sonnet-4-5-20250929';
+// Long enough that the mock's cache counts are within what the request could have used.
+const HANDBOOK = 'Clause: refunds are processed within seven working days of the request. '.repeat(150);
+
+const rowsOf = (requestId: string | null, n: number): Promise<any[]> => waitForValue(() => {
+  const rows = query(gw.dbPath, (db) => db.prepare('SELECT * FROM usage WHERE request_id = ? ORDER BY attempt').all(requestId)) as any[];
+  return rows.length >= n ? rows : null;
+}, 5_000, `${n} ledger rows`);
+
+test.before(async () => {
+  anthropic = await startMockAnthropic();
+  gemini = await startMockGemini();
+  groq = await startMockProvider();
+  gw = await startGateway({
+    breaker: { volumeThreshold: 100_000 },
+    providers: {
+      anthropic: { baseUrl: anthropic.url, apiKey: 'sk-ant-test' },
+      gemini: { baseUrl: gemini.url, apiKey: 'gm-test-key' },
+      groq: { baseUrl: groq.url, apiKey: 'sk-groq' },
+    },
+  });
+  const owner = await signIn(gw, 'owner@formats.example');
+  const me = await (await owner.get('/me')).json() as any;
+  await gw.cli('org', 'credit', me.org.id, '1000');
+  key = (await (await owner.send('POST', '/me/keys', { name: 'formats' })).json() as any).key;
+  // claude-sonnet-4-5 falls over to Llama on Groq when Anthropic cannot serve.
+  const chain = await owner.send('PUT', `/me/routing/${CLAUDE}`, { steps: [{ provider: 'anthropic' }, { model: 'llama-3.3-70b-instruct', provider: 'groq' }] });
+  assert.is(chain.status, 200, await chain.text());
+  client = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
+});
+test.after(async () => {
+  await gw.cleanup();
+  await anthropic.close();
+  await gemini.close();
+  await groq.close();
+});
+test.before.each(() => {
+  anthropic.reset();
+  gemini.reset();
+  groq.reset();
+});
+
+const cachedSystem = [{ type: 'text' as const, text: HANDBOOK, cache_control: { type: 'ephemeral' as const } }];
+
+test('a Messages request to an Anthropic route is sent as the client wrote it, and its answer comes back byte for byte', async () => {
+  const body = {
+    model: CLAUDE, max_tokens: 300, system: cachedSystem, metadata: { user_id: 'u-42' },
+    messages: [{ role: 'user', content: 'How long do refunds take?' }],
+    // A field the chat translation does not carry: only a pass-through keeps it.
+    thinking: { type: 'enabled', budget_tokens: 1024 }, data_policy: 'no_training',
+  };
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.is(res.status, 200, text);
+  assert.is(res.headers.get('x-gw-provider'), 'anthropic');
+  const sent = anthropic.requests[0].body;
+  const { data_policy: _dropped, ...expected } = body;
+  assert.equal(sent, { ...expected, model: CLAUDE_UPSTREAM }, 'the body as written, model swapped, extension fields out');
+  const msg = JSON.parse(text);
+  assert.match(msg.id, /^msg_mock/, "the provider's own message id: its bytes, not a translation");
+  assert.is(msg.model, CLAUDE_UPSTREAM);
+  assert.equal(msg.content, [{ type: 'text', text: MOCK_TEXT }]);
+  assert.equal(msg.usage, { ...MOCK_USAGE });
+  const [row] = await rowsOf(res.headers.get('x-request-id'), 1);
+  assert.is(row.prompt_tokens, MOCK_USAGE.input_tokens + MOCK_USAGE.cache_read_input_tokens + MOCK_USAGE.cache_creation_input_tokens);
+  assert.is(row.completion_tokens, MOCK_USAGE.output_tokens);
+  assert.is(row.provider, 'anthropic');
+});
+
+test("a streamed Messages request to an Anthropic route relays Anthropic's own events, and the ledger has its usage", async () => {
+  const stream = client.messages.stream({ model: CLAUDE, max_tokens: 300, system: cachedSystem, messages: [{ role: 'user', content: 'Refunds?' }] });
+  const events: string[] = [];
+  stream.on('streamEvent', (e) => events.push(e.type));
+  const msg = await stream.finalMessage();
+  assert.match(msg.id, /^msg_mock/);
+  assert.equal(msg.content, [{ type: 'text', text: MOCK_TEXT }]);
+  assert.is(msg.usage.cache_read_input_tokens, MOCK_USAGE.cache_read_input_tokens);
+  assert.is(events[0], 'message_start');
+  assert.is(events[events.length - 1], 'message_stop');
+  assert.is(anthropic.requests[0].body.stream, true);
+  const { request_id: requestId } = await waitForValue(() => query(gw.dbPath, (db) =>
+    db.prepare("SELECT request_id FROM usage WHERE provider = 'anthropic' AND streamed = 1 ORDER BY id DESC LIMIT 1").get()) as any, 5_000, 'a row');
+  const [row] = await rowsOf(requestId, 1);
+  assert.is(row.status, 200);
+  assert.is(row.completion_tokens, MOCK_USAGE.output_tokens);
+});
+
+test('a passed-through Anthropic stream that is cut ends with an Anthropic error event, never message_stop', async () => {
+  anthropic.enqueue({ kind: 'cut', afterEvents: 4 });
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ model: CLAUDE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.is(res.status, 200);
+  const text = await res.text();
+  assert.ok(text.startsWith('event: message_start'), text.slice(0, 200));
+  assert.not.ok(text.includes('message_stop'), text);
+  assert.match(text, /event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+  const [row] = await rowsOf(res.headers.get('x-request-id'), 1);
+  assert.is(row.error_code, 'stream_interrupted');
+});
+
+test('a Messages request whose Anthropic route is overloaded fails over to an OpenAI-compatible route: one answer, billed once', async () => {
+  anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  const { data: msg, response } = await client.messages.create({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] })
+    .withResponse();
+  assert.match(msg.id, /^msg_/);
+  assert.is(msg.model, CLAUDE);
+  assert.is(msg.content[0].type, 'text');
+  assert.is(anthropic.requests.length, 1);
+  assert.is(groq.requests.length, 1);
+  assert.is(groq.requests[0].body.model, 'llama-3.3-70b-versatile');
+  const rows = await rowsOf(response.headers.get('x-request-id'), 2);
+  assert.equal(rows.map((r) => [r.provider, r.status, r.billable]), [['anthropic', 529, 0], ['groq', 200, 1]]);
+});
+
+test('a streamed Messages request that fails over from Anthropic streams the OpenAI-compatible answer as Anthropic events', async () => {
+  anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  groq.enqueue({ kind: 'stream', chunks: 3 });
+  const msg = await client.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }).finalMessage();
+  assert.equal(msg.content, [{ type: 'text', text: streamText(3) }]);
+  assert.is(msg.stop_reason, 'end_turn');
+});
+
+test('a Messages request on a Gemini model is translated to generateContent and back', async () => {
+  const msg = await client.messages.create({ model: 'gemini-2.5-flash', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'hello' }] });
+  assert.equal(msg.content, [{ type: 'text', text: DEFAULT_TEXT }]);
+  assert.is(msg.stop_reason, 'end_turn');
+  const sent = gemini.requests[0];
+  assert.match(sent.path, /gemini-2\.5-flash:generateContent/);
+  assert.equal(sent.body.systemInstruction.parts[0].text, 'Be brief.');
+});
+
+test('a streamed Messages request on a Gemini model arrives as Anthropic events', async () => {
+  const msg = await client.messages.stream({ model: 'gemini-2.5-flash', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }).finalMessage();
+  assert.equal(msg.content, [{ type: 'text', text: DEFAULT_TEXT }]);
+  assert.match(gemini.requests[0].path, /:streamGenerateContent\?alt=sse/);
+});
+
+test.run();
