@@ -49,6 +49,8 @@ export interface GatewayStartOptions {
   /** A command the gateway runs under (see SpawnOptions.wrap). */
   wrap?: readonly string[];
   timeoutMs?: number;
+  /** The anthropic provider's base URL (the translated-path scenarios); absent, it is not configured. */
+  anthropicUrl?: string;
 }
 
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
@@ -63,7 +65,10 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     port: 0,
     dbPath,
     // groq serves the renamed-model stream scenario (instructions bench); the others use openai.
-    providers: { openai: { baseUrl: mockUrl, apiKey: 'sk-bench' }, groq: { baseUrl: mockUrl, apiKey: 'sk-bench' } },
+    providers: {
+      openai: { baseUrl: mockUrl, apiKey: 'sk-bench' }, groq: { baseUrl: mockUrl, apiKey: 'sk-bench' },
+      ...(o.anthropicUrl ? { anthropic: { baseUrl: o.anthropicUrl, apiKey: 'sk-ant-bench' } } : {}),
+    },
     limits: { gatewayRpm: 100_000_000 },
   }, null, 2));
 

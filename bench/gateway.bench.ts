@@ -10,7 +10,7 @@
 //   BENCH_ROUNDS       rounds (default 3)
 //   BENCH_DURATION_S   length of each load run (default 5 s)
 //   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ import { startGateway } from './gateway-target.js';
 import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
+import { CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_ANTHROPIC, STREAM_CHUNKS } from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
 import { measureStreams } from './streams.js';
 import { measureThroughput } from './throughput.js';
@@ -43,6 +43,8 @@ const SETTINGS = Object.freeze({
 interface Started {
   origin: string;
   headers: Record<string, string>;
+  /** The upstream this target calls, when not the OpenAI-shaped mock (its CPU is reported as the mock's). */
+  upstream?: ChildServer;
   /** The request this target is measured with; absent, the chat-completions scenario's. */
   request?: BenchRequest;
   /** The process whose CPU and memory are reported; null when it is the mock itself. */
@@ -85,7 +87,14 @@ async function preflight(t: Started): Promise<void> {
   if (res.status !== 200) throw new Error(`preflight got ${res.status}: ${text.slice(0, 300)}`);
 }
 
-function targets(mock: ChildServer, tmp: string): Target[] {
+/** Each gateway its own folder: one database serves one gateway. */
+function folder(tmp: string, name: string): string {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Target[] {
   return [
     { name: 'direct', start: async () => ({ origin: mock.origin, headers: requestHeaders(), server: null }) },
     {
@@ -112,8 +121,20 @@ function targets(mock: ChildServer, tmp: string): Target[] {
     {
       name: 'gateway',
       start: async () => {
-        const g = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
+        const g = await startGateway(ROOT, folder(tmp, 'gateway'), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
+      },
+    },
+    {
+      // Translated both ways: chat completions in, Anthropic's Messages API out, its answers and
+      // streams turned back into chat completions (the mock's own CPU is not counted here either).
+      name: 'gateway-anthropic',
+      start: async () => {
+        const g = await startGateway(ROOT, folder(tmp, 'gateway-anthropic'), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
+        return {
+          origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
+          request: { path: CHAT_PATH, body: CHAT_BODY_ANTHROPIC, streamBody: STREAM_BODY_ANTHROPIC },
+        };
       },
     },
   ];
@@ -141,8 +162,9 @@ async function main(): Promise<void> {
   const skipped: TargetResult[] = [];
   try {
     const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
+    const anthropicMock = await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort });
     const chosen = process.env.BENCH_TARGETS?.split(',');
-    for (const target of targets(mock, tmp)) {
+    for (const target of targets(mock, anthropicMock, tmp)) {
       if (chosen && !chosen.includes(target.name)) continue;
       try {
         const started = await target.start();
@@ -163,7 +185,7 @@ async function main(): Promise<void> {
         t.rounds[r].throughput = await measureThroughput({
           url: t.origin + q.path, headers: t.headers, body: q.body,
           connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
-          cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
+          cpu: new CpuProbe(t.server?.pid ?? null, (t.upstream ?? mock).pid),
         });
       });
       await eachTarget(running, skipped, `one connection, ${SETTINGS.oneConnectionRequests} sequential requests`, async (t) => {

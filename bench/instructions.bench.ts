@@ -13,7 +13,8 @@
 //                      instead of JSON answers (default floor, bare, gateway, gateway-stream), and
 //                      gateway-stream-nousage (no stream_options: the usage chunk is dropped) and
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
-//                      the two streams that go through the relay's line editor
+//                      the two streams that go through the relay's line editor; gateway-anthropic
+//                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways)
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
@@ -26,7 +27,10 @@ import { selfCosts, threadCounts } from './callgrind.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS } from './payloads.js';
+import {
+  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED,
+  STREAM_CHUNKS,
+} from './payloads.js';
 import { measureStreams } from './streams.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -56,25 +60,29 @@ function hasValgrind(): boolean {
   }
 }
 
-async function count(name: string, dir: string, mock: ChildServer, stream: boolean): Promise<Counted> {
+async function count(name: string, dir: string, mock: ChildServer, anthropicMock: ChildServer | null, stream: boolean): Promise<Counted> {
   const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
   // The perf map names JIT code; V8 would also write a log file per isolate into the working folder.
   const nodeArgs = TOP > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'] : [];
   let server: ChildServer;
   let headers = requestHeaders();
   if (name.startsWith('gateway')) {
-    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs, timeoutMs: START_MS });
+    const anthropicUrl = anthropicMock === null ? undefined : `${anthropicMock.origin}/v1`;
+    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs, timeoutMs: START_MS, anthropicUrl });
     server = g.server;
     headers = requestHeaders(g.apiKey);
   } else {
     const entry = name.startsWith('floor') ? './floor-proxy.js' : './bare-proxy.js';
     server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
   }
-  const streamBody = name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
+  const anthropic = name.startsWith('gateway-anthropic');
+  const streamBody = anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
+    : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
+  const body = anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0 })
-      : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body: CHAT_BODY, requests: n, warmupMs: 0 });
+      : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
   };
@@ -111,6 +119,9 @@ async function main(): Promise<void> {
   }
   const results: Counted[] = [];
   const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
+  const anthropicMock = TARGETS.some((t) => t.startsWith('gateway-anthropic'))
+    ? await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort })
+    : null;
   try {
     for (const name of TARGETS) {
       const stream = name.includes('-stream');
@@ -119,7 +130,7 @@ async function main(): Promise<void> {
       await ack;
       const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
       try {
-        results.push(await count(name, dir, mock, stream));
+        results.push(await count(name, dir, mock, anthropicMock, stream));
       } finally {
         if (KEEP) log(`${name}: callgrind files kept in ${dir}`);
         else rmSync(dir, { recursive: true, force: true });

@@ -34,3 +34,8 @@ export function requestHeaders(apiKey?: string): Record<string, string> {
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   return headers;
 }
+
+/** A Claude model: chat completions in, the anthropic provider's Messages API out (translated both ways). */
+export const ANTHROPIC_MODEL = 'claude-haiku-4-5';
+export const CHAT_BODY_ANTHROPIC = JSON.stringify({ ...JSON.parse(CHAT_BODY), model: ANTHROPIC_MODEL });
+export const STREAM_BODY_ANTHROPIC = JSON.stringify({ ...JSON.parse(STREAM_BODY), model: ANTHROPIC_MODEL });

@@ -46,7 +46,8 @@ export interface MockAnthropic {
 
 let seq = 0;
 
-export async function startMockAnthropic(): Promise<MockAnthropic> {
+/** `record: false` keeps no requests (benchmarks send hundreds of thousands). */
+export async function startMockAnthropic(opts: { record?: boolean } = {}): Promise<MockAnthropic> {
   const requests: AnthropicRequest[] = [];
   const queue: AnthropicBehavior[] = [];
   let fallback: AnthropicBehavior = { kind: 'text' };
@@ -59,7 +60,7 @@ export async function startMockAnthropic(): Promise<MockAnthropic> {
       try {
         body = JSON.parse(Buffer.concat(parts).toString('utf8'));
       } catch { /* refused below */ }
-      requests.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
+      if (opts.record !== false) requests.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
       serve(req, res, body, queue.shift() ?? fallback);
     });
   });
