@@ -25,6 +25,8 @@ import { sealContext, unseal } from './lib/secret-box.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
+import { ResponsesService } from './dataplane/responses-service.js';
+import { responseStore } from './store/stored-responses.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
@@ -162,6 +164,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
+  const storedResponses = responseStore(db, config.responses.retentionDays, () => clock.now());
+  storedResponses.sweep();
+  const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
@@ -217,6 +222,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const routes = buildRoutes({
     inference,
     audio,
+    responses,
     mcp,
     publicBase: () => control.baseUrl,
     maxAudioFileBytes: config.audio.maxFileBytes,

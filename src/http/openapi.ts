@@ -55,7 +55,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const method = r.method === 'del' ? 'delete' : r.method;
     const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    const answer = INFERENCE_ANSWERS[r.path];
+    const answer = INFERENCE_ANSWERS[`${method} ${r.path}`] ?? INFERENCE_ANSWERS[r.path];
     const responses: Record<string, unknown> = r.redirects
       ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
       : {
@@ -73,6 +73,8 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       responses[503] = error('overloaded (retry-after): the ledger writer is behind, or buffered upstream answers are at upstream.maxBufferedBytes');
     }
     if (r.path.startsWith('/v1/models/')) responses[404] = error('model_not_found');
+    if (r.path === '/v1/responses') responses[404] = error('model_not_found, or response_not_found for a previous_response_id the org does not have');
+    if (r.path.startsWith('/v1/responses/')) responses[404] = error('response_not_found');
     const body = INFERENCE_REQUESTS[r.path]
       ?? (r.body ? { [r.bodyType ?? 'application/json']: { schema: r.auth === 'api_key' && r.path.startsWith('/v1/') ? withExtensions(plain(r.body)) : plain(r.body) } } : null);
     (paths[path] ??= {})[method] = {

@@ -5,6 +5,8 @@ import { ProviderList, type ProviderListBody } from '../control/provider-list.js
 import { ChatBodySchema, EmbeddingsBodySchema } from '../dataplane/inference-body.js';
 import type { InferenceService } from '../dataplane/inference-service.js';
 import type { AudioService } from '../dataplane/audio-service.js';
+import type { ResponsesService } from '../dataplane/responses-service.js';
+import { ResponsesBodySchema } from '../formats/responses/request.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
@@ -16,6 +18,7 @@ export const GATEWAY_VERSION = '0.1.0';
 export interface RouteDeps {
   inference: InferenceService;
   audio: AudioService;
+  responses: ResponsesService;
   mcp: McpServer;
   /** The gateway's public origin, known once it listens. */
   publicBase: () => string;
@@ -54,6 +57,22 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
       handle: (ctx, reply) => d.inference.handle('chat', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', headers: AUTH_HEADERS, body: ResponsesBodySchema,
+      summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
+        'routed with failover; stored per org unless store is false, continued with previous_response_id',
+      handle: (ctx, reply) => d.responses.create({ authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: "A stored response object; 404 response_not_found when the key's org has none with that id",
+      handle: (ctx) => ({ body: d.responses.retrieve(ctx.headers.authorization, ctx.params.id) }),
+    },
+    {
+      kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: "Deletes a stored response; 404 response_not_found when the key's org has none with that id",
+      handle: (ctx) => ({ body: d.responses.remove(ctx.headers.authorization, ctx.params.id) }),
     },
     {
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', headers: AUTH_HEADERS, body: EmbeddingsBodySchema,
