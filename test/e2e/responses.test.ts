@@ -10,6 +10,7 @@ import { bearer, waitFor } from '../support/wait.js';
 // llama-3.3-70b-instruct on groq played by an OpenAI-compatible mock that records what it got.
 let gw: GatewayProcess;
 let mock: MockProvider;
+let together: MockProvider;
 let key: string;
 let orgId: string;
 let client: OpenAI;
@@ -17,15 +18,20 @@ const LLAMA = 'llama-3.3-70b-instruct';
 
 test.before(async () => {
   mock = await startMockProvider();
-  gw = await startGateway({ providers: { groq: { baseUrl: mock.url, apiKey: 'sk-groq-platform' } } });
+  together = await startMockProvider();
+  gw = await startGateway({ providers: { groq: { baseUrl: mock.url, apiKey: 'sk-groq-platform' }, together: { baseUrl: together.url, apiKey: 'sk-together' } } });
   ({ key, orgId } = await gw.orgAndKey());
   client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 test.after(async () => {
   await gw.cleanup();
   await mock.close();
+  await together.close();
 });
-test.before.each(() => mock.reset());
+test.before.each(() => {
+  mock.reset();
+  together.reset();
+});
 
 const post = (body: unknown, k = key) => fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: bearer(k), body: JSON.stringify(body) });
 
@@ -258,7 +264,7 @@ test('the ledger records a Responses request as one billed chat row with its tok
 });
 
 test('the extension fields work as on chat completions and never reach the provider', async () => {
-  const e = await errorOf(await post({ model: LLAMA, input: 'x', provider: 'together' }));
+  const e = await errorOf(await post({ model: LLAMA, input: 'x', provider: 'nowhere' }));
   assert.equal([e.status, e.code], [400, 'no_route']);
   const bad = await errorOf(await post({ model: LLAMA, input: 'x', optimize: 'cheapest' }));
   assert.equal([bad.status, bad.code], [400, 'bad_request']);
@@ -266,6 +272,21 @@ test('the extension fields work as on chat completions and never reach the provi
   assert.is(res.status, 200);
   assert.is(res.headers.get('x-gw-provider'), 'groq');
   for (const f of ['provider', 'optimize', 'data_policy', 'upstream_key']) assert.is(mock.requests[0].body[f], undefined, f);
+});
+
+test('a Responses request whose first route fails over to the next gives one answer, billed once', async () => {
+  mock.enqueue({ kind: 'status', status: 503 });
+  together.enqueue({ kind: 'ok', content: 'from together' });
+  const { data, response } = await client.responses.create({ model: LLAMA, input: 'fail over' }).withResponse();
+  assert.is(data.output_text, 'from together');
+  assert.is(response.headers.get('x-gw-provider'), 'together');
+  const requestId = response.headers.get('x-gw-request-id')!;
+  const rows = await waitFor(() => {
+    const r = query(gw.dbPath, (db) => db.prepare('SELECT provider, status, billable FROM usage WHERE request_id = ? ORDER BY attempt').all(requestId));
+    return r.length === 2 ? r : null;
+  }, 5_000, 'both attempts in the ledger');
+  assert.equal(rows, [{ provider: 'groq', status: 503, billable: 0 }, { provider: 'together', status: 200, billable: 1 }]);
+  assert.ok((await client.responses.retrieve(data.id)).output_text === 'from together', 'the answer that won is the one stored');
 });
 
 test('limits apply as on chat completions: a key past its rpm gets 429 rate_limit_exceeded', async () => {

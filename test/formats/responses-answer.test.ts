@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chatToResponse, responseUsage } from '../../src/formats/responses/answer.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
+import { ResponsesFormat } from '../../src/formats/responses/format.js';
 
 // Golden answers: chat.completion bodies as OpenAI documents them → the Responses API `response`
 // object's status, output items and usage (test/fixtures/responses/answer-*.json).
@@ -50,6 +51,18 @@ test('each answer gets its own OpenAI-style item ids', () => {
   const b = chatToResponse(ctx, chats.text).output as { id: string }[];
   assert.match(a[0].id, /^msg_[0-9a-f]{48}$/);
   assert.is.not(a[0].id, b[0].id);
+});
+
+test('an answer that is not JSON becomes a failed response, not a throw, and is not stored', () => {
+  const f = new ResponsesFormat();
+  const stored: unknown[] = [];
+  f.begin(ctx, (r) => stored.push(r));
+  const r = JSON.parse(f.answer(Buffer.from('<html>bad gateway</html>')));
+  assert.is(r.status, 'failed');
+  assert.is(r.error.code, 'server_error');
+  assert.is(stored.length, 0);
+  f.answer(Buffer.from(JSON.stringify(chats.text)));
+  assert.is(stored.length, 1, 'a readable answer is handed on to be stored');
 });
 
 test.run();

@@ -1,7 +1,7 @@
 import { envelopeJson } from '../../errors/envelope.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
-import { chatToResponse, type ResponseContext } from './answer.js';
+import { chatToResponse, responseObject, type ResponseContext } from './answer.js';
 import { ResponsesStream } from './stream.js';
 
 type OnComplete = (response: Record<string, unknown>) => void;
@@ -22,7 +22,18 @@ export class ResponsesFormat implements ReplyFormat {
   }
 
   answer(chat: Buffer): string {
-    const response = chatToResponse(this.#ctx!, JSON.parse(chat.toString('utf8')) as Record<string, unknown>);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(chat.toString('utf8'));
+    } catch {
+      parsed = null;
+    }
+    // The data plane has already billed this answer; a throw here would lose its ledger row.
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return JSON.stringify(responseObject(this.#ctx!, 'failed', [], null, null,
+        { code: 'server_error', message: "The provider's answer was not a chat completion the gateway could read" }));
+    }
+    const response = chatToResponse(this.#ctx!, parsed as Record<string, unknown>);
     this.#onComplete(response);
     return JSON.stringify(response);
   }
