@@ -10,7 +10,7 @@
 //   BENCH_ROUNDS       rounds (default 3)
 //   BENCH_DURATION_S   length of each load run (default 5 s)
 //   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,9 @@ import { startGateway } from './gateway-target.js';
 import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_CHUNKS } from './payloads.js';
+import {
+  CHAT_BODY, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY, STREAM_CHUNKS,
+} from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
 import { measureStreams } from './streams.js';
 import { measureThroughput } from './throughput.js';
@@ -45,6 +47,8 @@ interface Started {
   headers: Record<string, string>;
   /** The process whose CPU and memory are reported; null when it is the mock itself. */
   server: ChildServer | null;
+  /** Another inbound format than chat completions (the Responses API): its path, bodies and stream end. */
+  format?: { path: string; body: string; streamBody: string; done: Buffer };
 }
 
 interface Target {
@@ -68,7 +72,7 @@ async function setMockDefault(mock: ChildServer, behavior: Behavior): Promise<vo
 // One request before the load: a target that answers 401 or 404 would otherwise produce a
 // splendid and meaningless req/s figure.
 async function preflight(t: Started): Promise<void> {
-  const res = await fetch(t.origin + CHAT_PATH, { method: 'POST', headers: t.headers, body: CHAT_BODY });
+  const res = await fetch(t.origin + (t.format?.path ?? CHAT_PATH), { method: 'POST', headers: t.headers, body: t.format?.body ?? CHAT_BODY });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`preflight got ${res.status}: ${text.slice(0, 300)}`);
 }
@@ -102,6 +106,17 @@ function targets(mock: ChildServer, tmp: string): Target[] {
       start: async () => {
         const g = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
+      },
+    },
+    {
+      // The translated path: Responses in, chat completions to the OpenAI-compatible mock, Responses out.
+      name: 'gateway-responses',
+      start: async () => {
+        const dir = join(tmp, 'responses');
+        mkdirSync(dir);
+        const g = await startGateway(ROOT, dir, `${mock.origin}/v1`);
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
+          format: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY, done: RESPONSES_DONE } };
       },
     },
   ];
@@ -148,14 +163,14 @@ async function main(): Promise<void> {
       for (const t of running) t.rounds.push({});
       await eachTarget(running, skipped, `${SETTINGS.connections} connections for ${SETTINGS.durationS}s (+${SETTINGS.warmupS}s warm-up)`, async (t) => {
         t.rounds[r].throughput = await measureThroughput({
-          url: t.origin + CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          url: t.origin + (t.format?.path ?? CHAT_PATH), headers: t.headers, body: t.format?.body ?? CHAT_BODY,
           connections: SETTINGS.connections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
           cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
         });
       });
       await eachTarget(running, skipped, `one connection, ${SETTINGS.oneConnectionRequests} sequential requests`, async (t) => {
         t.rounds[r].oneConnection = await measureOneConnection({
-          origin: t.origin, path: CHAT_PATH, headers: t.headers, body: CHAT_BODY,
+          origin: t.origin, path: t.format?.path ?? CHAT_PATH, headers: t.headers, body: t.format?.body ?? CHAT_BODY,
           requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });
@@ -163,7 +178,7 @@ async function main(): Promise<void> {
       try {
         await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
           t.rounds[r].streams = await measureStreams({
-            origin: t.origin, path: CHAT_PATH, headers: t.headers, body: STREAM_BODY,
+            origin: t.origin, path: t.format?.path ?? CHAT_PATH, headers: t.headers, body: t.format?.streamBody ?? STREAM_BODY, done: t.format?.done,
             concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
           });
         });

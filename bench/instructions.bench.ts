@@ -13,7 +13,8 @@
 //                      instead of JSON answers (default floor, bare, gateway, gateway-stream), and
 //                      gateway-stream-nousage (no stream_options: the usage chunk is dropped) and
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
-//                      the two streams that go through the relay's line editor
+//                      the two streams that go through the relay's line editor, and
+//                      gateway-responses and gateway-responses-stream (POST /v1/responses, translated)
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
@@ -26,7 +27,10 @@ import { selfCosts, threadCounts } from './callgrind.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS } from './payloads.js';
+import {
+  CHAT_BODY, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY, STREAM_BODY_NO_USAGE,
+  STREAM_BODY_RENAMED, STREAM_CHUNKS,
+} from './payloads.js';
 import { measureStreams } from './streams.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -70,11 +74,14 @@ async function count(name: string, dir: string, mock: ChildServer, stream: boole
     const entry = name.startsWith('floor') ? './floor-proxy.js' : './bare-proxy.js';
     server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
   }
-  const streamBody = name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
+  const responses = name.startsWith('gateway-responses');
+  const path = responses ? RESPONSES_PATH : CHAT_PATH;
+  const streamBody = responses ? RESPONSES_STREAM_BODY
+    : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
-      ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0 })
-      : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body: CHAT_BODY, requests: n, warmupMs: 0 });
+      ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : undefined })
+      : await measureOneConnection({ origin: server.origin, path, headers, body: responses ? RESPONSES_BODY : CHAT_BODY, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
   };

@@ -106,12 +106,17 @@ export class ResponsesStream implements ChatStreamTranslator {
 
   #start(): string {
     this.#started = true;
-    const response = responseObject(this.#ctx, 'in_progress', [], null);
-    return this.#event('response.created', { response }) + this.#event('response.in_progress', { response });
+    const response = JSON.stringify(responseObject(this.#ctx, 'in_progress', [], null));
+    return this.#raw('response.created', `"response":${response}`) + this.#raw('response.in_progress', `"response":${response}`);
   }
 
   #event(type: string, body: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#seq++, ...body })}\n\n`;
+  }
+
+  /** An event from already-serialised fields: the deltas, one per chunk, are written without building objects. */
+  #raw(type: string, fields: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.#seq++},${fields}}\n\n`;
   }
 
   #data(payload: string): string {
@@ -178,7 +183,8 @@ export class ResponsesStream implements ChatStreamTranslator {
     }
     const t = this.#text;
     t.text += delta;
-    return out + this.#event('response.output_text.delta', { item_id: t.id, output_index: t.index, content_index: 0, delta, logprobs: [] });
+    return out + this.#raw('response.output_text.delta',
+      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
   }
 
   #closeText(failed: boolean): string {
@@ -210,7 +216,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     const delta = c.function?.arguments;
     if (typeof delta === 'string' && delta.length > 0) {
       call.args += delta;
-      out += this.#event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta });
+      out += this.#raw('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.index},"delta":${JSON.stringify(delta)}`);
     }
     return out;
   }
