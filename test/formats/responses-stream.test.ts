@@ -87,4 +87,15 @@ test('two tool calls in one chat stream become two function_call items, each wit
   assert.equal(out.map((o) => [o.type, o.call_id, o.name, o.arguments]), [['function_call', 'call_a', 'f', '{"a":1}'], ['function_call', 'call_b', 'g', '{}']]);
 });
 
+test('reasoning text streamed by a provider becomes a reasoning item before the message', () => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const sse = chunk({ role: 'assistant', reasoning_content: 'Compare ' }) + chunk({ reasoning_content: 'decimals.' }) +
+    chunk({ content: '9.9' }) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+  const { events: ev, completed } = run(Buffer.from(sse), 5);
+  assert.equal(ev.filter((e) => e.type.startsWith('response.reasoning_text')).map((e) => e.delta ?? e.text), ['Compare ', 'decimals.', 'Compare decimals.']);
+  const out = completed[0].output as { type: string; content: { text: string }[] }[];
+  assert.equal(out.map((o) => [o.type, o.content[0].text]), [['reasoning', 'Compare decimals.'], ['message', '9.9']]);
+});
+
 test.run();
