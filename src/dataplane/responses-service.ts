@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import type { Item } from '../formats/responses/items.js';
 import { ResponsesFormat } from '../formats/responses/format.js';
+import { inputItemsPage, storedItems } from '../formats/responses/input-items.js';
 import { ResponsesBodySchema, responsesToChat } from '../formats/responses/request.js';
 import { TranslatingReply } from '../formats/translating-reply.js';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -51,6 +52,16 @@ export class ResponsesService {
     return JSON.parse(row.body) as Record<string, unknown>;
   }
 
+  /** GET /v1/responses/{id}/input_items: the stored items before the response's own output. */
+  inputItems(authorization: string, id: string, query: string): ReturnType<typeof inputItemsPage> {
+    const key = this.#d.auth.authenticate(authorization);
+    const row = this.#d.store.find(key.orgId, id);
+    if (row === null) throw errors.responseNotFound(id);
+    const items = JSON.parse(row.items) as Item[];
+    const outputs = ((JSON.parse(row.body) as { output?: unknown[] }).output ?? []).length;
+    return inputItemsPage(items.slice(0, items.length - outputs), query);
+  }
+
   /** DELETE /v1/responses/{id}. */
   remove(authorization: string, id: string): { id: string; object: 'response.deleted'; deleted: true } {
     const key = this.#d.auth.authenticate(authorization);
@@ -87,7 +98,7 @@ export class ResponsesService {
 
   #save(key: KeyRecord, id: string, model: string, response: Record<string, unknown>, history: Item[], input: Item[]): void {
     try {
-      const items = [...history, ...input, ...(response.output as Item[])];
+      const items = [...history, ...storedItems(input), ...(response.output as Item[])];
       this.#d.store.save({ id, orgId: key.orgId, createdAt: this.#d.clock.now(), model, body: JSON.stringify(response), items: JSON.stringify(items) });
     } catch (e) {
       // The answer itself has reached the client; only its continuation is lost.

@@ -293,6 +293,11 @@ export const INFERENCE_ANSWERS: Record<string, Record<string, unknown>> = {
   },
   'get /v1/responses/:id': { 'application/json': { schema: REF('Response') } },
   'delete /v1/responses/:id': { 'application/json': { schema: REF('ResponseDeleted') } },
+  '/v1/responses/:id/input_items': {
+    'application/json': { schema: { type: 'object', required: ['object', 'data', 'has_more'], properties: {
+      object: { const: 'list' }, data: { type: 'array', items: { type: 'object' } }, first_id: { type: ['string', 'null'] },
+      last_id: { type: ['string', 'null'] }, has_more: { type: 'boolean' } } } },
+  },
   '/v1/audio/transcriptions': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/translations': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/speech': { 'audio/mpeg': AUDIO, 'audio/opus': AUDIO, 'audio/aac': AUDIO, 'audio/flac': AUDIO, 'audio/wav': AUDIO, 'audio/pcm': AUDIO },
@@ -316,6 +321,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'post /v1/responses': 'createResponse',
   'get /v1/responses/:id': 'getResponse',
   'del /v1/responses/:id': 'deleteResponse',
+  'get /v1/responses/:id/input_items': 'listInputItems',
   'post /v1/audio/transcriptions': 'createTranscription',
   'post /v1/audio/translations': 'createTranslation',
   'post /v1/audio/speech': 'createSpeech',

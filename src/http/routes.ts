@@ -70,6 +70,11 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: (ctx) => ({ body: d.responses.retrieve(ctx.headers.authorization, ctx.params.id) }),
     },
     {
+      kind: 'json', method: 'get', path: '/v1/responses/:id/input_items', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: 'The items that led to a stored response (its conversation and input), newest first; after, limit (1-100), order',
+      handle: (ctx) => ({ body: d.responses.inputItems(ctx.headers.authorization, ctx.params.id, ctx.query) }),
+    },
+    {
       kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
       summary: "Deletes a stored response; 404 response_not_found when the key's org has none with that id",
       handle: (ctx) => ({ body: d.responses.remove(ctx.headers.authorization, ctx.params.id) }),

@@ -174,6 +174,23 @@ test('GET returns the stored response; DELETE removes it; then both are 404 resp
   assert.equal([gone.status, gone.code], [404, 'response_not_found']);
 });
 
+test('input_items lists the conversation that led to a response, newest first, paged like OpenAI', async () => {
+  const first = await client.responses.create({ model: 'sandbox/echo', input: 'one' });
+  const second = await client.responses.create({ model: 'sandbox/echo', input: [{ role: 'user', content: 'two' }], previous_response_id: first.id });
+  const all: OpenAI.Responses.ResponseItem[] = [];
+  for await (const item of client.responses.inputItems.list(second.id, { limit: 1 })) all.push(item);
+  const texts = all.map((i) => {
+    const m = i as { role: string; content: { text: string }[] };
+    return [m.role, m.content[0].text];
+  });
+  assert.equal(texts, [['user', 'two'], ['assistant', 'echo: one'], ['user', 'one']], 'newest first, one page at a time');
+  assert.ok(all.every((i) => typeof i.id === 'string' && i.id.length > 4), 'every item has an id');
+  const asc = await client.responses.inputItems.list(second.id, { order: 'asc' });
+  assert.equal(asc.data.map((i) => i.id), all.map((i) => i.id).reverse());
+  const e = await errorOf(await fetch(`${gw.url}/v1/responses/${second.id}/input_items?limit=0`, { headers: bearer(key) }));
+  assert.equal([e.status, e.code], [400, 'bad_request']);
+});
+
 test("another org's response id is 404 for GET, DELETE and previous_response_id, and stays stored for its own org", async () => {
   const mine = await client.responses.create({ model: 'sandbox/echo', input: 'secret' });
   const other = await gw.orgAndKey({ name: 'other' });
@@ -181,6 +198,8 @@ test("another org's response id is 404 for GET, DELETE and previous_response_id,
     const e = await errorOf(await fetch(`${gw.url}/v1/responses/${mine.id}`, { method, headers: bearer(other.key) }));
     assert.equal([e.status, e.code], [404, 'response_not_found']);
   }
+  const items = await errorOf(await fetch(`${gw.url}/v1/responses/${mine.id}/input_items`, { headers: bearer(other.key) }));
+  assert.equal([items.status, items.code], [404, 'response_not_found']);
   const e = await errorOf(await post({ model: 'sandbox/echo', input: 'x', previous_response_id: mine.id }, other.key));
   assert.equal([e.status, e.code], [404, 'response_not_found']);
   assert.ok(e.message.includes(mine.id));
