@@ -275,6 +275,17 @@ test('an upstream stream cut after it started ends in response.failed, never res
   assert.is(e.code, 'response_not_found');
 });
 
+test('a provider that reports no usage still gives the response usage, estimated as on chat (x-gw-usage)', async () => {
+  mock.enqueue({ kind: 'ok', usage: null }, { kind: 'stream', chunks: 3, includeUsage: 'never' });
+  const { data, response } = await client.responses.create({ model: LLAMA, input: 'no usage here' }).withResponse();
+  assert.is(response.headers.get('x-gw-usage'), 'estimated');
+  assert.ok(data.usage!.input_tokens > 0 && data.usage!.output_tokens > 0);
+  const stream = await client.responses.create({ model: LLAMA, input: 'no usage here', stream: true });
+  let usage: OpenAI.Responses.ResponseUsage | undefined;
+  for await (const e of stream) if (e.type === 'response.completed') usage = e.response.usage;
+  assert.ok(usage && usage.input_tokens > 0 && usage.output_tokens > 0, JSON.stringify(usage));
+});
+
 test('the ledger records a Responses request as one billed chat row with its tokens', async () => {
   const { response } = await client.responses.create({ model: LLAMA, input: 'bill me' }).withResponse();
   const requestId = response.headers.get('x-gw-request-id')!;
