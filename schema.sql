@@ -430,3 +430,18 @@ ALTER TABLE usage ADD COLUMN queue_ms REAL NOT NULL DEFAULT 0;
 -- 1 when the provider reported more tokens than the request could have used and the counts (and
 -- so the cost) were cut to those bounds (docs/limits-and-billing.md, "Usage a provider reports").
 ALTER TABLE usage ADD COLUMN usage_clamped INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 16
+-- Stored Responses API answers (POST /v1/responses with store, the default; docs/formats/responses.md):
+-- the response object and the conversation's items, so previous_response_id can continue it and
+-- GET/DELETE /v1/responses/{id} work. Per org; removed past expires_at (responses.retentionDays).
+CREATE TABLE stored_responses (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL REFERENCES orgs(id),
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  model       TEXT NOT NULL,
+  body_json   TEXT NOT NULL,
+  items_json  TEXT NOT NULL
+);
+CREATE INDEX stored_responses_by_expiry ON stored_responses(expires_at);

@@ -20,7 +20,10 @@ import { startGateway } from './gateway-target.js';
 import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
-import { CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_ANTHROPIC, STREAM_CHUNKS } from './payloads.js';
+import {
+  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  STREAM_BODY_ANTHROPIC, STREAM_CHUNKS,
+} from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
 import { measureStreams } from './streams.js';
 import { measureThroughput } from './throughput.js';
@@ -74,6 +77,8 @@ interface BenchRequest {
   path: string;
   body: string;
   streamBody: string;
+  /** What ends a stream when it is not `data: [DONE]` (the Responses API's last event). */
+  done?: Buffer;
 }
 
 const CHAT: BenchRequest = { path: CHAT_PATH, body: CHAT_BODY, streamBody: STREAM_BODY };
@@ -135,6 +140,15 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
           origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
           request: { path: CHAT_PATH, body: CHAT_BODY_ANTHROPIC, streamBody: STREAM_BODY_ANTHROPIC },
         };
+      },
+    },
+    {
+      // Responses in, chat completions to the OpenAI-compatible mock, Responses out.
+      name: 'gateway-responses',
+      start: async () => {
+        const g = await startGateway(ROOT, folder(tmp, 'gateway-responses'), `${mock.origin}/v1`);
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
+          request: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY, done: RESPONSES_DONE } };
       },
     },
   ];
@@ -200,7 +214,7 @@ async function main(): Promise<void> {
         await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
           const q = t.request ?? CHAT;
           t.rounds[r].streams = await measureStreams({
-            origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody,
+            origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody, done: q.done,
             concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
           });
         });

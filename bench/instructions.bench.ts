@@ -14,7 +14,8 @@
 //                      gateway-stream-nousage (no stream_options: the usage chunk is dropped) and
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
 //                      the two streams that go through the relay's line editor; gateway-anthropic
-//                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways)
+//                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
+//                      (-stream): POST /v1/responses, translated to chat completions and back
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
@@ -28,8 +29,8 @@ import { plainPort, startChild, stopAllChildren, type ChildServer } from './chil
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, STREAM_BODY, STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED,
-  STREAM_CHUNKS,
+  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
 
@@ -76,13 +77,15 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
     server = await startChild(name, { args: [...nodeArgs, sibling(entry), mock.origin], portFrom: plainPort, wrap, timeoutMs: START_MS });
   }
   const anthropic = name.startsWith('gateway-anthropic');
-  const streamBody = anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
+  const responses = name.startsWith('gateway-responses');
+  const path = responses ? RESPONSES_PATH : CHAT_PATH;
+  const streamBody = responses ? RESPONSES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
-  const body = anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
+  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
-      ? await measureStreams({ origin: server.origin, path: CHAT_PATH, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0 })
-      : await measureOneConnection({ origin: server.origin, path: CHAT_PATH, headers, body, requests: n, warmupMs: 0 });
+      ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : undefined })
+      : await measureOneConnection({ origin: server.origin, path, headers, body, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
   };

@@ -29,6 +29,15 @@ export const STREAM_BODY_RENAMED = JSON.stringify({ ...JSON.parse(STREAM_BODY), 
 
 export const STREAM_CHUNKS = 20;
 
+/** The Responses API path: the same ~1 KB turn, translated to chat completions and back. */
+export const RESPONSES_PATH = '/v1/responses';
+const chat = JSON.parse(CHAT_BODY) as { messages: { content: string }[] };
+// store: false, so the numbers are the translation's: a stored answer adds one SQLite insert.
+export const RESPONSES_BODY = JSON.stringify({ model: BENCH_MODEL, instructions: chat.messages[0].content, input: chat.messages[1].content, store: false });
+export const RESPONSES_STREAM_BODY = JSON.stringify({ ...JSON.parse(RESPONSES_BODY), stream: true });
+/** What ends a finished Responses stream (its last write holds the whole final event). */
+export const RESPONSES_DONE = Buffer.from('"type":"response.completed"');
+
 export function requestHeaders(apiKey?: string): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;

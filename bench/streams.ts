@@ -14,6 +14,8 @@ export interface StreamsOptions {
   /** Unmeasured streams run for this long first: count-based warm-ups of ~100 streams left
    * the first measured streams 2-5x slower than later ones (JIT, pool growth). */
   warmupMs: number;
+  /** What the last write of a finished stream holds (default `data: [DONE]`). */
+  done?: Buffer;
 }
 
 export interface StreamsResult {
@@ -31,6 +33,7 @@ export async function measureStreams(o: StreamsOptions): Promise<StreamsResult> 
   let failures = 0;
   let measuredStarted = 0;
   const warmupEnds = performance.now() + o.warmupMs;
+  const done = o.done ?? DONE;
 
   const worker = async (): Promise<void> => {
     while (measuredStarted < o.streams) {
@@ -38,7 +41,7 @@ export async function measureStreams(o: StreamsOptions): Promise<StreamsResult> 
       if (measured) measuredStarted++;
       try {
         const t = await timedRequest(pool, o);
-        if (t.status !== 200 || !t.tail.includes(DONE)) failures += measured ? 1 : 0;
+        if (t.status !== 200 || !t.tail.includes(done)) failures += measured ? 1 : 0;
         else if (measured) {
           ttfb.push(hrMs(t.start, t.firstByte));
           total.push(hrMs(t.start, t.end));

@@ -26,6 +26,8 @@ import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { MessagesService } from './dataplane/messages-service.js';
+import { ResponsesService } from './dataplane/responses-service.js';
+import { responseStore } from './store/stored-responses.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
@@ -163,6 +165,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
+  const storedResponses = responseStore(db, config.responses.retentionDays, () => clock.now());
+  storedResponses.sweep();
+  const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
@@ -219,6 +224,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     inference,
     messages: new MessagesService({ inference, auth, planner }),
     audio,
+    responses,
     mcp,
     publicBase: () => control.baseUrl,
     maxAudioFileBytes: config.audio.maxFileBytes,

@@ -144,6 +144,10 @@ export const ConfigSchema = Type.Object({
     /** Largest audio file POST /v1/audio/transcriptions takes (spec 4.1: 25 MB); the form around it may add 1 MiB. */
     maxFileBytes: Type.Integer({ minimum: 1_024, default: 25 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),
+  /** Stored Responses API answers (POST /v1/responses with store, the default): kept this many days from creation. */
+  responses: Type.Object({
+    retentionDays: Type.Integer({ minimum: 1, maximum: 3_650, default: 30 }),
+  }, { additionalProperties: false, default: {} }),
   billing: Type.Object({
     /** Output tokens assumed for a request's cost hold when it gives no max_tokens. */
     reserveOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),

@@ -64,7 +64,8 @@ export class InferenceService {
         const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
         return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };
       },
-      (p) => maxCostMicros(p.plan, req.body.length, p.body.maxTokens, d.reserveOutputTokens),
+      // bytes, not the body's length: a translated request may carry a stored conversation too.
+      (p) => maxCostMicros(p.plan, p.body.bytes, p.body.maxTokens, d.reserveOutputTokens),
       (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply));
   }
 

@@ -25,6 +25,10 @@ export const errors = {
     new GatewayError(401, AUTH, 'invalid_api_key', message),
   modelNotFound: (model: string, why = 'is not in the catalog') =>
     new GatewayError(404, INVALID_REQUEST, 'model_not_found', `Model '${model}' ${why}`),
+  /** A stored Responses API answer the key's org does not have (never stored, deleted, expired, or another org's). */
+  responseNotFound: (id: string) =>
+    new GatewayError(404, INVALID_REQUEST, 'response_not_found',
+      `No stored response '${id}' in this organisation: it was stored with store: false, deleted, past its retention, or never existed`),
   noRoute: (model: string, why: string) =>
     new GatewayError(400, INVALID_REQUEST, 'no_route', `No route for model '${model}' satisfies the request: ${why}`),
   allRoutesFailed: (lastError: string) =>

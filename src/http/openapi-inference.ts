@@ -222,9 +222,99 @@ const AnthropicMessage = {
   },
 };
 
+const ResponseUsage = {
+  type: 'object',
+  required: ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_details', 'output_tokens_details'],
+  properties: {
+    input_tokens: { type: 'integer', description: 'all input tokens, cached ones included' },
+    input_tokens_details: { type: 'object', properties: { cached_tokens: { type: 'integer' } } },
+    output_tokens: { type: 'integer', description: 'all output tokens, reasoning included' },
+    output_tokens_details: { type: 'object', properties: { reasoning_tokens: { type: 'integer' } } },
+    total_tokens: { type: 'integer' },
+  },
+};
+
+const ResponseObject = {
+  type: 'object',
+  required: ['id', 'object', 'created_at', 'status', 'model', 'output'],
+  description: 'The OpenAI Responses API response object (docs/formats/responses.md)',
+  properties: {
+    id: { type: 'string', description: 'resp_…' },
+    object: { type: 'string', const: 'response' },
+    created_at: { type: 'integer' },
+    status: { type: 'string', enum: ['completed', 'incomplete', 'failed', 'in_progress'] },
+    error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    incomplete_details: { type: ['object', 'null'], properties: { reason: { type: 'string', enum: ['max_output_tokens', 'content_filter'] } } },
+    instructions: { type: ['string', 'null'] },
+    model: { type: 'string', description: 'the catalog id asked for' },
+    output: {
+      type: 'array',
+      description: 'items: message (content output_text / refusal), function_call (call_id, name, arguments), reasoning',
+      items: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['message', 'function_call', 'reasoning'] }, id: { type: 'string' } } },
+    },
+    previous_response_id: { type: ['string', 'null'] },
+    store: { type: 'boolean' },
+    metadata: { type: 'object', additionalProperties: { type: 'string' } },
+    tools: { type: 'array', items: { type: 'object' } },
+    usage: { oneOf: [ResponseUsage, { type: 'null' }] },
+  },
+  additionalProperties: true,
+};
+
+const ResponseEvent = {
+  type: 'object',
+  required: ['type', 'sequence_number'],
+  description: 'one `event:`/`data:` pair of a streamed response',
+  properties: {
+    type: {
+      type: 'string',
+      enum: ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
+        'response.output_text.done', 'response.content_part.done', 'response.reasoning_text.delta', 'response.reasoning_text.done',
+        'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
+        'response.completed', 'response.incomplete', 'error', 'response.failed'],
+    },
+    sequence_number: { type: 'integer' },
+    response: REF('Response'),
+  },
+  additionalProperties: true,
+};
+
+const ResponsesRequest = {
+  type: 'object',
+  required: ['model'],
+  description: 'The OpenAI Responses request, translated to chat completions for every provider (docs/formats/responses.md says what is not supported)',
+  properties: {
+    model: { type: 'string' },
+    input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', description: 'message (input_text, output_text, input_image parts), function_call, function_call_output' } }] },
+    instructions: { type: ['string', 'null'] },
+    previous_response_id: { type: ['string', 'null'], description: 'continue a stored response of this org' },
+    store: { type: ['boolean', 'null'], description: 'default true: kept responses.retentionDays (30) days' },
+    stream: { type: ['boolean', 'null'] },
+    max_output_tokens: { type: ['integer', 'null'], minimum: 1 },
+    temperature: { type: ['number', 'null'] },
+    top_p: { type: ['number', 'null'] },
+    tools: { type: 'array', items: { type: 'object', description: 'type function (name, description, parameters, strict); hosted tools are left out' } },
+    tool_choice: { oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, { type: 'object' }] },
+    parallel_tool_calls: { type: ['boolean', 'null'] },
+    text: { type: 'object', properties: { format: { type: 'object', description: 'text, json_object, or json_schema (name, schema, strict)' } } },
+    reasoning: { type: ['object', 'null'], properties: { effort: { type: 'string' } } },
+    metadata: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
+    user: { type: 'string' },
+    ...EXTENSIONS,
+  },
+  additionalProperties: true,
+};
+
+const ResponseDeleted = {
+  type: 'object',
+  required: ['id', 'object', 'deleted'],
+  properties: { id: { type: 'string' }, object: { type: 'string', const: 'response.deleted' }, deleted: { type: 'boolean', const: true } },
+};
+
 /** Schemas the inference routes refer to, for components.schemas. */
 export const INFERENCE_SCHEMAS: Record<string, unknown> = {
-  ChatCompletionRequest: ChatRequest, ChatCompletion, ChatCompletionChunk, EmbeddingsRequest, Embeddings, Transcription, AnthropicMessage,
+  ChatCompletionRequest: ChatRequest, ChatCompletion, ChatCompletionChunk, EmbeddingsRequest, Embeddings, Transcription,
+  ResponsesRequest, Response: ResponseObject, ResponseStreamEvent: ResponseEvent, ResponseDeleted, AnthropicMessage,
 };
 
 /** A route's documented 200 answer content, by path; undefined for routes the table describes. */
@@ -247,6 +337,17 @@ export const INFERENCE_ANSWERS: Record<string, Record<string, unknown>> = {
   '/v1/messages/count_tokens': {
     'application/json': { schema: { type: 'object', required: ['input_tokens'], properties: { input_tokens: { type: 'integer', description: "the gateway's estimate" } } } },
   },
+  '/v1/responses': {
+    'application/json': { schema: REF('Response') },
+    'text/event-stream': { schema: { type: 'string', description: 'when stream is true: `event: <type>` + `data: {ResponseStreamEvent}` pairs, ending with response.completed, response.incomplete or response.failed' }, 'x-gw-event': REF('ResponseStreamEvent') },
+  },
+  'get /v1/responses/:id': { 'application/json': { schema: REF('Response') } },
+  'delete /v1/responses/:id': { 'application/json': { schema: REF('ResponseDeleted') } },
+  '/v1/responses/:id/input_items': {
+    'application/json': { schema: { type: 'object', required: ['object', 'data', 'has_more'], properties: {
+      object: { const: 'list' }, data: { type: 'array', items: { type: 'object' } }, first_id: { type: ['string', 'null'] },
+      last_id: { type: ['string', 'null'] }, has_more: { type: 'boolean' } } } },
+  },
   '/v1/audio/transcriptions': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/translations': { 'application/json': { schema: REF('Transcription') }, ...TEXT_FORMATS },
   '/v1/audio/speech': { 'audio/mpeg': AUDIO, 'audio/opus': AUDIO, 'audio/aac': AUDIO, 'audio/flac': AUDIO, 'audio/wav': AUDIO, 'audio/pcm': AUDIO },
@@ -257,6 +358,7 @@ export const INFERENCE_ANSWERS: Record<string, Record<string, unknown>> = {
 export const INFERENCE_REQUESTS: Record<string, Record<string, unknown>> = {
   '/v1/chat/completions': { 'application/json': { schema: REF('ChatCompletionRequest') } },
   '/v1/embeddings': { 'application/json': { schema: REF('EmbeddingsRequest') } },
+  '/v1/responses': { 'application/json': { schema: REF('ResponsesRequest') } },
 };
 
 /** Extension fields for the request bodies the table does describe (speech JSON, upload forms). */
@@ -268,6 +370,10 @@ export const OPERATION_IDS: Record<string, string> = {
   'post /v1/embeddings': 'createEmbedding',
   'post /v1/messages': 'createMessage',
   'post /v1/messages/count_tokens': 'countMessageTokens',
+  'post /v1/responses': 'createResponse',
+  'get /v1/responses/:id': 'getResponse',
+  'del /v1/responses/:id': 'deleteResponse',
+  'get /v1/responses/:id/input_items': 'listInputItems',
   'post /v1/audio/transcriptions': 'createTranscription',
   'post /v1/audio/translations': 'createTranslation',
   'post /v1/audio/speech': 'createSpeech',

@@ -53,7 +53,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     errorSchemas[format.schema.name] = format.schema.json;
     const content = format === SPEC_ERRORS ? ERROR_CONTENT : errorContent(format.schema.name);
     const error = (description: string) => ({ description, headers: REQUEST_ID, content });
-    const answer = INFERENCE_ANSWERS[r.path];
+    const answer = INFERENCE_ANSWERS[`${method} ${r.path}`] ?? INFERENCE_ANSWERS[r.path];
     const responses: Record<string, unknown> = r.redirects
       ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
       : {
@@ -71,6 +71,8 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       responses[503] = error('overloaded (retry-after): the ledger writer is behind, or buffered upstream answers are at upstream.maxBufferedBytes');
     }
     if (r.path.startsWith('/v1/models/')) responses[404] = error('model_not_found');
+    if (r.path === '/v1/responses') responses[404] = error('model_not_found, or response_not_found for a previous_response_id the org does not have');
+    if (r.path.startsWith('/v1/responses/')) responses[404] = error('response_not_found');
     const body = INFERENCE_REQUESTS[r.path]
       ?? (r.body ? { [r.bodyType ?? 'application/json']: { schema: r.auth === 'api_key' && r.path.startsWith('/v1/') ? withExtensions(plain(r.body)) : plain(r.body) } } : null);
     (paths[path] ??= {})[method] = {

@@ -8,6 +8,8 @@ import type { MessagesService } from '../dataplane/messages-service.js';
 import { ANTHROPIC_ERRORS } from '../formats/messages/error.js';
 import { CountTokensBodySchema, MessagesBodySchema } from '../formats/messages/request.js';
 import type { AudioService } from '../dataplane/audio-service.js';
+import type { ResponsesService } from '../dataplane/responses-service.js';
+import { ResponsesBodySchema } from '../formats/responses/request.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
@@ -20,6 +22,7 @@ export interface RouteDeps {
   inference: InferenceService;
   messages: MessagesService;
   audio: AudioService;
+  responses: ResponsesService;
   mcp: McpServer;
   /** The gateway's public origin, known once it listens. */
   publicBase: () => string;
@@ -64,6 +67,27 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
       handle: (ctx, reply) => d.inference.handle('chat', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', headers: AUTH_HEADERS, body: ResponsesBodySchema,
+      summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
+        'routed with failover; stored per org unless store is false, continued with previous_response_id',
+      handle: (ctx, reply) => d.responses.create({ authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
+    },
+    {
+      kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: "A stored response object; 404 response_not_found when the key's org has none with that id",
+      handle: (ctx) => ({ body: d.responses.retrieve(ctx.headers.authorization, ctx.params.id) }),
+    },
+    {
+      kind: 'json', method: 'get', path: '/v1/responses/:id/input_items', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: 'The items that led to a stored response (its conversation and input), newest first; after, limit (1-100), order',
+      handle: (ctx) => ({ body: d.responses.inputItems(ctx.headers.authorization, ctx.params.id, ctx.query) }),
+    },
+    {
+      kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      summary: "Deletes a stored response; 404 response_not_found when the key's org has none with that id",
+      handle: (ctx) => ({ body: d.responses.remove(ctx.headers.authorization, ctx.params.id) }),
     },
     {
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', headers: AUTH_HEADERS, body: EmbeddingsBodySchema,

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { checkBody, parseJsonText } from '../domain/json-body.js';
+import type { ClientReply } from '../domain/client-reply.js';
+import type { KeyRecord } from '../domain/key-record.js';
+import type { ResponseStore } from '../domain/response-store.js';
+import { errors } from '../errors/catalog.js';
+import type { Logger } from '../lib/logger.js';
+import type { Clock } from '../lib/clock.js';
+import type { Item } from '../formats/responses/items.js';
+import { ResponsesFormat } from '../formats/responses/format.js';
+import { inputItemsPage, storedItems } from '../formats/responses/input-items.js';
+import { ResponsesBodySchema, responsesToChat } from '../formats/responses/request.js';
+import { TranslatingReply } from '../formats/translating-reply.js';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { readExtensions, type InferenceBody } from './inference-body.js';
+import type { InferenceRequest, InferenceService } from './inference-service.js';
+import type { KeyAuthenticator } from './key-auth.js';
+
+export interface ResponsesDeps {
+  inference: InferenceService;
+  auth: KeyAuthenticator;
+  store: ResponseStore;
+  clock: Clock;
+  log: Logger;
+}
+
+const CHECK = TypeCompiler.Compile(ResponsesBodySchema);
+
+/**
+ * The OpenAI Responses API (POST/GET/DELETE /v1/responses): a request is translated into a chat
+ * completion and served by the inference path (auth, limits, routing, failover, billing and
+ * ledger unchanged), its answer translated back; finished answers are stored per org unless
+ * `store: false`, so that previous_response_id can continue the conversation.
+ */
+export class ResponsesService {
+  readonly #d: ResponsesDeps;
+
+  constructor(deps: ResponsesDeps) {
+    this.#d = deps;
+  }
+
+  create(req: InferenceRequest, reply: ClientReply): Promise<void> {
+    const format = new ResponsesFormat();
+    return this.#d.inference.handle('chat', req, new TranslatingReply(reply, format), (raw, key) => this.#parse(raw, key, format));
+  }
+
+  /** GET /v1/responses/{id}: the stored response object. */
+  retrieve(authorization: string, id: string): Record<string, unknown> {
+    const key = this.#d.auth.authenticate(authorization);
+    const row = this.#d.store.find(key.orgId, id);
+    if (row === null) throw errors.responseNotFound(id);
+    return JSON.parse(row.body) as Record<string, unknown>;
+  }
+
+  /** GET /v1/responses/{id}/input_items: the stored items before the response's own output. */
+  inputItems(authorization: string, id: string, query: string): ReturnType<typeof inputItemsPage> {
+    const key = this.#d.auth.authenticate(authorization);
+    const row = this.#d.store.find(key.orgId, id);
+    if (row === null) throw errors.responseNotFound(id);
+    const items = JSON.parse(row.items) as Item[];
+    const outputs = ((JSON.parse(row.body) as { output?: unknown[] }).output ?? []).length;
+    return inputItemsPage(items.slice(0, items.length - outputs), query);
+  }
+
+  /** DELETE /v1/responses/{id}. */
+  remove(authorization: string, id: string): { id: string; object: 'response.deleted'; deleted: true } {
+    const key = this.#d.auth.authenticate(authorization);
+    if (!this.#d.store.remove(key.orgId, id)) throw errors.responseNotFound(id);
+    return { id, object: 'response.deleted', deleted: true };
+  }
+
+  #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody {
+    const payload = parseJsonText(raw.toString('utf8'));
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
+    checkBody(CHECK, payload);
+    const p = payload as Record<string, unknown>;
+    const ext = readExtensions(p);
+    let history: Item[] = [];
+    let historyBytes = 0;
+    const previous = p.previous_response_id;
+    if (typeof previous === 'string') {
+      const row = this.#d.store.find(key.orgId, previous);
+      if (row === null) throw errors.responseNotFound(previous);
+      history = JSON.parse(row.items) as Item[];
+      historyBytes = Buffer.byteLength(row.items);
+    }
+    const { chat, input, echo } = responsesToChat(p, history);
+    const model = p.model as string;
+    const ctx = { id: `resp_${randomBytes(24).toString('hex')}`, createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
+    const onComplete = echo.store ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, input) : noop;
+    format.begin(ctx, onComplete);
+    return {
+      payload: chat, model, stream: chat.stream === true, maxTokens: (chat.max_tokens ?? null) as number | null,
+      // A stored conversation is part of the prompt: the usage bounds must allow for it.
+      bytes: raw.length + historyBytes, ext, raw: null,
+    };
+  }
+
+  #save(key: KeyRecord, id: string, model: string, response: Record<string, unknown>, history: Item[], input: Item[]): void {
+    try {
+      const items = [...history, ...storedItems(input), ...(response.output as Item[])];
+      this.#d.store.save({ id, orgId: key.orgId, createdAt: this.#d.clock.now(), model, body: JSON.stringify(response), items: JSON.stringify(items) });
+    } catch (e) {
+      // The answer itself has reached the client; only its continuation is lost.
+      this.#d.log.error('could not store a response', { id, org: key.orgId, err: String(e) });
+    }
+  }
+}
+
+function noop(): void {}
+
