@@ -47,6 +47,9 @@ export const errors = {
   /** An upstream client error (4xx) returned without failover, carrying the upstream's message. */
   upstreamClientError: (status: number, type: string, code: string, message: string) =>
     new GatewayError(status, type, code, message),
+  /** A provider's 200 answer that cannot be read as a chat completion, so the client's format cannot be written from it. */
+  unreadableAnswer: (why: string) =>
+    new GatewayError(502, UPSTREAM, 'upstream_error', `The provider's answer could not be read: ${why}`),
   /** Sent as the last SSE event when an upstream stream breaks after bytes reached the client. */
   streamInterrupted: (why: string) =>
     new GatewayError(502, UPSTREAM, 'stream_interrupted', `The upstream stream was interrupted: ${why}`),

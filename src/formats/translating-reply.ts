@@ -1,5 +1,6 @@
 import type { ClientReply } from '../domain/client-reply.js';
 import type { NativeBytes } from '../domain/native-bytes.js';
+import { errors } from '../errors/catalog.js';
 import { sseErrorEvent } from '../errors/envelope.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from './reply-format.js';
@@ -45,8 +46,16 @@ export class TranslatingReply implements ClientReply {
   send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>): void {
     if (status === 200 && this.#native !== null) {
       this.#inner.send(200, contentType, this.#native.drain() ?? EMPTY, headers);
-    } else if (status === 200 && contentType.startsWith(JSON_TYPE)) {
-      this.#inner.send(200, JSON_TYPE, this.#format.answer(typeof body === 'string' ? Buffer.from(body) : body), headers);
+    } else if (status === 200) {
+      // Whatever the provider called its answer's type, the client's format is JSON written from it.
+      let out: string;
+      try {
+        out = this.#format.answer(typeof body === 'string' ? Buffer.from(body) : body);
+      } catch (e) {
+        this.#inner.send(502, JSON_TYPE, this.#format.error(errors.unreadableAnswer(String((e as Error).message ?? e).slice(0, 200))), headers);
+        return;
+      }
+      this.#inner.send(200, JSON_TYPE, out, headers);
     } else {
       this.#inner.send(status, contentType, body, headers);
     }

@@ -322,4 +322,14 @@ test('/openapi.json documents both routes with the Anthropic error schema and th
   assert.is(doc.paths['/v1/chat/completions'].post.responses['401'].content['application/json'].schema.$ref, '#/components/schemas/Error');
 });
 
+test("a provider's 200 that is not a chat answer becomes a 502 in Anthropic's shape, not a 500", async () => {
+  mock.enqueue({ kind: 'parts', parts: ['<html>gateway timeout</html>'], contentType: 'text/html' });
+  const res = await post('/v1/messages', { model: LLAMA, ...hello });
+  assert.is(res.status, 502);
+  const body = await res.json() as any;
+  assert.is(body.type, 'error');
+  assert.is(body.error.type, 'api_error');
+  assert.match(body.error.message, /could not be read/);
+});
+
 test.run();
