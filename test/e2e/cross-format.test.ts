@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { query, waitForValue } from '../support/ledger.js';
 import { MOCK_TEXT, MOCK_USAGE, startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
@@ -17,6 +18,7 @@ let gemini: MockGemini;
 let groq: MockProvider;
 let key: string;
 let client: Anthropic;
+let openai: OpenAI;
 
 const CLAUDE = 'claude-sonnet-4-5';
 const CLAUDE_UPSTREAM = 'claude-sonnet-4-5-20250929';
@@ -48,6 +50,7 @@ test.before(async () => {
   const chain = await owner.send('PUT', `/me/routing/${CLAUDE}`, { steps: [{ provider: 'anthropic' }, { model: 'llama-3.3-70b-instruct', provider: 'groq' }] });
   assert.is(chain.status, 200, await chain.text());
   client = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 test.after(async () => {
   await gw.cleanup();
@@ -158,6 +161,51 @@ test('a streamed Messages request on a Gemini model arrives as Anthropic events'
   const msg = await client.messages.stream({ model: 'gemini-2.5-flash', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }).finalMessage();
   assert.equal(msg.content, [{ type: 'text', text: DEFAULT_TEXT }]);
   assert.match(gemini.requests[0].path, /:streamGenerateContent\?alt=sse/);
+});
+
+test('responses.create on a Claude model is translated to the Messages API and back, cache counts in the usage', async () => {
+  const r = await openai.responses.create({ model: CLAUDE, instructions: HANDBOOK, input: 'How long do refunds take?', max_output_tokens: 200 });
+  assert.match(r.id, /^resp_/);
+  assert.is(r.status, 'completed');
+  assert.is(r.output_text, MOCK_TEXT);
+  const sent = anthropic.requests[0].body;
+  assert.is(sent.model, CLAUDE_UPSTREAM);
+  assert.is(sent.max_tokens, 200);
+  assert.is(JSON.stringify(sent.system).includes('Clause: refunds'), true);
+  assert.is(r.usage!.input_tokens, MOCK_USAGE.input_tokens + MOCK_USAGE.cache_read_input_tokens + MOCK_USAGE.cache_creation_input_tokens);
+  assert.is(r.usage!.input_tokens_details.cached_tokens, MOCK_USAGE.cache_read_input_tokens);
+  assert.is(r.usage!.output_tokens, MOCK_USAGE.output_tokens);
+});
+
+test('a streamed Responses request on a Claude model arrives as the typed event stream', async () => {
+  const stream = await openai.responses.create({ model: CLAUDE, input: 'hello', stream: true });
+  const types: string[] = [];
+  let text = '';
+  for await (const e of stream) {
+    types.push(e.type);
+    if (e.type === 'response.output_text.delta') text += e.delta;
+  }
+  assert.is(text, MOCK_TEXT);
+  assert.is(types[0], 'response.created');
+  assert.is(types[types.length - 1], 'response.completed');
+  assert.is(anthropic.requests[0].body.stream, true);
+});
+
+test('a Responses request whose Anthropic route is overloaded fails over to an OpenAI-compatible route: one answer, billed once', async () => {
+  anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  const { data: r, response } = await openai.responses.create({ model: CLAUDE, input: 'hello' }).withResponse();
+  assert.is(r.status, 'completed');
+  assert.ok(r.output_text.length > 0);
+  assert.is(response.headers.get('x-gw-provider'), 'groq');
+  const rows = await rowsOf(response.headers.get('x-request-id'), 2);
+  assert.equal(rows.map((row) => [row.provider, row.status, row.billable]), [['anthropic', 529, 0], ['groq', 200, 1]]);
+});
+
+test('responses.create on a Gemini model is translated to generateContent and back', async () => {
+  const r = await openai.responses.create({ model: 'gemini-2.5-flash', input: 'hello', instructions: 'Be brief.' });
+  assert.is(r.output_text, DEFAULT_TEXT);
+  assert.match(gemini.requests[0].path, /gemini-2\.5-flash:generateContent/);
+  assert.equal(gemini.requests[0].body.systemInstruction.parts[0].text, 'Be brief.');
 });
 
 test.run();
