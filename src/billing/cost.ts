@@ -3,11 +3,18 @@ import type { TokenUsage } from '../lib/usage-scan.js';
 import { tokensForBytes } from './token-estimate.js';
 
 /**
- * Cost of one request in integer micro-rupees: tokens × (₹ per 1M tokens), which is exactly
- * micro-rupees per token, rounded half up once per request (DESIGN.md, Money).
+ * Cost of one request in integer micro-rupees: each class of tokens × its ₹ per 1M tokens, which
+ * is exactly micro-rupees per token, rounded half up once per request (DESIGN.md, Money). Usage is
+ * canonical: cache reads and writes are parts of the prompt, so the uncached input is what is
+ * left of it; reasoning is part of the completion, billed at the output price. Parts beyond the
+ * prompt (a provider's bug, which clampUsage marks) never make the uncached input negative.
  */
 export function costMicros(route: Route, usage: TokenUsage): number {
-  return Math.round(usage.promptTokens * route.inputMicrosPerUnit + usage.completionTokens * route.outputMicrosPerUnit);
+  const prompt = usage.promptTokens;
+  const cached = usage.cachedTokens < prompt ? usage.cachedTokens : prompt;
+  const written = usage.cacheWriteTokens < prompt - cached ? usage.cacheWriteTokens : prompt - cached;
+  return Math.round((prompt - cached - written) * route.inputMicrosPerUnit + cached * route.cachedInputMicrosPerUnit
+    + written * route.cacheWriteMicrosPerUnit + usage.completionTokens * route.outputMicrosPerUnit);
 }
 
 /**
