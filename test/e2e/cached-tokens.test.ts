@@ -138,4 +138,17 @@ test('/v1/models shows gpt-4o-mini\'s cached-input price beside input and output
   assert.match(llms, /gpt-4o-mini: .*₹13\.2 in \(cached ₹6\.6\) \/ ₹52\.8 out per 1M tokens/);
 });
 
+test('a stream whose client did not ask for usage (its usage chunk dropped) is billed from that chunk all the same', async () => {
+  openai.setDefault({ kind: 'stream', chunks: 3, includeUsage: 'always', usage: USAGE });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages, stream: true }),
+  });
+  const text = await r.text();
+  assert.not.match(text, /cached_tokens/, 'the client was not sent the usage it did not ask for');
+  const id = r.headers.get('x-gw-request-id')!;
+  await waitForValue(() => rowOf(id), 5_000, 'the ledger row');
+  assert.equal([rowOf(id)!.cached_tokens, rowOf(id)!.reasoning_tokens, rowOf(id)!.cost_micros], [1_500, 120, 32_340]);
+});
+
 test.run();
