@@ -70,6 +70,12 @@ test('no details, null details, zeros and whitespace around colons all read as t
     usage(5, 9));
 });
 
+test('only whole keys count: a longer name ending in one of them is passed over', () => {
+  const text = '"usage":{"xprompt_tokens":1,"prompt_tokens":5,"completion_tokens":9,"prompt_tokens_details":{"precached_tokens":7,'
+    + '"cached_tokens":3},"completion_tokens_details":{"output_reasoning_tokens":8}}';
+  assert.equal(scanUsageText(text), usage(5, 9, 3, 0, 0));
+});
+
 test('embeddings usage (no completion) still reads; a null usage is none', () => {
   assert.equal(scanUsage(Buffer.from('{"data":[],"usage":{"prompt_tokens":7,"total_tokens":7}}')), usage(7, 0));
   assert.is(scanUsage(Buffer.from('{"usage":null}')), null);
