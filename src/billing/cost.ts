@@ -21,7 +21,9 @@ export function costMicros(route: Route, usage: TokenUsage): number {
  * The most a request can cost before it runs: the prompt estimated at 4 bytes a token plus
  * max_tokens of output (when absent, up to outputCap) at the dearest route's prices, neither
  * past the route's context window (a max_tokens of 1e15 would otherwise hold more micro-rupees
- * than a double counts exactly). Routes on the caller's own key cost nothing.
+ * than a double counts exactly). The prompt is held at the dearer of the input and cache-write
+ * prices, since a provider may write all of it to its cache (Anthropic charges 1.25x input).
+ * Routes on the caller's own key cost nothing.
  */
 export function maxCostMicros(routes: readonly { route: Route; byok: boolean }[], promptBytes: number, maxTokens: number | null, outputCap: number): number {
   const promptTokens = tokensForBytes(promptBytes);
@@ -30,7 +32,8 @@ export function maxCostMicros(routes: readonly { route: Route; byok: boolean }[]
   for (const { route: r, byok } of routes) {
     if (byok) continue;
     const ctx = r.contextLength;
-    const c = (promptTokens < ctx ? promptTokens : ctx) * r.inputMicrosPerUnit + (outTokens < ctx ? outTokens : ctx) * r.outputMicrosPerUnit;
+    const input = r.cacheWriteMicrosPerUnit > r.inputMicrosPerUnit ? r.cacheWriteMicrosPerUnit : r.inputMicrosPerUnit;
+    const c = (promptTokens < ctx ? promptTokens : ctx) * input + (outTokens < ctx ? outTokens : ctx) * r.outputMicrosPerUnit;
     if (c > worst) worst = c;
   }
   return Math.ceil(worst);

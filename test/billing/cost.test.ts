@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config/load.js';
 import { loadCatalog } from '../../src/catalog/load.js';
 import type { Route } from '../../src/catalog/catalog.js';
-import { costMicros } from '../../src/billing/cost.js';
+import { costMicros, maxCostMicros } from '../../src/billing/cost.js';
 import { clampUsage } from '../../src/billing/usage-bounds.js';
 import type { TokenUsage } from '../../src/lib/usage-scan.js';
 
@@ -70,6 +70,16 @@ test('cached reads beyond the prompt (a provider bug) never make the uncached in
   const clamped = clampUsage(usage(1_000, 0, 1_500), { endpoint: 'chat', payload: { messages: [] }, bytes: 10_000, maxTokens: null, contextLength: 128_000 });
   assert.equal(clamped, usage(1_000, 0, 1_000));
   assert.is(costMicros(mini, clamped!), 6_600);
+});
+
+test('the hold before a request runs covers a prompt written wholly to the cache, where writes cost more than input', () => {
+  const claude = priced(264, 1_320, 26.4, 330);
+  // 4,000 body bytes → 1,000 prompt tokens, 200 output tokens.
+  const hold = maxCostMicros([{ route: claude, byok: false }], 4_000, 200, 4_096);
+  assert.is(hold, 1_000 * 330 + 200 * 1_320);
+  assert.ok(hold >= costMicros(claude, usage(1_000, 200, 0, 1_000)));
+  assert.is(maxCostMicros([{ route: route('gpt-4o-mini'), byok: false }], 4_000, 200, 4_096), Math.ceil(1_000 * 13.2 + 200 * 52.8),
+    'a cheaper cached price does not lower the hold');
 });
 
 test.run();
