@@ -431,6 +431,14 @@ ALTER TABLE usage ADD COLUMN queue_ms REAL NOT NULL DEFAULT 0;
 -- so the cost) were cut to those bounds (docs/limits-and-billing.md, "Usage a provider reports").
 ALTER TABLE usage ADD COLUMN usage_clamped INTEGER NOT NULL DEFAULT 0;
 
+-- migration: 15
+-- Cached and reasoning tokens (docs/limits-and-billing.md, "Cached and reasoning tokens"), in the
+-- canonical convention: cached_tokens and cache_write_tokens are parts of prompt_tokens (billed at
+-- the catalog's cachedInput and cacheWrite prices), reasoning_tokens a part of completion_tokens.
+ALTER TABLE usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+
 -- migration: 16
 -- Stored Responses API answers (POST /v1/responses with store, the default; docs/formats/responses.md):
 -- the response object and the conversation's items, so previous_response_id can continue it and

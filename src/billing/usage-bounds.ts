@@ -30,6 +30,10 @@ export interface UsageRequest {
  * - Completion: at most max_tokens (or max_completion_tokens) when given, and at most the context
  *   window; embeddings generate nothing.
  *
+ * - Parts: cached reads plus cache writes at most the prompt, reasoning at most the completion
+ *   (a provider bug otherwise, which would bill negative uncached input). Cache reads are kept
+ *   first, so the cheaper class is the one believed.
+ *
  * Every bound is an integer, so the cost of clamped usage is a few billion micro-rupees at most,
  * far inside the integers a double holds exactly.
  */
@@ -39,15 +43,21 @@ export function clampUsage(u: TokenUsage, r: UsageRequest): TokenUsage | null {
   const textCap = r.bytes + PROMPT_ALLOWANCE;
   const promptOk = u.promptTokens <= ctx && u.promptTokens <= textCap;
   const completionOk = u.completionTokens <= completionCap;
-  if (promptOk && completionOk) return null;
+  if (promptOk && completionOk && u.cachedTokens + u.cacheWriteTokens <= u.promptTokens && u.reasoningTokens <= u.completionTokens) {
+    return null;
+  }
   let prompt = u.promptTokens;
   if (!promptOk) {
     const cap = textCap < ctx && !hasMedia(r.endpoint, r.payload) ? textCap : ctx;
     if (prompt > cap) prompt = cap;
   }
   const completion = completionOk ? u.completionTokens : completionCap;
-  if (prompt === u.promptTokens && completion === u.completionTokens) return null;
-  return { promptTokens: prompt, completionTokens: completion };
+  const cached = u.cachedTokens < prompt ? u.cachedTokens : prompt;
+  const write = u.cacheWriteTokens < prompt - cached ? u.cacheWriteTokens : prompt - cached;
+  const reasoning = u.reasoningTokens < completion ? u.reasoningTokens : completion;
+  if (prompt === u.promptTokens && completion === u.completionTokens && cached === u.cachedTokens && write === u.cacheWriteTokens
+    && reasoning === u.reasoningTokens) return null;
+  return { promptTokens: prompt, completionTokens: completion, cachedTokens: cached, cacheWriteTokens: write, reasoningTokens: reasoning };
 }
 
 /** Whether a chat request has a content part other than text (image, audio, file). */

@@ -33,7 +33,11 @@ export interface Route {
    */
   readonly inputMicrosPerUnit: number;
   readonly outputMicrosPerUnit: number;
-  readonly priceInr: { input: number; output: number };
+  /** Micro-rupees per input token read from the prompt cache (the catalog's cachedInput, else input). */
+  readonly cachedInputMicrosPerUnit: number;
+  /** Micro-rupees per input token written to the prompt cache (the catalog's cacheWrite, else input). */
+  readonly cacheWriteMicrosPerUnit: number;
+  readonly priceInr: { input: number; output: number; cachedInput?: number; cacheWrite?: number };
   /**
    * The model's context window in tokens (the catalog's contextLength; UNKNOWN_CONTEXT for a
    * model the catalog does not list): the most a provider's usage report is believed.

@@ -77,6 +77,8 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
         id, provider, upstreamModel: r.upstreamModel, priceInr: price, direct: false, contextLength: entry.contextLength,
         inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * 1e6 / 60 : price.input,
         outputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.output,
+        cachedInputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cachedInput ?? price.input,
+        cacheWriteMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cacheWrite ?? price.input,
       };
       routes.set(id, route);
       return route;

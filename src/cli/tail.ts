@@ -3,7 +3,7 @@ import type { Db } from '../store/database.js';
 import { usageTailReader, type UsageRow } from '../store/usage.js';
 import { formatInr, parseFlags, positiveInt } from './args.js';
 
-const HEADER = 'time(IST)     request            key               model                     provider   att status code                 prompt  compl     cost₹   lat_ms  ttfb_ms flags';
+const HEADER = 'time(IST)     request            key               model                     provider   att status code                 prompt  compl     cost₹   lat_ms  ttfb_ms flags [cached= cache_write= reasoning=]';
 
 /**
  * `gw tail`: follows the usage ledger like `tail -f`, in readable columns or JSON lines. Reads
@@ -60,6 +60,15 @@ function formatRow(r: UsageRow): string {
     t.padEnd(13), r.request_id.padEnd(18), r.key_id.padEnd(17), r.model.slice(0, 25).padEnd(25), (r.provider ?? '-').padEnd(10),
     String(r.attempt).padStart(3), String(r.status).padStart(6), (r.error_code ?? '-').padEnd(20),
     ...volume(r), formatInr(r.cost_micros).padStart(9),
-    r.latency_ms.toFixed(1).padStart(8), (r.ttfb_ms === null ? '-' : r.ttfb_ms.toFixed(1)).padStart(8), flags,
+    r.latency_ms.toFixed(1).padStart(8), (r.ttfb_ms === null ? '-' : r.ttfb_ms.toFixed(1)).padStart(8), flags + parts(r),
   ].join(' ');
+}
+
+/** The cache and reasoning parts of the token counts, after the flags and only when there are any. */
+function parts(r: UsageRow): string {
+  let s = '';
+  if (r.cached_tokens > 0) s += ` cached=${r.cached_tokens}`;
+  if (r.cache_write_tokens > 0) s += ` cache_write=${r.cache_write_tokens}`;
+  if (r.reasoning_tokens > 0) s += ` reasoning=${r.reasoning_tokens}`;
+  return s;
 }

@@ -1,8 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Catalog, Model } from '../catalog/catalog.js';
+import type { Catalog, Model, Route } from '../catalog/catalog.js';
 import type { BreakerState } from '../domain/breaker-state.js';
 
-const Price = Type.Object({ input: Type.Number(), output: Type.Number() });
+const cachePrices = {
+  cached_input: Type.Optional(Type.Number({ description: 'input tokens read from the provider\'s prompt cache; absent: billed as input' })),
+  cache_write: Type.Optional(Type.Number({ description: 'input tokens written to the provider\'s prompt cache; absent: billed as input' })),
+};
+const Price = Type.Object({ input: Type.Number(), output: Type.Number(), ...cachePrices });
 
 export const ModelObject = Type.Object({
   id: Type.String(),
@@ -20,6 +24,7 @@ export const ModelObject = Type.Object({
       { description: 'per_minute: of audio heard (transcription, billed by the second); per_1m_characters: of text spoken (speech)' }),
     input: Type.Number(),
     output: Type.Number(),
+    ...cachePrices,
   }),
   residency: Type.Array(Type.String(), { description: 'where the routes serving it run (in = India)' }),
   available: Type.Boolean({ description: 'at least one route is configured on this gateway' }),
@@ -77,7 +82,7 @@ function toObject(m: Model, created: number): Static<typeof ModelObject> {
     ...(m.kind === 'transcription' ? { translates: m.entry.translates === true } : {}),
     context_length: m.entry.contextLength,
     languages: m.entry.languages,
-    pricing: { currency: 'INR', unit: PRICE_UNIT[m.kind], input: m.entry.priceInr.input, output: m.entry.priceInr.output },
+    pricing: { currency: 'INR', unit: PRICE_UNIT[m.kind], ...priceOf(m.entry.priceInr) },
     residency: [...new Set(m.routes.map((r) => r.provider.entry.residency))],
     available: m.usableRoutes.length > 0,
     routes: m.routes.map((r) => ({
@@ -86,7 +91,16 @@ function toObject(m: Model, created: number): Static<typeof ModelObject> {
       residency: r.provider.entry.residency,
       configured: r.provider.configured,
       health: 'closed',
-      pricing: r.priceInr,
+      pricing: priceOf(r.priceInr),
     })),
+  };
+}
+
+/** The catalog's price in the API's names, the cache prices only where the catalog has them. */
+function priceOf(p: Route['priceInr']): Static<typeof Price> {
+  return {
+    input: p.input, output: p.output,
+    ...(p.cachedInput === undefined ? {} : { cached_input: p.cachedInput }),
+    ...(p.cacheWrite === undefined ? {} : { cache_write: p.cacheWrite }),
   };
 }

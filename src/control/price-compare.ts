@@ -9,7 +9,10 @@ import type { Logger } from '../lib/logger.js';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
 import { readBounded } from './bounded-body.js';
 
-const PerMillion = Type.Object({ input: Type.Number(), output: Type.Number() }, { description: '₹ per 1M tokens' });
+const PerMillion = Type.Object({
+  input: Type.Number(), output: Type.Number(),
+  cached_input: Type.Optional(Type.Number({ description: 'input read from the prompt cache, where priced' })),
+}, { description: '₹ per 1M tokens' });
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 export const PriceCompareBody = Type.Object({
@@ -31,6 +34,7 @@ export type PriceCompare = Static<typeof PriceCompareBody>;
 interface Listed {
   input: number;
   output: number;
+  cachedInput?: number;
 }
 
 /**
@@ -42,7 +46,7 @@ interface Listed {
  */
 export class PriceComparer {
   readonly #cfg: Config['pricingCompare'];
-  readonly #models: { model: string; compareId: string; input: number; output: number }[];
+  readonly #models: { model: string; compareId: string; input: number; output: number; cachedInput?: number }[];
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #dispatchers: ProxyDispatchers;
@@ -56,7 +60,10 @@ export class PriceComparer {
     this.#log = log;
     this.#dispatchers = outbound;
     this.#models = [...catalog.models.values()].filter((m) => m.entry.compareId !== undefined)
-      .map((m) => ({ model: m.id, compareId: m.entry.compareId!, input: m.entry.priceInr.input, output: m.entry.priceInr.output }));
+      .map((m) => ({
+        model: m.id, compareId: m.entry.compareId!, input: m.entry.priceInr.input, output: m.entry.priceInr.output,
+        cachedInput: m.entry.priceInr.cachedInput,
+      }));
   }
 
   read(): Promise<PriceCompare> {
@@ -91,11 +98,12 @@ export class PriceComparer {
       stale: false,
       data: this.#models.map((m) => {
         const l = listed.get(m.compareId);
-        const other = l === undefined ? null : { input: inr(l.input), output: inr(l.output) };
+        const other = l === undefined ? null
+          : { input: inr(l.input), output: inr(l.output), ...(l.cachedInput === undefined ? {} : { cached_input: inr(l.cachedInput) }) };
         return {
           model: m.model,
           compare_id: m.compareId,
-          gateway: { input: m.input, output: m.output },
+          gateway: { input: m.input, output: m.output, ...(m.cachedInput === undefined ? {} : { cached_input: m.cachedInput }) },
           other,
           difference_pct: other === null ? null : { input: pct(m.input, other.input), output: pct(m.output, other.output) },
         };
@@ -119,17 +127,18 @@ export class PriceComparer {
   }
 }
 
-/** `{data: [{id, pricing: {prompt, completion}}]}` with USD a token as strings or numbers. */
+/** `{data: [{id, pricing: {prompt, completion, input_cache_read?}}]}` with USD a token as strings or numbers. */
 function parseList(doc: unknown): Map<string, Listed> {
   const data = (doc as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new Error('the answer has no data list');
   const out = new Map<string, Listed>();
-  for (const m of data as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown } }[]) {
+  for (const m of data as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown; input_cache_read?: unknown } }[]) {
     if (typeof m?.id !== 'string' || m.pricing === undefined || m.pricing === null) continue;
     const input = Number(m.pricing.prompt);
     const output = Number(m.pricing.completion ?? 0);
     if (!Number.isFinite(input) || !Number.isFinite(output) || input < 0 || output < 0) continue;
-    out.set(m.id, { input, output });
+    const cached = m.pricing.input_cache_read === undefined ? NaN : Number(m.pricing.input_cache_read);
+    out.set(m.id, Number.isFinite(cached) && cached >= 0 ? { input, output, cachedInput: cached } : { input, output });
   }
   return out;
 }

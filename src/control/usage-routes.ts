@@ -20,7 +20,13 @@ const DAY_MS = 86_400_000;
 const Int = Type.Integer();
 const Inr = Type.Number({ description: '₹' });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const volume = { requests: Int, prompt_tokens: Int, completion_tokens: Int, cost: Inr };
+const volume = {
+  requests: Int, prompt_tokens: Int, completion_tokens: Int,
+  cached_tokens: Type.Integer({ description: 'of prompt_tokens: read from the provider\'s prompt cache, billed at the cached-input price' }),
+  cache_write_tokens: Type.Integer({ description: 'of prompt_tokens: written to the provider\'s prompt cache, billed at the cache-write price' }),
+  reasoning_tokens: Type.Integer({ description: 'of completion_tokens: spent reasoning, billed at the output price' }),
+  cost: Inr,
+};
 const Volume = Type.Object(volume);
 const Day = Type.String({ description: 'IST calendar day, YYYY-MM-DD' });
 const DayModel = Type.Object({ day: Day, model: Type.String(), ...volume });
@@ -50,7 +56,8 @@ const EventsBody = Type.Object({
   data: Type.Array(Type.Object({
     at: Type.String(), request_id: Type.String(), key_id: Type.String(), key_prefix: Nullable(Type.String()), endpoint: Type.String(),
     model: Type.String(), provider: Nullable(Type.String()), attempt: Int, status: Int, error_code: Nullable(Type.String()),
-    prompt_tokens: Int, completion_tokens: Int, cost: Inr, latency_ms: Type.Number(), ttfb_ms: Nullable(Type.Number()),
+    prompt_tokens: Int, completion_tokens: Int, cached_tokens: volume.cached_tokens, cache_write_tokens: volume.cache_write_tokens,
+    reasoning_tokens: volume.reasoning_tokens, cost: Inr, latency_ms: Type.Number(), ttfb_ms: Nullable(Type.Number()),
     streamed: Type.Boolean(), billable: Type.Boolean(), byok: Type.Boolean(),
     usage_estimated: Type.Boolean({ description: 'the provider reported no usage; tokens and cost are the gateway\'s estimate' }),
     units: Type.Integer({ description: 'audio: seconds heard (transcriptions) or characters spoken (speech); 0 for token-billed requests' }),
@@ -65,15 +72,21 @@ interface Tally {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
   costMicros: number;
 }
 
-const tally = (): Tally => ({ requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 });
+const tally = (): Tally => ({ requests: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costMicros: 0 });
 
 function add(t: Tally, c: UsageCell): void {
   t.requests += c.requests;
   t.promptTokens += c.promptTokens;
   t.completionTokens += c.completionTokens;
+  t.cachedTokens += c.cachedTokens;
+  t.cacheWriteTokens += c.cacheWriteTokens;
+  t.reasoningTokens += c.reasoningTokens;
   t.costMicros += c.costMicros;
 }
 
@@ -83,7 +96,10 @@ function tallyIn<K>(m: Map<K, Tally>, k: K, c: UsageCell): void {
   add(t, c);
 }
 
-const volumeOf = (t: Tally) => ({ requests: t.requests, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, cost: microsToInr(t.costMicros) });
+const volumeOf = (t: Tally) => ({
+  requests: t.requests, prompt_tokens: t.promptTokens, completion_tokens: t.completionTokens, cached_tokens: t.cachedTokens,
+  cache_write_tokens: t.cacheWriteTokens, reasoning_tokens: t.reasoningTokens, cost: microsToInr(t.costMicros),
+});
 
 /** Most spend first, then most requests, then by name, so equal rows keep a stable order. */
 const bySpend = <K extends string>([ak, a]: [K, Tally], [bk, b]: [K, Tally]) =>
@@ -269,7 +285,8 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
             data: page.rows.map((r) => ({
               at: new Date(r.at).toISOString(), request_id: r.request_id, key_id: r.key_id, key_prefix: r.key_prefix,
               endpoint: r.endpoint, model: r.model, provider: r.provider, attempt: r.attempt, status: r.status, error_code: r.error_code,
-              prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: microsToInr(r.cost_micros),
+              prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cached_tokens: r.cached_tokens,
+              cache_write_tokens: r.cache_write_tokens, reasoning_tokens: r.reasoning_tokens, cost: microsToInr(r.cost_micros),
               latency_ms: r.latency_ms, ttfb_ms: r.ttfb_ms, streamed: r.streamed === 1, billable: r.billable === 1, byok: r.byok === 1,
               usage_estimated: r.usage_estimated === 1, units: r.units, usage_clamped: r.usage_clamped === 1,
             })),

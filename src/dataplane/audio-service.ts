@@ -157,7 +157,7 @@ export class AudioService {
     this.#d.usage.record({
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint: job.endpoint,
       model: job.model, provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode, promptTokens: 0,
-      completionTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
+      completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
       billable, usageEstimated, queueMs, usageClamped: false,
     });
   }

@@ -146,9 +146,8 @@ export class InferenceService {
       contextLength: a.route.contextLength });
     const u = clamped ?? reported;
     if (clamped !== null) {
-      this.#d.log.warn('provider reported more usage than the request could have used; billed at the bounds', {
-        requestId, provider: a.route.provider.id, route: a.route.id, reported: { prompt: reported.promptTokens, completion: reported.completionTokens },
-        billed: { prompt: u.promptTokens, completion: u.completionTokens },
+      this.#d.log.warn('provider reported more usage than the request could have used (or cached parts beyond its totals); billed at the bounds', {
+        requestId, provider: a.route.provider.id, route: a.route.id, reported, billed: u,
       });
     }
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
@@ -166,7 +165,8 @@ export class InferenceService {
     const r: UsageRecord = {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
-      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, units: 0, costMicros: cost,
+      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, cachedTokens: usage?.cachedTokens ?? 0,
+      cacheWriteTokens: usage?.cacheWriteTokens ?? 0, reasoningTokens: usage?.reasoningTokens ?? 0, units: 0, costMicros: cost,
       latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, queueMs, usageClamped,
     };
     this.#d.usage.record(r);

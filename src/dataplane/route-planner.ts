@@ -240,7 +240,7 @@ export class RoutePlanner {
     }
     const route: Route = {
       id: `${provider.id}:${upstreamModel}`, provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0, outputMicrosPerUnit: 0, direct: true,
-      contextLength: UNKNOWN_CONTEXT,
+      cachedInputMicrosPerUnit: 0, cacheWriteMicrosPerUnit: 0, contextLength: UNKNOWN_CONTEXT,
     };
     if (ext.dataPolicy !== null && !POLICY[ext.dataPolicy](route)) {
       throw errors.noRoute(modelId, `${provider.id} does not meet data_policy ${ext.dataPolicy}`);
@@ -267,7 +267,7 @@ export class RoutePlanner {
     if (ext.dataPolicy !== null) throw errors.noRoute(modelId, `a registered endpoint's data handling is unknown, so it meets no data_policy`);
     const route: Route = {
       id: `${ep.provider.id}:${upstreamModel}`, provider: ep.provider, upstreamModel, priceInr: FREE, inputMicrosPerUnit: 0,
-      outputMicrosPerUnit: 0, direct: true, contextLength: UNKNOWN_CONTEXT,
+      outputMicrosPerUnit: 0, cachedInputMicrosPerUnit: 0, cacheWriteMicrosPerUnit: 0, direct: true, contextLength: UNKNOWN_CONTEXT,
     };
     return [{ route, headers: ep.headers, byok: true, secret: ep.provider.apiKey }];
   }

@@ -18,6 +18,10 @@ export function estimateUsage(endpoint: TokenEndpoint, body: InferenceBody, text
   return {
     promptTokens: estimatePromptTokens(endpoint, body.payload),
     completionTokens: endpoint === 'embeddings' ? 0 : cap !== null && completion > cap ? cap : completion,
+    // Nothing is known of the provider's cache or reasoning: all input is billed as uncached.
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
   };
 }
 

@@ -16,6 +16,12 @@ export interface UsageRecord {
   errorCode: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens: read from the provider's prompt cache. */
+  cachedTokens: number;
+  /** Of promptTokens: written to the provider's prompt cache. */
+  cacheWriteTokens: number;
+  /** Of completionTokens: spent reasoning. */
+  reasoningTokens: number;
   /** What an audio request is billed on: seconds of audio (transcriptions), characters (speech); 0 otherwise. */
   units: number;
   costMicros: number;

@@ -32,8 +32,16 @@ export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['dat
   for (const m of models) {
     const price = m.pricing.unit === 'per_minute' ? `₹${m.pricing.input} per minute of audio`
       : m.pricing.unit === 'per_1m_characters' ? `₹${m.pricing.input} per 1M characters`
-        : `${m.context_length} tokens of context, ₹${m.pricing.input} in / ₹${m.pricing.output} out per 1M tokens`;
+        : `${m.context_length} tokens of context, ₹${m.pricing.input} in${cacheNote(m.pricing)} / ₹${m.pricing.output} out per 1M tokens`;
     lines.push(`- ${m.id}: ${m.name}; ${m.kind}, ${price}${m.available ? '' : ' (no provider configured on this gateway)'}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The cache prices after the input price, when the catalog has them: ` (cached ₹6.6, cache write ₹330)`. */
+function cacheNote(p: { cached_input?: number; cache_write?: number }): string {
+  const parts: string[] = [];
+  if (p.cached_input !== undefined) parts.push(`cached ₹${p.cached_input}`);
+  if (p.cache_write !== undefined) parts.push(`cache write ₹${p.cache_write}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }

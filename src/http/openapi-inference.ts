@@ -23,7 +23,7 @@ const Usage = {
     prompt_tokens: { type: 'integer' },
     completion_tokens: { type: 'integer' },
     total_tokens: { type: 'integer' },
-    prompt_tokens_details: { type: 'object', properties: { cached_tokens: { type: 'integer' } } },
+    prompt_tokens_details: { type: 'object', properties: { cached_tokens: { type: 'integer' }, cache_write_tokens: { type: 'integer', description: 'input tokens written to the provider\'s prompt cache (Anthropic), part of prompt_tokens' } } },
     completion_tokens_details: { type: 'object', properties: { reasoning_tokens: { type: 'integer' } } },
   },
 };

@@ -15,12 +15,13 @@ export interface EncodedBatch {
 }
 
 /** Slots of one row, in UsageTuple order; text fields hold a string index, or -1 for null. */
-const WIDTH = 24;
+const WIDTH = 27;
 const enum Slot {
   At, RequestId, OrgId, WorkspaceId, KeyId, Endpoint, Model, Provider, Route, Attempt, Status, ErrorCode,
   PromptTokens, CompletionTokens, CostMicros, LatencyMs, TtfbMs, Streamed, Byok, Billable, UsageEstimated, Units,
   QueueMs,
   UsageClamped,
+  CachedTokens, CacheWriteTokens, ReasoningTokens,
 }
 /** Rows room is made for at first; it doubles as needed, and a new batch starts at the last one's size. */
 const FIRST_CAPACITY = 16;
@@ -59,6 +60,9 @@ export class UsageBatchBuilder {
     v[o + Slot.Units] = r.units;
     v[o + Slot.QueueMs] = r.queueMs;
     v[o + Slot.UsageClamped] = r.usageClamped ? 1 : 0;
+    v[o + Slot.CachedTokens] = r.cachedTokens;
+    v[o + Slot.CacheWriteTokens] = r.cacheWriteTokens;
+    v[o + Slot.ReasoningTokens] = r.reasoningTokens;
     this.count++;
   }
 
@@ -117,6 +121,7 @@ export function decodeBatch(b: EncodedBatch): UsageTuple[] {
       flag(v[o + Slot.Byok]), flag(v[o + Slot.Billable]), flag(v[o + Slot.UsageEstimated]), v[o + Slot.Units],
       micros(v[o + Slot.QueueMs]),
       flag(v[o + Slot.UsageClamped]),
+      v[o + Slot.CachedTokens], v[o + Slot.CacheWriteTokens], v[o + Slot.ReasoningTokens],
     ];
   }
   return rows;

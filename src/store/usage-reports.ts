@@ -29,12 +29,18 @@ export interface UsageCell {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens: read from the provider's cache. */
+  cachedTokens: number;
+  /** Of promptTokens: written to the provider's cache. */
+  cacheWriteTokens: number;
+  /** Of completionTokens: reasoning. */
+  reasoningTokens: number;
   costMicros: number;
   served: number;
 }
 
 type FoldRow = [day: number, keyId: string, model: string, provider: string | null, requests: number,
-  prompt: number, completion: number, cost: number, served: number, maxId: number];
+  prompt: number, completion: number, cost: number, served: number, maxId: number, cached: number, cacheWrite: number, reasoning: number];
 
 /** What a report reads from an org's rollup: the cells of the IST days from..to, inclusive. */
 export interface OrgUsage {
@@ -65,7 +71,7 @@ class OrgRollup implements OrgUsage {
   }
 
   merge(rows: FoldRow[]): void {
-    for (const [day, keyId, model, provider, requests, prompt, completion, cost, served, maxId] of rows) {
+    for (const [day, keyId, model, provider, requests, prompt, completion, cost, served, maxId, cached, cacheWrite, reasoning] of rows) {
       let cells = this.days.get(day);
       if (cells === undefined) this.days.set(day, (cells = new Map()));
       const ki = this.#intern(keyId);
@@ -76,13 +82,17 @@ class OrgRollup implements OrgUsage {
       if (c === undefined) {
         cells.set(k, {
           day, keyId: this.#names[ki - 1], model: this.#names[mi - 1], provider: pi === 0 ? null : this.#names[pi - 1],
-          requests, promptTokens: prompt, completionTokens: completion, costMicros: cost, served,
+          requests, promptTokens: prompt, completionTokens: completion, cachedTokens: cached, cacheWriteTokens: cacheWrite,
+          reasoningTokens: reasoning, costMicros: cost, served,
         });
         this.size++;
       } else {
         c.requests += requests;
         c.promptTokens += prompt;
         c.completionTokens += completion;
+        c.cachedTokens += cached;
+        c.cacheWriteTokens += cacheWrite;
+        c.reasoningTokens += reasoning;
         c.costMicros += cost;
         c.served += served;
       }
@@ -96,7 +106,8 @@ class OrgRollup implements OrgUsage {
 }
 
 const FOLD = `SELECT (at + ${IST_OFFSET_MS}) / ${DAY_MS}, key_id, model, provider, SUM(attempt = 0),
-  SUM(prompt_tokens * billable), SUM(completion_tokens * billable), SUM(cost_micros * billable), SUM(billable), MAX(id)
+  SUM(prompt_tokens * billable), SUM(completion_tokens * billable), SUM(cost_micros * billable), SUM(billable), MAX(id),
+  SUM(cached_tokens * billable), SUM(cache_write_tokens * billable), SUM(reasoning_tokens * billable)
   FROM usage WHERE org_id = ? AND id > ?`;
 
 /** The report queries, named so that tests and the bench can EXPLAIN exactly what runs. */
@@ -216,7 +227,7 @@ function eventsSql(f: EventFilter, floored: boolean): string {
   else if (f.status !== undefined) where.push('+u.status = ?');
   return `SELECT u.id, u.at, u.request_id, u.key_id, k.prefix AS key_prefix, u.endpoint, u.model, u.provider, u.attempt,
       u.status, u.error_code, u.prompt_tokens, u.completion_tokens, u.cost_micros, u.latency_ms, u.ttfb_ms, u.streamed, u.byok, u.billable,
-      u.usage_estimated, u.units, u.usage_clamped
+      u.usage_estimated, u.units, u.usage_clamped, u.cached_tokens, u.cache_write_tokens, u.reasoning_tokens
     FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id AND k.org_id = u.org_id
     WHERE ${where.join(' AND ')} ORDER BY u.id DESC LIMIT ?`;
 }

@@ -10,6 +10,7 @@ export type UsageTuple = [
   streamed: 0 | 1, byok: 0 | 1, billable: 0 | 1, usageEstimated: 0 | 1, units: number,
   queueMs: number,
   usageClamped: 0 | 1,
+  cachedTokens: number, cacheWriteTokens: number, reasoningTokens: number,
 ];
 
 const F = { at: 0, orgId: 2, workspaceId: 3, keyId: 4, attempt: 9, cost: 14, billable: 19 } as const;
@@ -23,8 +24,8 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
   const insert = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route,
     attempt, status, error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable,
     usage_estimated, units,
-    queue_ms, usage_clamped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-    ?)`);
+    queue_ms, usage_clamped, cached_tokens, cache_write_tokens, reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const debit = db.prepare('UPDATE orgs SET balance_micros = balance_micros - ? WHERE id = ?');
   const spend = db.prepare(`INSERT INTO monthly_spend (scope_id, ist_month, spent_micros) VALUES (?, ?, ?)
     ON CONFLICT(scope_id, ist_month) DO UPDATE SET spent_micros = spent_micros + excluded.spent_micros`);
@@ -117,6 +118,12 @@ export interface UsageRow {
   usage_estimated: number;
   units: number;
   usage_clamped: number;
+  /** Of prompt_tokens: read from the provider's prompt cache. */
+  cached_tokens: number;
+  /** Of prompt_tokens: written to the provider's prompt cache. */
+  cache_write_tokens: number;
+  /** Of completion_tokens: spent reasoning. */
+  reasoning_tokens: number;
 }
 
 export interface TailFilter {

@@ -1,34 +1,56 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { TokenUsage } from '../../src/lib/usage-scan.js';
 import { clampUsage, PROMPT_ALLOWANCE, type UsageRequest } from '../../src/billing/usage-bounds.js';
+
+/** Canonical usage: cached and cache-write parts of the prompt, reasoning a part of the completion. */
+const u = (promptTokens: number, completionTokens: number, cachedTokens = 0, cacheWriteTokens = 0, reasoningTokens = 0): TokenUsage =>
+  ({ promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens });
 
 const text: UsageRequest = {
   endpoint: 'chat', payload: { messages: [{ role: 'user', content: 'hi' }] }, bytes: 100, maxTokens: null, contextLength: 8_192,
 };
 
 test('usage within the bounds is left alone, with nothing allocated', () => {
-  assert.is(clampUsage({ promptTokens: 100 + PROMPT_ALLOWANCE, completionTokens: 8_192 }, text), null);
+  assert.is(clampUsage(u(100 + PROMPT_ALLOWANCE, 8_192), text), null);
 });
 
 test('a text prompt is cut to its bytes plus the allowance, and output to max_tokens', () => {
-  assert.equal(clampUsage({ promptTokens: 1e15, completionTokens: 1e15 }, { ...text, maxTokens: 20 }),
-    { promptTokens: 100 + PROMPT_ALLOWANCE, completionTokens: 20 });
+  assert.equal(clampUsage(u(1e15, 1e15), { ...text, maxTokens: 20 }),
+    u(100 + PROMPT_ALLOWANCE, 20));
 });
 
 test('counts too long for a double (Infinity) are cut like any other', () => {
-  assert.equal(clampUsage({ promptTokens: Infinity, completionTokens: Infinity }, text), { promptTokens: 100 + PROMPT_ALLOWANCE, completionTokens: 8_192 });
+  assert.equal(clampUsage(u(Infinity, Infinity), text), u(100 + PROMPT_ALLOWANCE, 8_192));
 });
 
 test('a prompt with an image part is bounded by the context window only', () => {
   const payload = { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' } }] }] };
-  assert.is(clampUsage({ promptTokens: 5_000, completionTokens: 1 }, { ...text, payload }), null);
-  assert.equal(clampUsage({ promptTokens: 9_000, completionTokens: 1 }, { ...text, payload }), { promptTokens: 8_192, completionTokens: 1 });
+  assert.is(clampUsage(u(5_000, 1), { ...text, payload }), null);
+  assert.equal(clampUsage(u(9_000, 1), { ...text, payload }), u(8_192, 1));
 });
 
 test('max_tokens above the context window still stops at the window; embeddings generate nothing', () => {
-  assert.equal(clampUsage({ promptTokens: 1, completionTokens: 1e9 }, { ...text, maxTokens: 1e12 }), { promptTokens: 1, completionTokens: 8_192 });
-  assert.equal(clampUsage({ promptTokens: 5, completionTokens: 3 }, { ...text, endpoint: 'embeddings', payload: { input: 'x' } }),
-    { promptTokens: 5, completionTokens: 0 });
+  assert.equal(clampUsage(u(1, 1e9), { ...text, maxTokens: 1e12 }), u(1, 8_192));
+  assert.equal(clampUsage(u(5, 3), { ...text, endpoint: 'embeddings', payload: { input: 'x' } }),
+    u(5, 0));
+});
+
+test('cache and reasoning parts within their totals are left alone', () => {
+  assert.is(clampUsage(u(1_000, 300, 600, 400, 300), text), null);
+});
+
+test('cached reads plus cache writes beyond the prompt are cut to it, reads kept first; the usage is marked clamped', () => {
+  assert.equal(clampUsage(u(1_000, 10, 1_200, 500), text), u(1_000, 10, 1_000, 0));
+  assert.equal(clampUsage(u(1_000, 10, 700, 500), text), u(1_000, 10, 700, 300));
+});
+
+test('reasoning beyond the completion is cut to it', () => {
+  assert.equal(clampUsage(u(10, 300, 0, 0, 301), text), u(10, 300, 0, 0, 300));
+});
+
+test('a prompt cut to its bounds takes its cached part down with it', () => {
+  assert.equal(clampUsage(u(1e6, 1, 900_000), text), u(100 + PROMPT_ALLOWANCE, 1, 100 + PROMPT_ALLOWANCE));
 });
 
 test.run();

@@ -17,7 +17,7 @@ async function startSource(): Promise<Source> {
     fetches: 0,
     answer: { status: 200, body: JSON.stringify({ data: [
       { id: 'meta-llama/llama-3.3-70b-instruct', pricing: { prompt: '0.0000006', completion: '0.0000008' } },
-      { id: 'openai/gpt-4o-mini', pricing: { prompt: 0.00000015, completion: 0.0000006 } },
+      { id: 'openai/gpt-4o-mini', pricing: { prompt: 0.00000015, completion: 0.0000006, input_cache_read: '0.000000075' } },
       { id: 'sarvamai/sarvam-m', pricing: { prompt: '0', completion: '0' } },
       { id: 'broken', pricing: { prompt: 'n/a' } },
     ] }) },
@@ -62,6 +62,8 @@ test('the catalog beside the other router\'s prices in INR, fetched once and the
     other: { input: 52.8, output: 70.4 }, difference_pct: { input: 13.6, output: -0.6 },
   });
   assert.equal(byModel['gpt-4o-mini'].difference_pct, { input: 0, output: 0 });
+  assert.equal([byModel['gpt-4o-mini'].gateway, byModel['gpt-4o-mini'].other], [{ input: 13.2, output: 52.8, cached_input: 6.6 },
+    { input: 13.2, output: 52.8, cached_input: 6.6 }], 'cached-input prices on both sides where each has one');
   assert.equal(byModel['sarvam-m'].difference_pct, { input: null, output: null }, 'no percentage of a free price');
   assert.equal([byModel['gpt-4o'].other, byModel['gpt-4o'].difference_pct], [null, null], 'not listed there');
   await compare();

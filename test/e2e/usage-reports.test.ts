@@ -119,11 +119,13 @@ test.after(async () => {
 
 // k1's live traffic: 3 plain groq answers, a groq stream of 4 chunks, a groq 500 served by
 // together, a request both routes failed, and one sandbox echo.
+/** No cached, cache-write or reasoning tokens: neither mock provider reports any. */
+const NO_PARTS = { cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
 const K1_COST = 3 * costOf(GROQ, 11, 7) + costOf(GROQ, 11, 4) + costOf(TOGETHER, 11, 7);
 const k1Volume = () => ({
-  requests: 7, prompt_tokens: 5 * 11 + echo.prompt_tokens, completion_tokens: 3 * 7 + 4 + 7 + echo.completion_tokens, cost: inr(K1_COST),
+  requests: 7, prompt_tokens: 5 * 11 + echo.prompt_tokens, completion_tokens: 3 * 7 + 4 + 7 + echo.completion_tokens, ...NO_PARTS, cost: inr(K1_COST),
 });
-const zero = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+const zero = { requests: 0, prompt_tokens: 0, completion_tokens: 0, ...NO_PARTS, cost: 0 };
 
 test('the live traffic reached the ledger as 9 attempts for 7 requests', () => {
   assert.is(rowsOf(aliceOrg), 9 + 5);
@@ -138,8 +140,8 @@ test('GET /me/usage: per key today and 30 days, requests from first attempts, to
   assert.equal(Object.keys(byName).sort(), ['idle', 'k1', 'k2', 'pager']);
   assert.equal(byName.k1, { id: keys.k1.id, prefix: keys.k1.prefix, name: 'k1', status: 'active', today: k1Volume(), last_30_days: k1Volume() });
   // k2: B+C is today (one request, C's tokens and cost); A is yesterday; D opens the window; E is outside it.
-  assert.equal(byName.k2.today, { requests: 1, prompt_tokens: 200, completion_tokens: 20, cost: 2.5 });
-  assert.equal(byName.k2.last_30_days, { requests: 3, prompt_tokens: 301, completion_tokens: 31, cost: inr(3_500_010) });
+  assert.equal(byName.k2.today, { requests: 1, prompt_tokens: 200, completion_tokens: 20, ...NO_PARTS, cost: 2.5 });
+  assert.equal(byName.k2.last_30_days, { requests: 3, prompt_tokens: 301, completion_tokens: 31, ...NO_PARTS, cost: inr(3_500_010) });
   assert.equal(byName.idle.today, zero);
   assert.equal(byName.idle.last_30_days, zero);
 });
@@ -149,14 +151,14 @@ test('GET /me/usage/daily: the last 30 IST days by day and model, split at 18:30
   assert.equal({ from: body.from, to: body.to }, { from: dayOf(-29), to: TODAY });
   const llama = k1Volume();
   assert.equal(body.data, [
-    { day: dayOf(-29), model: 'probe/ist', requests: 1, prompt_tokens: 1, completion_tokens: 1, cost: inr(10) },
-    { day: dayOf(-1), model: 'probe/ist', requests: 1, prompt_tokens: 100, completion_tokens: 10, cost: 1 },
+    { day: dayOf(-29), model: 'probe/ist', requests: 1, prompt_tokens: 1, completion_tokens: 1, ...NO_PARTS, cost: inr(10) },
+    { day: dayOf(-1), model: 'probe/ist', requests: 1, prompt_tokens: 100, completion_tokens: 10, ...NO_PARTS, cost: 1 },
     {
       day: TODAY, model: 'llama-3.3-70b-instruct', requests: 6, prompt_tokens: llama.prompt_tokens - echo.prompt_tokens,
-      completion_tokens: llama.completion_tokens - echo.completion_tokens, cost: inr(K1_COST),
+      completion_tokens: llama.completion_tokens - echo.completion_tokens, ...NO_PARTS, cost: inr(K1_COST),
     },
-    { day: TODAY, model: 'probe/ist', requests: 1, prompt_tokens: 200, completion_tokens: 20, cost: 2.5 },
-    { day: TODAY, model: 'sandbox/echo', requests: 1, prompt_tokens: echo.prompt_tokens, completion_tokens: echo.completion_tokens, cost: 0 },
+    { day: TODAY, model: 'probe/ist', requests: 1, prompt_tokens: 200, completion_tokens: 20, ...NO_PARTS, cost: 2.5 },
+    { day: TODAY, model: 'sandbox/echo', requests: 1, prompt_tokens: echo.prompt_tokens, completion_tokens: echo.completion_tokens, ...NO_PARTS, cost: 0 },
   ]);
 });
 
@@ -165,7 +167,7 @@ test('GET /me/activity: totals, top models and keys by spend, and the per-provid
   assert.equal({ from: body.from, to: body.to }, { from: dayOf(-29), to: TODAY });
   const k1 = k1Volume();
   assert.equal(body.totals, {
-    requests: 10, prompt_tokens: k1.prompt_tokens + 301, completion_tokens: k1.completion_tokens + 31, cost: inr(K1_COST + 3_500_010),
+    requests: 10, prompt_tokens: k1.prompt_tokens + 301, completion_tokens: k1.completion_tokens + 31, ...NO_PARTS, cost: inr(K1_COST + 3_500_010),
   });
   assert.is(body.daily.length, 5);
   assert.equal(body.top_models.map((m: any) => [m.model, m.requests, m.cost]), [
@@ -187,10 +189,10 @@ test('GET /me/activity: totals, top models and keys by spend, and the per-provid
 
 test('GET /me/activity?from&to counts IST dates inclusively on both sides of a midnight', async () => {
   const outside = await getOk(alice, `/me/activity?from=${dayOf(-30)}&to=${dayOf(-30)}`);
-  assert.equal(outside.totals, { requests: 1, prompt_tokens: 1_000, completion_tokens: 1_000, cost: 7 });
+  assert.equal(outside.totals, { requests: 1, prompt_tokens: 1_000, completion_tokens: 1_000, ...NO_PARTS, cost: 7 });
   assert.equal(outside.daily.map((d: any) => d.day), [dayOf(-30)]);
   const yesterday = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${dayOf(-1)}`);
-  assert.equal(yesterday.totals, { requests: 1, prompt_tokens: 100, completion_tokens: 10, cost: 1 });
+  assert.equal(yesterday.totals, { requests: 1, prompt_tokens: 100, completion_tokens: 10, ...NO_PARTS, cost: 1 });
   const twoDays = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${TODAY}`);
   assert.is(twoDays.totals.requests, 7 + 2);
   const aYear = await getOk(alice, `/me/activity?from=${dayOf(-365)}&to=${TODAY}`);
@@ -214,7 +216,7 @@ test('GET /me/activity/events: one row per attempt, newest first, with key prefi
   const first = body.data.find((e: any) => e.request_id === liveIds[0]);
   assert.equal({ ...first, at: 0, latency_ms: 0, ttfb_ms: 0 }, {
     at: 0, request_id: liveIds[0], key_id: keys.k1.id, key_prefix: keys.k1.prefix, endpoint: 'chat', model: 'llama-3.3-70b-instruct',
-    provider: 'groq', attempt: 0, status: 200, error_code: null, prompt_tokens: 11, completion_tokens: 7, cost: 0.001059,
+    provider: 'groq', attempt: 0, status: 200, error_code: null, prompt_tokens: 11, completion_tokens: 7, ...NO_PARTS, cost: 0.001059,
     latency_ms: 0, ttfb_ms: 0, streamed: false, billable: true, byok: false, usage_estimated: false, units: 0, usage_clamped: false,
   });
   assert.ok(Date.parse(first.at) >= MIDNIGHT + 20_000, 'times come from the gateway clock');

@@ -8,7 +8,8 @@ function record(extra: Partial<UsageRecord> = {}): UsageRecord {
     at: 1_795_000_000_123, requestId: 'boot-1', orgId: 'org_a', workspaceId: 'ws_a', keyId: 'key_a', endpoint: 'chat',
     model: 'gpt-4o-mini', provider: 'openai', route: 'openai:gpt-4o-mini', attempt: 0, status: 200, errorCode: null,
     promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
-    streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false, ...extra,
+    streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, ...extra,
   };
 }
 
@@ -25,13 +26,21 @@ test('records come back as the writer\'s rows, across a structured clone, in ord
   assert.is(b.count, 3);
   const rows = decodeBatch(structuredClone(b.take()));
   assert.equal(rows[0], [1_795_000_000_123, 'boot-1', 'org_a', 'ws_a', 'key_a', 'chat', 'gpt-4o-mini', 'openai', 'openai:gpt-4o-mini',
-    0, 200, null, 11, 7, 1_059, 12.5, 3.25, 0, 0, 1, 0, 0, 0, 0]);
+    0, 200, null, 11, 7, 1_059, 12.5, 3.25, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
   assert.equal(rows[1].slice(7, 12), [null, null, 1, 502, 'connect_error']);
-  assert.equal(rows[1].slice(16), [null, 1, 1, 0, 1, 61, 250, 1]);
+  assert.equal(rows[1].slice(16), [null, 1, 1, 0, 1, 61, 250, 1, 0, 0, 0]);
   assert.is(rows[2][6], 'together/meta-llama/Llama-3.3 "70B"\n\u0000नमस्ते');
   assert.is(rows[2][14], 3_000_000_000_000);
   assert.is(rows[2][15], 0.123, 'times are kept to the microsecond');
   assert.is(rows[2][16], 0);
+});
+
+test('cached, cache-write and reasoning tokens cross in their own slots, after the older columns', () => {
+  const b = new UsageBatchBuilder();
+  b.add(record({ promptTokens: 2_000, completionTokens: 300, cachedTokens: 1_500, cacheWriteTokens: 250, reasoningTokens: 120 }));
+  const [row] = decodeBatch(structuredClone(b.take()));
+  assert.equal([row[12], row[13]], [2_000, 300]);
+  assert.equal(row.slice(24), [1_500, 250, 120]);
 });
 
 test('each distinct string crosses once per batch, and a new batch starts empty', () => {
@@ -40,7 +49,7 @@ test('each distinct string crosses once per batch, and a new batch starts empty'
   const first = b.take();
   // 600 request ids, plus org, workspace, key, endpoint, model, provider and route once each.
   assert.is(first.strings.length, 607);
-  assert.is(first.values.length, 600 * 24);
+  assert.is(first.values.length, 600 * 27);
   assert.is(b.count, 0);
   b.add(record({ requestId: 'next' }));
   const second = b.take();

@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import { DONE_NOT_HERE, SseScanner } from '../../src/lib/sse-scanner.js';
 import { scanUsage } from '../../src/lib/usage-scan.js';
 
+/** Canonical usage with no cache or reasoning parts. */
+const plain = (promptTokens: number, completionTokens: number) =>
+  ({ promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
 const chunk = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 const USAGE = { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46 };
 const STREAM = chunk({ choices: [{ delta: { content: 'a' } }], usage: null })
@@ -12,7 +15,7 @@ const STREAM = chunk({ choices: [{ delta: { content: 'a' } }], usage: null })
 test('finds usage in the final chunk and the [DONE] marker, ignoring usage: null chunks', () => {
   const s = new SseScanner();
   s.push(Buffer.from(STREAM));
-  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+  assert.equal(s.usage, plain(12, 34));
   assert.is(s.done, true);
   assert.is(s.atEventBoundary, true);
 });
@@ -22,7 +25,7 @@ test('finds them whatever the chunk boundaries, even split inside the usage key 
   for (let size = 1; size <= 40; size++) {
     const s = new SseScanner();
     for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
-    assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 }, `chunk size ${size}`);
+    assert.equal(s.usage, plain(12, 34), `chunk size ${size}`);
     assert.is(s.done, true, `chunk size ${size}`);
   }
 });
@@ -45,7 +48,7 @@ test('a line that never ends is forwarded unscanned and the lines after it are s
   assert.is(s.usage, null, 'usage inside the overlong line is not read');
   assert.is(s.atEventBoundary, true);
   s.push(Buffer.from(chunk({ choices: [], usage: USAGE }) + 'data: [DONE]\n\n'));
-  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+  assert.equal(s.usage, plain(12, 34));
   assert.is(s.done, true);
 });
 
@@ -53,13 +56,13 @@ test('a line split over many chunks below the carry limit is still scanned whole
   const s = new SseScanner();
   const line = Buffer.from(`data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(200_000) } }], usage: USAGE })}\n\n`);
   for (let i = 0; i < line.length; i += 1000) s.push(line.subarray(i, i + 1000));
-  assert.equal(s.usage, { promptTokens: 12, completionTokens: 34 });
+  assert.equal(s.usage, plain(12, 34));
 });
 
 test('scanUsage reads the last usage block of a JSON response without parsing it all', () => {
   const body = Buffer.from(JSON.stringify({ id: 'x', choices: [{ message: { content: '"usage": fake' } }], usage: { prompt_tokens: 5, completion_tokens: 9 } }));
-  assert.equal(scanUsage(body), { promptTokens: 5, completionTokens: 9 });
-  assert.equal(scanUsage(Buffer.from('{"data":[],"usage":{"prompt_tokens":7,"total_tokens":7}}')), { promptTokens: 7, completionTokens: 0 });
+  assert.equal(scanUsage(body), plain(5, 9));
+  assert.equal(scanUsage(Buffer.from('{"data":[],"usage":{"prompt_tokens":7,"total_tokens":7}}')), plain(7, 0));
   assert.is(scanUsage(Buffer.from('{"usage":null}')), null);
   assert.is(scanUsage(Buffer.from('{}')), null);
 });
@@ -70,7 +73,20 @@ test('"usage": null is passed over, spaces or not, and a real usage block after 
   s.push(Buffer.from('data: {"choices":[],"usage" : null}\n\n'));
   assert.is(s.usage, null);
   s.push(Buffer.from('data: {"choices":[],"usage": {"prompt_tokens": 3, "completion_tokens": 4}}\n\n'));
-  assert.equal(s.usage, { promptTokens: 3, completionTokens: 4 });
+  assert.equal(s.usage, plain(3, 4));
+});
+
+test('reads the cached and reasoning parts of the final usage chunk, whatever the chunk boundaries', () => {
+  const usage = { prompt_tokens: 2_000, completion_tokens: 300, total_tokens: 2_300,
+    prompt_tokens_details: { cached_tokens: 1_500, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 120, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } };
+  const bytes = Buffer.from(chunk({ choices: [{ delta: { content: 'a' } }], usage: null }) + chunk({ choices: [], usage }) + 'data: [DONE]\n\n');
+  for (let size = 1; size <= 64; size += 7) {
+    const s = new SseScanner();
+    for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
+    assert.equal(s.usage, { promptTokens: 2_000, completionTokens: 300, cachedTokens: 1_500, cacheWriteTokens: 0, reasoningTokens: 120 },
+      `chunk size ${size}`);
+  }
 });
 
 test('adds up the bytes of generated text: content, reasoning and tool-call arguments, escapes as what they stand for', () => {

@@ -21,7 +21,7 @@ test('a batch spanning IST midnight and a month end counts each row in its own d
     const midnight = Date.parse('2026-11-30T18:30:00.000Z'); // 1 Dec 2026 00:00 IST
     const offsets = [-2, 0, -1, 5, -86_400_000, 1, -3, 86_400_000 - 1, 86_400_000, -1];
     const rows: UsageTuple[] = offsets.map((d, i) => [midnight + d, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m',
-      0, 200, null, 1, 1, 100 + i, 1, null, 0, 0, 1, 0, 0, 0, 0]);
+      0, 200, null, 1, 1, 100 + i, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
     assert.is(usageBatchWriter(db)(rows), rows.length);
 
     const days = new Map<string, number>();

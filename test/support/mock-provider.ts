@@ -8,6 +8,26 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface MockUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Sent as OpenAI does, in `prompt_tokens_details` (with `audio_tokens: 0`), a part of prompt_tokens. */
+  cached_tokens?: number;
+  /** Sent in `prompt_tokens_details` as OpenRouter names it. */
+  cache_write_tokens?: number;
+  /** Sent in `completion_tokens_details` (with OpenAI's other zero counters), a part of completion_tokens. */
+  reasoning_tokens?: number;
+}
+
+/** The JSON of a usage block as OpenAI writes it: the details objects only when a part is given. */
+function usageJson(u: MockUsage): string {
+  let s = `{"prompt_tokens":${u.prompt_tokens},"completion_tokens":${u.completion_tokens},"total_tokens":${u.prompt_tokens + u.completion_tokens}`;
+  if (u.cached_tokens !== undefined || u.cache_write_tokens !== undefined) {
+    s += `,"prompt_tokens_details":{"cached_tokens":${u.cached_tokens ?? 0},"audio_tokens":0`
+      + (u.cache_write_tokens === undefined ? '' : `,"cache_write_tokens":${u.cache_write_tokens}`) + '}';
+  }
+  if (u.reasoning_tokens !== undefined) {
+    s += `,"completion_tokens_details":{"reasoning_tokens":${u.reasoning_tokens},"audio_tokens":0,"accepted_prediction_tokens":0,`
+      + '"rejected_prediction_tokens":0}';
+  }
+  return s + '}';
 }
 
 export type Behavior =
@@ -110,8 +130,7 @@ function chatTail(b: Extract<Behavior, { kind: 'ok' }>): string {
   if (tail === undefined) {
     const u = b.usage === undefined ? { prompt_tokens: MOCK_PROMPT_TOKENS, completion_tokens: 7 } : b.usage;
     tail = `,"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(b.content ?? 'mock reply')}},` +
-      `"finish_reason":"stop"}]` + (u === null ? '}' : `,"usage":{"prompt_tokens":${u.prompt_tokens},` +
-      `"completion_tokens":${u.completion_tokens},"total_tokens":${u.prompt_tokens + u.completion_tokens}}}`);
+      `"finish_reason":"stop"}]` + (u === null ? '}' : `,"usage":${usageJson(u)}}`);
     chatTails.set(b, tail);
   }
   return tail;
@@ -394,8 +413,7 @@ class MockProviderServer implements MockProvider {
     const prefix = 'data: ' + this.#chatHead(body, 'chat.completion.chunk') + ',"choices":';
     let tails = streamEvents(chunks, withUsage);
     if (withUsage && usage !== undefined) {
-      tails = [...tails.slice(0, -1), `[],"usage":{"prompt_tokens":${usage.prompt_tokens},"completion_tokens":${usage.completion_tokens},` +
-        `"total_tokens":${usage.prompt_tokens + usage.completion_tokens}}}\n\n`];
+      tails = [...tails.slice(0, -1), `[],"usage":${usageJson(usage)}}\n\n`];
     }
     res.writeHead(200, SSE_HEADERS);
     if (intervalMs <= 0) {
