@@ -90,6 +90,10 @@ test('a chat completion on a Claude model goes to /v1/messages with Anthropic\'s
   const [row] = await rowsOf(response.headers.get('x-gw-request-id'), 1);
   assert.equal([row.provider, row.route, row.status, row.billable, row.usage_estimated, row.usage_clamped], ['anthropic', `anthropic:${UPSTREAM}`, 200, 1, 0, 0]);
   assert.equal([row.prompt_tokens, row.completion_tokens], [PROMPT_TOKENS, 9], 'cache reads and writes are prompt tokens');
+  assert.equal([row.cached_tokens, row.cache_write_tokens, row.reasoning_tokens], [1800, 200, 0]);
+  // Anthropic's convention (input_tokens excludes the cache) billed once per class: 21 uncached at
+  // ₹264, 1,800 read at ₹26.4 (0.1×), 200 written at ₹330 (1.25×), 9 out at ₹1,320 per 1M.
+  assert.is(row.cost_micros, Math.round(21 * PRICE.input + 1800 * 26.4 + 200 * 330 + 9 * PRICE.output));
 });
 
 test('the ledger bills an uncached answer at the catalog price: input and output tokens × ₹264 / ₹1,320 per 1M', async () => {

@@ -78,6 +78,11 @@ test('a chat completion is served by Gemini generateContent with x-goog-api-key,
   });
   const [row] = await rowsOf(response.headers.get('x-gw-request-id')!);
   assert.equal([row.provider, row.status, row.prompt_tokens, row.completion_tokens, row.usage_estimated], ['gemini', 200, 1200, 40, 0]);
+  const full = row as Row & { cached_tokens: number; cache_write_tokens: number; reasoning_tokens: number };
+  assert.equal([full.cached_tokens, full.cache_write_tokens, full.reasoning_tokens], [1024, 0, 31]);
+  // Gemini's convention (promptTokenCount includes the cached part): 176 uncached at ₹26.4,
+  // 1,024 cached at ₹2.64, 40 out (thoughts included) at ₹220 per 1M.
+  assert.is(row.cost_micros, Math.round(176 * FLASH.input + 1024 * 2.64 + 40 * FLASH.output));
 });
 
 test('the ledger bills Gemini\'s tokens at the catalog price: thinking tokens are output', async () => {

@@ -36,11 +36,12 @@ test('in a stream, message_delta\'s output_tokens is the running total, not an i
 
 test('the gateway\'s usage scan reads the translated answer\'s and stream\'s counts, cache included', () => {
   const answer = Buffer.from(toChatCompletion(fixtureBytes('answer-cached.message.json'), 'm', FIXED_NOW));
-  assert.equal(scanUsage(answer), { promptTokens: 100_298, completionTokens: 503 });
+  assert.equal(scanUsage(answer), { promptTokens: 100_298, completionTokens: 503, cachedTokens: 100_000, cacheWriteTokens: 248, reasoningTokens: 0 });
   const t = new AnthropicStreamTranslator('m', FIXED_NOW);
   const out = t.push(fixtureBytes('stream-tool.sse')) + t.end();
   const usageChunk = sseData(out).find((d: any) => d !== '[DONE]' && d.usage !== undefined) as any;
-  assert.equal(scanUsage(Buffer.from(JSON.stringify(usageChunk))), { promptTokens: 849 + 2048, completionTokens: 47 });
+  assert.equal(scanUsage(Buffer.from(JSON.stringify(usageChunk))), { promptTokens: 849 + 2048, completionTokens: 47, cachedTokens: 2048,
+    cacheWriteTokens: 0, reasoningTokens: 0 });
 });
 
 test.run();

@@ -25,7 +25,8 @@ test('a Gemini answer becomes a chat.completion: thoughts left out of the text, 
 
 test('the data plane\'s usage scan reads the translated answer\'s counts: cached tokens inside prompt_tokens, thoughts inside completion_tokens', () => {
   const { text } = read(fixture('answer-text.json').gemini);
-  assert.equal(scanUsage(Buffer.from(text)), { promptTokens: 2310, completionTokens: 87 + 156 });
+  assert.equal(scanUsage(Buffer.from(text)), { promptTokens: 2310, completionTokens: 87 + 156, cachedTokens: 2048, cacheWriteTokens: 0,
+    reasoningTokens: 156 });
 });
 
 test('function calls become tool_calls with generated ids and JSON-string arguments, and finish_reason tool_calls', () => {
