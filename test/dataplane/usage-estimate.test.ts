@@ -11,7 +11,7 @@ const USAGE_7_3 = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
 test('usage and the marker are spliced in before the closing brace; every other byte stays as the provider sent it', () => {
   const original = '{"id":"c1", "choices":[{"index":0,"message":{"role":"assistant","content":"Twelve bytes"}}]}\n';
   const { usage, answer } = withEstimatedUsage('chat', chat(), Buffer.from(original));
-  assert.equal(usage, { promptTokens: 7, completionTokens: 3 });
+  assert.equal(usage, { promptTokens: 7, completionTokens: 3, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   const out = answer.toString();
   assert.ok(out.startsWith(original.slice(0, original.lastIndexOf('}'))), out);
   assert.ok(out.endsWith('}\n'));
@@ -28,7 +28,7 @@ test('"usage": null is replaced in place; reasoning, refusal and tool-call argum
   }).replace('"usage":null', '"usage" : null');
   const { usage, answer } = withEstimatedUsage('chat', chat(), Buffer.from(original));
   // 5 + 2 + 15 bytes: the "content" key inside the arguments string is part of that string, not another text.
-  assert.equal(usage, { promptTokens: 7, completionTokens: 6 });
+  assert.equal(usage, { promptTokens: 7, completionTokens: 6, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   const doc = JSON.parse(answer.toString());
   assert.equal(doc.usage, { prompt_tokens: 7, completion_tokens: 6, total_tokens: 13 });
   assert.equal(Object.keys(doc), ['choices', 'usage', 'x_gw'], 'one usage key, where the null was');
@@ -45,7 +45,7 @@ test('an empty object, max_tokens, embeddings, and an answer that is not a JSON 
   const text = Buffer.from('plain answer');
   const t = withEstimatedUsage('chat', chat(), text);
   assert.is(t.answer, text, 'untouched');
-  assert.equal(t.usage, { promptTokens: 7, completionTokens: 3 });
+  assert.equal(t.usage, { promptTokens: 7, completionTokens: 3, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   assert.is(withEstimatedUsage('chat', chat(), Buffer.from('[1,2]')).answer.toString(), '[1,2]');
 });
 
