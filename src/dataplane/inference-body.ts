@@ -39,6 +39,8 @@ export interface InferenceBody {
 export interface NativeRequest {
   format: string;
   payload: Record<string, unknown>;
+  /** The client's headers of that format a native provider is sent too (`anthropic-beta`), values already checked. */
+  headers: Record<string, string>;
 }
 
 // Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.

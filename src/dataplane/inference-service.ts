@@ -119,7 +119,7 @@ export class InferenceService {
     const adapter = adapterFor(a.route.provider.entry.kind);
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
     const call = native !== null
-      ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel)
+      ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
       : adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
     const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
     // Providers with their own answer format are read as OpenAI chat answers from here on.

@@ -18,6 +18,8 @@ export interface MessagesRequest {
   authorization: string;
   /** Anthropic clients send the key here (ANTHROPIC_API_KEY); Authorization: Bearer wins when both come. */
   apiKey: string;
+  /** The client's anthropic-beta header ('' when absent): passed to Anthropic routes with the body. */
+  beta: string;
   body: Buffer;
 }
 
@@ -39,7 +41,7 @@ export class MessagesService {
   handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
     const format = new MessagesReply(reply.requestId);
     return this.#d.inference.handle('chat', { authorization: authorizationOf(req), body: req.body }, new TranslatingReply(reply, format), (raw) => {
-      const body = messagesToChat(raw);
+      const body = messagesToChat(raw, false, req.beta);
       format.model = body.model;
       format.stops = stopSequencesOf(body.payload);
       if (body.stream) format.inputEstimate = estimatePromptTokens('chat', body.payload);

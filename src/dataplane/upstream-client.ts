@@ -76,7 +76,11 @@ export class UpstreamClient {
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered, secret);
     const body = call.body;
     let request: string | Buffer | readonly Buffer[];
-    if (typeof body === 'string') request = `${this.#head(base, call.path, headers, false).text}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    if (typeof body === 'string') {
+      const head = this.#head(base, call.path, headers, false).text;
+      request = call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
+        : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    }
     else if (Buffer.isBuffer(body)) request = framed(this.#head(base, call.path, headers, false).bytes, body);
     else {
       let length = 0;
@@ -193,4 +197,16 @@ function framed(head: Buffer, body: Buffer): Buffer {
   out[at++] = 10;
   out.set(body, at);
   return out;
+}
+
+const LENGTH_FIELD = 'content-length: ';
+
+/**
+ * A cached request head (ending `content-length: `) with one call's own headers before the
+ * length. They are never cached: their values vary per request.
+ */
+function withCallHeaders(head: string, extra: Record<string, string>): string {
+  let lines = '';
+  for (const name in extra) lines += `${name}: ${extra[name]}\r\n`;
+  return `${head.slice(0, head.length - LENGTH_FIELD.length)}${lines}${LENGTH_FIELD}`;
 }

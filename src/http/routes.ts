@@ -35,14 +35,17 @@ export interface RouteDeps {
 }
 
 const AUTH_HEADERS = ['authorization'] as const;
-/** Anthropic clients send the key as x-api-key; anthropic-version and anthropic-beta are accepted and not needed. */
-const ANTHROPIC_HEADERS = ['authorization', 'x-api-key'] as const;
+/**
+ * Anthropic clients send the key as x-api-key; anthropic-version is accepted and not needed;
+ * anthropic-beta goes on to Anthropic routes (the request passes through to them as written).
+ */
+const ANTHROPIC_HEADERS = ['authorization', 'x-api-key', 'anthropic-beta'] as const;
 const UPLOAD_HEADERS = ['authorization', 'content-type'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 function messagesRequest(headers: Record<string, string>, body: Buffer) {
-  return { authorization: headers.authorization, apiKey: headers['x-api-key'], body };
+  return { authorization: headers.authorization, apiKey: headers['x-api-key'], beta: headers['anthropic-beta'], body };
 }
 
 /** The route table: every HTTP route, declared once. */

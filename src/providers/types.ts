@@ -11,6 +11,11 @@ export interface UpstreamCall {
   body: string | Buffer | readonly Buffer[];
   /** Replaces the route's JSON content-type (multipart uploads carry their boundary here). */
   contentType?: string;
+  /**
+   * Request headers of this call only, after the route's (a client's `anthropic-beta` on a
+   * native pass-through); JSON text bodies only. Values are checked where they are read.
+   */
+  headers?: Record<string, string>;
 }
 
 /** Token-billed endpoints. */
@@ -67,7 +72,7 @@ export interface ProviderAdapter {
    * A request in `nativeFormat`, as the client wrote it (the gateway's extension fields already
    * out), for the upstream model; its answer goes back to the client untouched.
    */
-  buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string): UpstreamCall;
+  buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall;
 }
 
 /**

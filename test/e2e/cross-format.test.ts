@@ -64,6 +64,7 @@ test.before.each(() => {
   groq.reset();
 });
 
+const BETA = 'context-management-2025-06-27, interleaved-thinking-2025-05-14';
 const cachedSystem = [{ type: 'text' as const, text: HANDBOOK, cache_control: { type: 'ephemeral' as const } }];
 
 test('a Messages request to an Anthropic route is sent as the client wrote it, and its answer comes back byte for byte', async () => {
@@ -74,10 +75,13 @@ test('a Messages request to an Anthropic route is sent as the client wrote it, a
     thinking: { type: 'enabled', budget_tokens: 1024 }, data_policy: 'no_training',
   };
   const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01', 'anthropic-beta': BETA },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   assert.is(res.status, 200, text);
+  assert.is(anthropic.requests[0].headers['anthropic-beta'], BETA, 'the beta flags the body may need go with it');
   assert.is(res.headers.get('x-gw-provider'), 'anthropic');
   const sent = anthropic.requests[0].body;
   const { data_policy: _dropped, ...expected } = body;
@@ -148,12 +152,25 @@ test('a streamed Messages request that fails over from Anthropic streams the Ope
   assert.is(msg.stop_reason, 'end_turn');
 });
 
+test('an anthropic-beta header that is not a list of beta names is refused with 400 in Anthropic\'s shape', async () => {
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-beta': 'a,,b' },
+    body: JSON.stringify({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.is(res.status, 400);
+  const body = await res.json() as any;
+  assert.is(body.error.type, 'invalid_request_error');
+  assert.match(body.error.message, /anthropic-beta/);
+  assert.is(anthropic.requests.length, 0);
+});
+
 test('a Messages request on a Gemini model is translated to generateContent and back', async () => {
   const msg = await client.messages.create({ model: 'gemini-2.5-flash', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'hello' }] });
   assert.equal(msg.content, [{ type: 'text', text: DEFAULT_TEXT }]);
   assert.is(msg.stop_reason, 'end_turn');
   const sent = gemini.requests[0];
   assert.match(sent.path, /gemini-2\.5-flash:generateContent/);
+  assert.is(sent.headers['anthropic-beta'], undefined);
   assert.equal(sent.body.systemInstruction.parts[0].text, 'Be brief.');
 });
 

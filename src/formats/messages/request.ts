@@ -41,8 +41,22 @@ type ChatMessage = Obj & { role: string };
  */
 /** The format's name, which a provider that speaks it natively declares (ProviderAdapter.nativeFormat). */
 export const MESSAGES_FORMAT = 'anthropic-messages';
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
+/** Beta flag names, comma-separated: visible ASCII only, as it becomes a header of the upstream request. */
+function betaHeader(v: string): string {
+  const t = v.trim();
+  if (!/^[\x21-\x2b\x2d-\x7e]+(?:[ \t]*,[ \t]*[\x21-\x2b\x2d-\x7e]+)*$/.test(t) || t.length > 1024) {
+    throw errors.badRequest("Invalid 'anthropic-beta' header: expected comma-separated beta names");
+  }
+  return t;
+}
+
+/**
+ * `beta`: the client's `anthropic-beta` header ('' when absent), sent on to an Anthropic route
+ * with the body as written.
+ */
+export function messagesToChat(raw: Buffer, forCount = false, beta = ''): InferenceBody {
   const p = parseJsonText(raw.toString('utf8'));
   if (p === null || typeof p !== 'object' || Array.isArray(p)) throw errors.badRequest('Request body must be a JSON object');
   checkBody(forCount ? COUNT_CHECK : CHECK, p);
@@ -77,7 +91,7 @@ export function messagesToChat(raw: Buffer, forCount = false): InferenceBody {
     payload: chat, model: body.model as string, stream, maxTokens: forCount ? null : body.max_tokens as number,
     bytes: raw.length, ext, raw: null,
     // An Anthropic route is sent the client's own body (extension fields already taken out).
-    native: forCount ? null : { format: MESSAGES_FORMAT, payload: body },
+    native: forCount ? null : { format: MESSAGES_FORMAT, payload: body, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': betaHeader(beta) } },
   };
 }
 

@@ -18,10 +18,14 @@ export const anthropicAdapter: ProviderAdapter = {
     return { path: '/messages', body: JSON.stringify(toMessagesRequest(payload, upstreamModel)) };
   },
   nativeFormat: 'anthropic-messages',
-  buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string): UpstreamCall {
+  buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
-    // The client's Messages body as it wrote it; only the model is the provider's id for it.
-    return { path: '/messages', body: JSON.stringify({ ...payload, model: upstreamModel }) };
+    // The client's Messages body as it wrote it; only the model is the provider's id for it. Its
+    // beta flags go too: fields such as context_management are refused without them.
+    const beta = headers['anthropic-beta'];
+    const call: UpstreamCall = { path: '/messages', body: JSON.stringify({ ...payload, model: upstreamModel }) };
+    if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
+    return call;
   },
   readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string): { body: Buffer | string; contentType: string } {
     if (endpoint !== 'chat') return { body: answer, contentType };
