@@ -5,6 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText as aiStreamText } from 'ai';
+import { ChatOpenAI } from '@langchain/openai';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { query, waitForValue } from '../support/ledger.js';
 import { MOCK_TEXT, MOCK_USAGE, startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
@@ -223,6 +226,71 @@ test('responses.create on a Gemini model is translated to generateContent and ba
   assert.is(r.output_text, DEFAULT_TEXT);
   assert.match(gemini.requests[0].path, /gemini-2\.5-flash:generateContent/);
   assert.equal(gemini.requests[0].body.systemInstruction.parts[0].text, 'Be brief.');
+});
+
+test('previous_response_id continues a conversation on a Claude model: Anthropic receives the earlier turns, alternating', async () => {
+  const first = await openai.responses.create({ model: CLAUDE, input: 'My name is Asha.' });
+  await openai.responses.create({ model: CLAUDE, input: 'What is my name?', previous_response_id: first.id });
+  const sent = anthropic.requests[1].body;
+  assert.equal(sent.messages.map((m: any) => m.role), ['user', 'assistant', 'user']);
+  assert.is(JSON.stringify(sent.messages[0]).includes('My name is Asha.'), true);
+  assert.is(JSON.stringify(sent.messages[1]).includes(MOCK_TEXT), true);
+});
+
+test('Responses tools round trip on a Gemini model: functionCall → function_call item → function_call_output → functionResponse', async () => {
+  const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather in a city', strict: false,
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  gemini.enqueue({ kind: 'functionCall', name: 'get_weather', args: { city: 'Pune' } });
+  const first = await openai.responses.create({ model: 'gemini-2.5-flash', input: 'Weather in Pune?', tools });
+  const call = first.output.find((o) => o.type === 'function_call') as any;
+  assert.ok(call, JSON.stringify(first.output));
+  assert.is(call.name, 'get_weather');
+  assert.equal(JSON.parse(call.arguments), { city: 'Pune' });
+  await openai.responses.create({ model: 'gemini-2.5-flash', previous_response_id: first.id, tools,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: '31°C, clear' }] });
+  const parts = gemini.requests[1].body.contents.flatMap((c: any) => c.parts);
+  const response = parts.find((p: any) => p.functionResponse)?.functionResponse;
+  assert.is(response?.name, 'get_weather');
+  assert.is(JSON.stringify(response.response).includes('31°C, clear'), true);
+});
+
+test('Messages tools round trip on a Gemini model: tool_use back, tool_result on as a functionResponse', async () => {
+  const tools = [{ name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+  gemini.enqueue({ kind: 'functionCall', name: 'get_weather', args: { city: 'Pune' } });
+  const first = await client.messages.create({ model: 'gemini-2.5-flash', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather in Pune?' }] });
+  assert.is(first.stop_reason, 'tool_use');
+  const use = first.content.find((b) => b.type === 'tool_use') as any;
+  assert.equal([use.name, use.input], ['get_weather', { city: 'Pune' }]);
+  await client.messages.create({ model: 'gemini-2.5-flash', max_tokens: 100, tools, messages: [
+    { role: 'user', content: 'Weather in Pune?' },
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '31°C, clear' }] },
+  ] });
+  const parts = gemini.requests[1].body.contents.flatMap((c: any) => c.parts);
+  assert.is(parts.find((p: any) => p.functionResponse)?.functionResponse.name, 'get_weather');
+});
+
+test('messages.countTokens answers for Claude and Gemini models, and nothing is sent upstream', async () => {
+  for (const model of [CLAUDE, 'gemini-2.5-flash']) {
+    const { input_tokens } = await client.messages.countTokens({ model, messages: [{ role: 'user', content: 'How long do refunds take?' }] });
+    assert.ok(input_tokens > 0 && input_tokens < 50, String(input_tokens));
+  }
+  assert.is(anthropic.requests.length + gemini.requests.length, 0);
+});
+
+test('the AI SDK (its default Responses API) and LangChain useResponsesApi answer on Claude and Gemini models', async () => {
+  const ai = createOpenAI({ baseURL: `${gw.url}/v1`, apiKey: key });
+  const claude = await generateText({ model: ai(CLAUDE), prompt: 'hello' });
+  assert.is(claude.text, MOCK_TEXT);
+  const streamed = aiStreamText({ model: ai('gemini-2.5-flash'), prompt: 'hello' });
+  let text = '';
+  for await (const piece of streamed.textStream) text += piece;
+  assert.is(text, DEFAULT_TEXT);
+  const lc = new ChatOpenAI({ model: 'gemini-2.5-flash', useResponsesApi: true, apiKey: key, configuration: { baseURL: `${gw.url}/v1` }, maxRetries: 0 });
+  const m = await lc.invoke('hello');
+  assert.is(m.text, DEFAULT_TEXT);
+  assert.is(anthropic.requests.length, 1);
+  assert.is(gemini.requests.length, 2);
 });
 
 test.run();
