@@ -90,7 +90,8 @@ export class MessagesStream implements ChatStreamTranslator {
     const delta = (choice.delta ?? {}) as Obj;
     if (typeof delta.content === 'string' && delta.content.length > 0) {
       if (this.#open !== 'text') out += this.#openBlock('text', { type: 'text', text: '' });
-      out += event('content_block_delta', { type: 'content_block_delta', index: this.#block, delta: { type: 'text_delta', text: delta.content } });
+      // Written around the text, the same bytes as event()'s: a stream's bulk, and an object serialised per delta cost 20x more.
+      out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#block},"delta":{"type":"text_delta","text":${JSON.stringify(delta.content)}}}\n\n`;
     }
     if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
