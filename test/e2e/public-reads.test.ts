@@ -47,7 +47,7 @@ test('GET /v1/providers: every catalog provider, what this gateway can do with i
   assert.equal([byId.gemini.kind, byId.gemini.residency, byId.gemini.byok, byId.gemini.models],
     ['gemini', 'us', true, ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash', 'gemini-embedding-001']]);
   assert.equal([byId.anthropic.kind, byId.anthropic.residency, byId.anthropic.configured, byId.anthropic.stream_usage, byId.anthropic.models],
-    ['anthropic', 'us', false, false, ['claude-sonnet-4-5', 'claude-sonnet-4', 'claude-opus-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-5-haiku']]);
+    ['anthropic', 'us', false, false, ['claude-sonnet-5-5', 'claude-sonnet-5', 'claude-opus-5', 'claude-sonnet-4-5', 'claude-sonnet-4', 'claude-opus-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-5-haiku']]);
   assert.equal([byId.sandbox.configured, byId.sandbox.byok, byId.sandbox.platform_key_fallback], [true, false, false]);
   assert.not.ok(JSON.stringify(data).includes(String(mock.port)), 'a configured base URL is not published');
 });
