@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { checkBody, parseJsonText } from '../domain/json-body.js';
+import { parseJsonObject } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { audioDurationSeconds } from '../lib/audio-duration.js';
 import { boundaryOf, parseMultipart, type FormPart } from '../lib/multipart.js';
@@ -100,10 +100,7 @@ const SPEECH_CHECK = TypeCompiler.Compile(SpeechBodySchema);
 
 /** Reads a speech request (OpenAI's JSON shape); `input` is limited to 4,096 characters. */
 export function parseSpeechBody(body: Buffer): SpeechRequest {
-  const payload = parseJsonText(body.toString('utf8'));
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
-  checkBody(SPEECH_CHECK, payload);
-  const p = payload as Record<string, unknown>;
+  const p = parseJsonObject(body.toString('utf8'), SPEECH_CHECK);
   const characters = codePoints(p.input as string);
   if (characters > MAX_SPEECH_CHARACTERS) {
     throw errors.badRequest(`Invalid 'input': ${characters} characters; the limit is ${MAX_SPEECH_CHARACTERS}`);

@@ -1,8 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { checkBody, parseJsonText } from '../domain/json-body.js';
+import { parseJsonObject } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
-import type { TokenEndpoint } from '../providers/types.js';
+import type { NativeFormat, TokenEndpoint } from '../providers/types.js';
 
 /** Gateway extensions: consumed here and removed before the request leaves (spec 1). */
 export interface Extensions {
@@ -37,7 +37,7 @@ export interface InferenceBody {
 }
 
 export interface NativeRequest {
-  format: string;
+  format: NativeFormat;
   payload: Record<string, unknown>;
   /** The client's headers of that format a native provider is sent too (`anthropic-beta`), values already checked. */
   headers: Record<string, string>;
@@ -70,10 +70,7 @@ const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key']
 /** Parses and checks an inference body; throws 400 bad_request with the offending field named. */
 export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody {
   const text = raw.toString('utf8');
-  const payload = parseJsonText(text);
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
-  checkBody(CHECKS[endpoint], payload);
-  const p = payload as Record<string, unknown>;
+  const p = parseJsonObject(text, CHECKS[endpoint]);
   const hadExtensions = hasExtensionFields(p);
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { checkBody, parseJsonText } from '../domain/json-body.js';
+import { parseJsonObject } from '../domain/json-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import type { ResponseStore } from '../domain/response-store.js';
@@ -70,10 +70,7 @@ export class ResponsesService {
   }
 
   #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody {
-    const payload = parseJsonText(raw.toString('utf8'));
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw errors.badRequest('Request body must be a JSON object');
-    checkBody(CHECK, payload);
-    const p = payload as Record<string, unknown>;
+    const p = parseJsonObject(raw.toString('utf8'), CHECK);
     const ext = readExtensions(p);
     let history: Item[] = [];
     let historyBytes = 0;

@@ -20,6 +20,17 @@ export function parseJsonBody(raw: Buffer, check: TypeCheck<TSchema> | null): un
   return v;
 }
 
+/**
+ * An inference body: JSON text that must be an object and pass `check` (400 bad_request
+ * otherwise, naming the field). Every inbound format's parser starts here.
+ */
+export function parseJsonObject(text: string, check: TypeCheck<TSchema>): Record<string, unknown> {
+  const v = parseJsonText(text);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw errors.badRequest('Request body must be a JSON object');
+  checkBody(check, v);
+  return v as Record<string, unknown>;
+}
+
 /** JSON.parse with the bad_request envelope on failure, nesting depth included. */
 export function parseJsonText(text: string): unknown {
   let v: unknown;

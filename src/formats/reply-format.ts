@@ -1,5 +1,3 @@
-import type { GatewayError } from '../errors/gateway-error.js';
-
 /**
  * One inbound API format's answers, written from the OpenAI chat-completion answers the data
  * plane produces: the format's half of the translation (its request half is an InboundParser).
@@ -8,8 +6,6 @@ import type { GatewayError } from '../errors/gateway-error.js';
 export interface ReplyFormat {
   /** A whole `chat.completion` JSON answer (status 200) → this format's JSON answer. */
   answer(chat: Buffer): string;
-  /** The error's body in this format (its status and headers are kept). */
-  error(e: GatewayError): string;
   /** A translator for this request's chat-completion SSE stream. */
   stream(): ChatStreamTranslator;
   /**

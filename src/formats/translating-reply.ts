@@ -2,7 +2,7 @@ import type { ClientReply } from '../domain/client-reply.js';
 import type { NativeBytes } from '../domain/native-bytes.js';
 import { errors } from '../errors/catalog.js';
 import { sseErrorEvent } from '../errors/envelope.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from './reply-format.js';
 
 const JSON_TYPE = 'application/json';
@@ -52,7 +52,8 @@ export class TranslatingReply implements ClientReply {
       try {
         out = this.#format.answer(typeof body === 'string' ? Buffer.from(body) : body);
       } catch (e) {
-        this.#inner.send(502, JSON_TYPE, this.#format.error(errors.unreadableAnswer(String((e as Error).message ?? e).slice(0, 200))), headers);
+        const why = errors.unreadableAnswer(String((e as Error).message ?? e).slice(0, 200));
+        this.#inner.sendError(new GatewayError(why.status, why.type, why.code, why.message, headers));
         return;
       }
       this.#inner.send(200, JSON_TYPE, out, headers);
@@ -66,7 +67,8 @@ export class TranslatingReply implements ClientReply {
       if (!this.#ended) this.streamEnd(sseErrorEvent(e));
       return;
     }
-    this.#inner.send(e.status, JSON_TYPE, this.#format.error(e), e.headers ?? undefined);
+    // The route's own error shape (RouteSpec.errorFormat) is the inner reply's to write.
+    this.#inner.sendError(e);
   }
 
   streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {

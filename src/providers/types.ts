@@ -18,6 +18,9 @@ export interface UpstreamCall {
   headers?: Record<string, string>;
 }
 
+/** Inbound formats other than chat completions that a provider may speak as its own (DESIGN.md §6). */
+export type NativeFormat = 'anthropic-messages';
+
 /** Token-billed endpoints. */
 export type TokenEndpoint = 'chat' | 'embeddings';
 /**
@@ -66,8 +69,8 @@ export interface ProviderAdapter {
    * OpenAI `chat.completion` JSON answer (usage normalised as `usage-scan.ts` reads it).
    */
   streamTranslator?(endpoint: Endpoint, upstreamModel: string): StreamTranslator;
-  /** The inbound format this provider speaks as its own (`anthropic-messages`), if any. */
-  readonly nativeFormat?: string;
+  /** The inbound format this provider speaks as its own, if any. */
+  readonly nativeFormat?: NativeFormat;
   /**
    * A request in `nativeFormat`, as the client wrote it (the gateway's extension fields already
    * out), for the upstream model; its answer goes back to the client untouched.

@@ -1,7 +1,5 @@
-import type { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
 import { chatToMessage } from './answer.js';
-import { anthropicErrorBody } from './error.js';
 import { MessagesStream } from './stream.js';
 
 /**
@@ -21,10 +19,6 @@ export class MessagesReply implements ReplyFormat {
 
   answer(chat: Buffer): string {
     return JSON.stringify(chatToMessage(JSON.parse(chat.toString('utf8')), this.model, this.stops));
-  }
-
-  error(e: GatewayError): string {
-    return anthropicErrorBody(e, this.#requestId);
   }
 
   /** After an Anthropic provider's own bytes: Anthropic's error event, if the data plane ended the stream as failed. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { checkBody, parseJsonText } from '../../domain/json-body.js';
+import { parseJsonObject } from '../../domain/json-body.js';
 import { errors } from '../../errors/catalog.js';
 import { readExtensions, type InferenceBody } from '../../dataplane/inference-body.js';
 
@@ -32,15 +32,6 @@ const COUNT_CHECK = TypeCompiler.Compile(CountTokensBodySchema);
 type Obj = Record<string, unknown>;
 type ChatMessage = Obj & { role: string };
 
-/**
- * A Messages API body → the chat-completions body every provider adapter takes. Fields with no
- * chat counterpart are dropped, as docs/formats/messages.md lists: `thinking`, `top_k`,
- * `cache_control`, `service_tier`, `container`, `mcp_servers`. Throws 400 bad_request naming
- * the field for anything it cannot translate. (`output_config`, `context_management`, as Claude Code sends
- * them, are dropped too.)
- */
-/** The format's name, which a provider that speaks it natively declares (ProviderAdapter.nativeFormat). */
-export const MESSAGES_FORMAT = 'anthropic-messages';
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** Beta flag names, comma-separated: visible ASCII only, as it becomes a header of the upstream request. */
@@ -53,14 +44,15 @@ function betaHeader(v: string): string {
 }
 
 /**
- * `beta`: the client's `anthropic-beta` header ('' when absent), sent on to an Anthropic route
+ * A Messages API body → the chat-completions body every provider adapter takes. Fields with no
+ * chat counterpart are dropped, as docs/formats/messages.md lists: `thinking`, `top_k`,
+ * `cache_control`, `service_tier`, `container`, `mcp_servers`. Throws 400 bad_request naming
+ * the field for anything it cannot translate. (`output_config`, `context_management`, as Claude Code sends
+ * them, are dropped too; an Anthropic route is sent the body whole.) `beta`: the client's `anthropic-beta` header ('' when absent), sent on to an Anthropic route
  * with the body as written.
  */
 export function messagesToChat(raw: Buffer, forCount = false, beta = ''): InferenceBody {
-  const p = parseJsonText(raw.toString('utf8'));
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw errors.badRequest('Request body must be a JSON object');
-  checkBody(forCount ? COUNT_CHECK : CHECK, p);
-  const body = p as Obj;
+  const body = parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK);
   const ext = readExtensions(body);
   const messages: ChatMessage[] = [];
   if (body.system !== undefined) {
@@ -91,7 +83,7 @@ export function messagesToChat(raw: Buffer, forCount = false, beta = ''): Infere
     payload: chat, model: body.model as string, stream, maxTokens: forCount ? null : body.max_tokens as number,
     bytes: raw.length, ext, raw: null,
     // An Anthropic route is sent the client's own body (extension fields already taken out).
-    native: forCount ? null : { format: MESSAGES_FORMAT, payload: body, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': betaHeader(beta) } },
+    native: forCount ? null : { format: 'anthropic-messages', payload: body, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': betaHeader(beta) } },
   };
 }
 

@@ -1,5 +1,3 @@
-import { envelopeJson } from '../../errors/envelope.js';
-import type { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
 import { chatToResponse, responseObject, type ResponseContext } from './answer.js';
 import { ResponsesStream } from './stream.js';
@@ -36,11 +34,6 @@ export class ResponsesFormat implements ReplyFormat {
     const response = chatToResponse(this.#ctx!, parsed as Record<string, unknown>);
     this.#onComplete(response);
     return JSON.stringify(response);
-  }
-
-  /** The Responses API uses OpenAI's error envelope, which is the gateway's own. */
-  error(e: GatewayError): string {
-    return envelopeJson(e);
   }
 
   stream(): ChatStreamTranslator {
