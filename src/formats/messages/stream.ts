@@ -1,4 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
+import { LineReader } from '../../lib/line-reader.js';
 import { errors } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
@@ -26,8 +26,9 @@ export interface MessagesStreamOptions {
  */
 export class MessagesStream implements ChatStreamTranslator {
   readonly #o: MessagesStreamOptions;
-  readonly #decoder = new StringDecoder('utf8');
-  #pending = '';
+  readonly #lines = new LineReader();
+  /** Lines after [DONE] (or a failure) are not read. */
+  readonly #onLine = (line: string): string => (this.#done ? '' : this.#line(line));
   #started = false;
   #done = false;
   #error: GatewayError | null = null;
@@ -45,17 +46,7 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): string {
-    if (this.#done) return '';
-    const text = this.#pending + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
-    let out = '';
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-      out += this.#line(text.slice(from, nl));
-      from = nl + 1;
-      if (this.#done) break;
-    }
-    this.#pending = this.#done ? '' : text.slice(from);
-    return out;
+    return this.#done ? '' : this.#lines.push(chunk, this.#onLine);
   }
 
   end(): string {

@@ -1,4 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
+import { LineReader } from '../../lib/line-reader.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
 import {
   functionCallItem, itemId, messageItem, reasoningItem, responseObject, responseUsage, statusOf, textPart,
@@ -45,8 +45,11 @@ interface Chunk {
 export class ResponsesStream implements ChatStreamTranslator {
   readonly #ctx: ResponseContext;
   readonly #onComplete: (response: Record<string, unknown>) => void;
-  readonly #decoder = new StringDecoder('utf8');
-  #carry = '';
+  readonly #lines = new LineReader();
+  readonly #onLine = (line: string): string => {
+    const l = line.trimEnd();
+    return l.startsWith('data:') ? this.#data(l.slice(5).trimStart()) : '';
+  };
   #seq = 0;
   #started = false;
   #ended = false;
@@ -67,21 +70,7 @@ export class ResponsesStream implements ChatStreamTranslator {
 
   push(chunk: Buffer | string): string {
     let out = this.#started ? '' : this.#start();
-    const text = this.#carry + (typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
-    const last = text.lastIndexOf('\n');
-    if (last < 0) {
-      this.#carry = text;
-      return out;
-    }
-    this.#carry = text.slice(last + 1);
-    let from = 0;
-    while (from <= last) {
-      const nl = text.indexOf('\n', from);
-      const line = text.slice(from, nl).trimEnd();
-      from = nl + 1;
-      if (line.startsWith('data:')) out += this.#data(line.slice(5).trimStart());
-    }
-    return out;
+    return out + this.#lines.push(chunk, this.#onLine);
   }
 
   end(): string {

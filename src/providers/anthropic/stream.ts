@@ -1,8 +1,8 @@
+import { LineReader } from '../../lib/line-reader.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
-const NL = 0x0a;
 const DONE = 'data: [DONE]\n\n';
 
 interface StreamEvent {
@@ -24,8 +24,9 @@ interface StreamEvent {
  */
 export class AnthropicStreamTranslator implements StreamTranslator {
   readonly #counts = emptyCounts();
-  /** Bytes after the last newline seen: a line not yet whole (splitting at 0x0a never cuts a UTF-8 character). */
-  #rest: Buffer | null = null;
+  readonly #lines = new LineReader();
+  /** Lines after message_stop (or an error event) are not read. */
+  readonly #onLine = (line: string): string => (this.#over ? '' : this.#line(line));
   #id = 'msg';
   #model: string;
   #created: number;
@@ -42,27 +43,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   }
 
   push(chunk: Buffer): string {
-    if (this.#over) return '';
-    const buf = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
-    const last = buf.lastIndexOf(NL);
-    if (last < 0) {
-      this.#rest = buf;
-      return '';
-    }
-    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
-    let out = '';
-    let start = 0;
-    for (let nl = buf.indexOf(NL); nl >= 0 && nl <= last && !this.#over; nl = buf.indexOf(NL, start)) {
-      out += this.#line(buf.toString('utf8', start, nl));
-      start = nl + 1;
-    }
-    return out;
+    return this.#over ? '' : this.#lines.push(chunk, this.#onLine);
   }
 
   end(): string {
-    const rest = this.#rest;
-    this.#rest = null;
-    return rest === null || this.#over ? '' : this.#line(rest.toString('utf8'));
+    const rest = this.#lines.rest();
+    return rest === null ? '' : this.#onLine(rest);
   }
 
   #line(line: string): string {

@@ -1,8 +1,7 @@
+import { LineReader } from '../../lib/line-reader.js';
 import type { StreamTranslator } from '../types.js';
 import { blockedMessage, completionId, finishReason, readParts, type GeminiResponse } from './answer.js';
 import { chatUsage, type GeminiUsage } from './usage.js';
-
-const NL = 0x0a;
 
 interface CandidateState {
   /** The role has been sent (OpenAI sends it in a choice's first delta). */
@@ -22,8 +21,8 @@ interface CandidateState {
  */
 export class GeminiStreamTranslator implements StreamTranslator {
   readonly #model: string;
-  /** Bytes after the last newline: a line still arriving, possibly cut inside a UTF-8 character. */
-  #rest: Buffer | null = null;
+  readonly #lines = new LineReader();
+  readonly #onLine = (line: string): string => this.#line(line);
   #id: string | null = null;
   /** `data: {"id":…,"choices":[{"index":0,"delta":{"content":` once the stream's id is known. */
   #textPrefix: string | null = null;
@@ -38,28 +37,12 @@ export class GeminiStreamTranslator implements StreamTranslator {
   }
 
   push(chunk: Buffer): string {
-    const bytes = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
-    const last = bytes.lastIndexOf(NL);
-    if (last < 0) {
-      this.#rest = bytes;
-      return '';
-    }
-    this.#rest = last === bytes.length - 1 ? null : bytes.subarray(last + 1);
-    let out = '';
-    let start = 0;
-    for (let nl = bytes.indexOf(NL); nl >= 0 && nl <= last; nl = bytes.indexOf(NL, start)) {
-      out += this.#line(bytes.toString('utf8', start, nl));
-      start = nl + 1;
-    }
-    return out;
+    return this.#lines.push(chunk, this.#onLine);
   }
 
   end(): string {
-    let out = '';
-    if (this.#rest !== null) {
-      out += this.#line(this.#rest.toString('utf8'));
-      this.#rest = null;
-    }
+    const rest = this.#lines.rest();
+    let out = rest === null ? '' : this.#line(rest);
     if (this.#usage !== null) out += this.#chunk([], chatUsage(this.#usage));
     if (this.#complete()) out += 'data: [DONE]\n\n';
     return out;
