@@ -10,12 +10,12 @@ import { createRequire } from 'node:module';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
 
-function newest(dir) {
+function newest(dir, pattern = /\.ts$/) {
   let t = 0;
   if (!existsSync(dir)) return t;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
+    t = Math.max(t, e.isDirectory() ? newest(p, pattern) : pattern.test(e.name) ? statSync(p).mtimeMs : 0);
   }
   return t;
 }
@@ -32,4 +32,17 @@ if (sourcesAt > builtAt) {
     process.exit(1);
   }
   writeFileSync(stamp, String(Date.now()));
+}
+
+// The dashboard (web/, built by Vite into dist/web), rebuilt when any of its sources is newer.
+const webStamp = join(root, 'dist', 'web', 'index.html');
+const webAt = Math.max(newest(join(root, 'web'), /\.(tsx?|css|html)$/), statSync(join(root, 'package-lock.json')).mtimeMs);
+if (webAt > (existsSync(webStamp) ? statSync(webStamp).mtimeMs : 0)) {
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  try {
+    execFileSync(process.execPath, [vite, 'build', join(root, 'web'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  } catch {
+    console.error('dashboard build failed: see the errors above');
+    process.exit(1);
+  }
 }

@@ -41,6 +41,7 @@ import { teamRoutes } from './control/team-routes.js';
 import { usageRoutes } from './control/usage-routes.js';
 import { sessionReader } from './store/sessions.js';
 import { ListenError, startServer } from './http/server.js';
+import { DASHBOARD_DIR, loadDashboard, originOf } from './http/dashboard.js';
 import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
 import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
@@ -241,6 +242,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });
   const readSession = sessionReader(db);
+  const dashboard = config.dashboard.enabled ? loadDashboard(DASHBOARD_DIR, originOf(config.billing.payments.checkoutUrl)) : null;
+  if (config.dashboard.enabled && !dashboard) log.warn('the dashboard is not built: `npm run build` makes it (the API serves without it)', { dir: DASHBOARD_DIR });
   const allowedOrigins = new Set<string>();
   /** What a stop, or a start refused at listen, closes: the ledger drains before the database closes and the lock goes. */
   const closeParts = async (): Promise<void> => {
@@ -257,6 +260,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     publicGate: gatePublic,
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,
+    dashboard,
   }).catch(async (e: unknown) => {
     await closeParts();
     if (e instanceof ListenError) throw new StartRefused(listenRefusal(e));

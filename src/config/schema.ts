@@ -14,6 +14,8 @@ const OidcProvider = Type.Object({
   /** OpenID issuer; endpoints come from its /.well-known/openid-configuration. */
   issuer: Type.String({ pattern: '^https?://' }),
   scope: Type.String({ default: 'openid email profile' }),
+  /** What the dashboard's sign-in button says ("Sign in with <name>"); the id when absent. */
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
   // The object default is never used (record entries exist or not): TypeBox's Value.Default only
   // fills the defaults inside a Record's values when the value schema itself has one.
 }, { additionalProperties: false, default: {} });
@@ -144,6 +146,10 @@ export const ConfigSchema = Type.Object({
     /** Largest audio file POST /v1/audio/transcriptions takes (spec 4.1: 25 MB); the form around it may add 1 MiB. */
     maxFileBytes: Type.Integer({ minimum: 1_024, default: 25 * 1024 * 1024 }),
   }, { additionalProperties: false, default: {} }),
+  /** The web dashboard, built into dist/web by `npm run build` and served at /. */
+  dashboard: Type.Object({
+    enabled: Type.Boolean({ default: true }),
+  }, { additionalProperties: false, default: {} }),
   /** Stored Responses API answers (POST /v1/responses with store, the default): kept this many days from creation. */
   responses: Type.Object({
     retentionDays: Type.Integer({ minimum: 1, maximum: 3_650, default: 30 }),
@@ -162,6 +168,11 @@ export const ConfigSchema = Type.Object({
      */
     payments: Type.Object({
       apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.razorpay.com/v1' }),
+      /**
+       * The provider's hosted checkout, which the dashboard's top-up form posts to (key_id,
+       * order_id, callback_url…); it posts the signed payment back to /billing/return.
+       */
+      checkoutUrl: Type.String({ pattern: '^https?://', default: 'https://api.razorpay.com/v1/checkout/embedded' }),
       keyId: Type.Optional(Type.String({ minLength: 1 })),
       keySecret: Type.Optional(Type.String({ minLength: 1 })),
       webhookSecret: Type.Optional(Type.String({ minLength: 1 })),

@@ -10,6 +10,7 @@ import { cleanName } from './team-rules.js';
 import type { ControlDeps } from './control-deps.js';
 import { consumeLoginLink } from './login-links.js';
 import { startSession } from './session-start.js';
+import { sameSitePath } from './oauth-routes.js';
 
 const MeBody = Type.Object({
   id: Type.String(),
@@ -46,13 +47,14 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
   return [
     {
       kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true,
-      summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to /me',
+      summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to the dashboard (/, or return_to=/path)',
       handle: (ctx) => {
-        const token = new URLSearchParams(ctx.query).get('token') ?? '';
+        const q = new URLSearchParams(ctx.query);
+        const token = q.get('token') ?? '';
         const email = token ? consumeLoginLink(d.db, token, d.clock.now()) : null;
         if (!email) throw errors.forbidden('This login link is unknown, expired or already used');
         const { setCookie } = startSession(d, { email });
-        return { status: 302, headers: { location: '/me', 'set-cookie': setCookie } };
+        return { status: 302, headers: { location: sameSitePath(q.get('return_to')) ?? '/', 'set-cookie': setCookie } };
       },
     },
     {

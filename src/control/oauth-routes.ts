@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../config/schema.js';
 import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
@@ -15,7 +17,8 @@ const STATE_TTL_MS = 10 * 60_000;
  * else's code and state would sign the victim into the attacker's account (login CSRF).
  */
 const BINDING_COOKIE = 'gw_oauth';
-const DEFAULT_RETURN = '/me';
+/** The dashboard's overview. */
+const DEFAULT_RETURN = '/';
 
 /** GET /auth/:provider starts an authorization-code sign-in with PKCE; its callback ends it in a session. */
 export function oauthRoutes(d: ControlDeps): RouteSpec[] {
@@ -30,11 +33,20 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
   // d.baseUrl is known only once the server listens: read it per request.
   const redirectUri = (id: string) => `${d.baseUrl}/auth/${id}/callback`;
 
+  const methods = {
+    providers: [...providers].filter(([, p]) => p !== null).map(([id]) => ({ id, name: displayName(id, d.config.auth), url: `/auth/${id}` })),
+    login_link: true,
+  };
   return [
+    {
+      kind: 'json', method: 'get', path: '/auth/methods', auth: 'public', response: SignInMethods,
+      summary: 'The sign-in methods configured on this gateway (the dashboard shows a button for each); login links from `gw login-link` always work',
+      handle: () => ({ body: methods }),
+    },
     {
       kind: 'json', method: 'get', path: '/auth/:provider', auth: 'public', redirects: true,
       summary: 'Start signing in with google, github or a configured OpenID provider: redirects to the provider. '
-        + 'Optional return_to=/path is where the browser lands afterwards (default /me)',
+        + 'Optional return_to=/path is where the browser lands afterwards (default /, the dashboard)',
       handle: async (ctx) => {
         const p = provider(ctx.params.provider);
         const now = d.clock.now();
@@ -79,6 +91,17 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
       },
     },
   ];
+}
+
+const SignInMethods = Type.Object({
+  providers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), url: Type.String({ description: 'GET it to start; add return_to=/path' }) })),
+  login_link: Type.Boolean({ description: 'one-time links from `gw login-link --email …` sign in at /auth/link' }),
+});
+
+function displayName(id: string, auth: Config['auth']): string {
+  if (id === 'google') return 'Google';
+  if (id === 'github') return 'GitHub';
+  return auth.oidc[id]?.name ?? id;
 }
 
 /**

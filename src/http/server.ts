@@ -13,6 +13,7 @@ import { ROLE_RANK, type Session } from '../domain/session.js';
 import { sessionToken } from '../lib/session-cookie.js';
 import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
+import { pick, wantsPage, type Dashboard } from './dashboard.js';
 
 export interface ServerOptions {
   host: string;
@@ -25,6 +26,8 @@ export interface ServerOptions {
   sessions?: (token: string) => Session | null;
   /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
   allowedOrigins?: ReadonlySet<string>;
+  /** The built dashboard, served at / and for browsers' page loads; null when not built. */
+  dashboard?: Dashboard | null;
   /** false: requests with repeated Content-Length are not looked for (a proxy in front refuses them). */
   rejectRepeatedContentLength?: boolean;
 }
@@ -45,6 +48,9 @@ const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; r
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 // As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
+const ACCEPT = Buffer.from('accept', 'latin1');
+const ACCEPT_ENCODING = Buffer.from('accept-encoding', 'latin1');
+const IF_NONE_MATCH = Buffer.from('if-none-match', 'latin1');
 /**
  * The one uWS app: every route of the table registered once with its precomputed pieces
  * (param names, body checker, serializer), a 405 for known paths with another method, and a
@@ -61,6 +67,15 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
     register(app, route, opts, inflight, framing);
     if (!paths.has(route.path) || route.errorFormat) paths.set(route.path, route.errorFormat ?? null);
   }
+  const site = opts.dashboard ?? null;
+  if (site) {
+    const serve = (file: Parameters<typeof pick>[0]) => (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+      const out = pick(file, req.getHeader(ACCEPT_ENCODING), req.getHeader(IF_NONE_MATCH));
+      new UwsReply(res, inflight).send(out.status, file.type, out.body, out.headers);
+    };
+    app.get('/', serve(site.page));
+    for (const [path, file] of site.files) app.get(path, serve(file));
+  }
   // uWS prefers a method-specific handler over `any` on the same pattern, so this only sees the rest.
   for (const [path, format] of paths) {
     app.any(path, (res, req) => {
@@ -76,7 +91,14 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
       return;
     }
     const url = req.getUrl();
-    new UwsReply(res).sendError(errors.notFound(`No route for ${req.getMethod().toUpperCase()} ${url}`));
+    const method = req.getMethod();
+    // The dashboard routes itself in the browser: a reload of /keys gets the same page.
+    if (site && wantsPage(method, url, req.getHeader(ACCEPT))) {
+      const out = pick(site.page, req.getHeader(ACCEPT_ENCODING), req.getHeader(IF_NONE_MATCH));
+      new UwsReply(res, inflight).send(out.status, site.page.type, out.body, out.headers);
+      return;
+    }
+    new UwsReply(res).sendError(errors.notFound(`No route for ${method.toUpperCase()} ${url}`));
   });
 
   return new Promise((resolve, reject) => {

@@ -44,7 +44,7 @@ export class LowBalanceMailer {
       const subject = `[gw] ${org.name}: balance ${rupees(org.balance_micros)} is below ${rupees(org.low_balance_micros)}`;
       const text = `The prepaid balance of ${org.name} is ${rupees(org.balance_micros)}, below the ${rupees(org.low_balance_micros)} you set.\n`
         + 'Standard keys stop with 402 insufficient_credits when it reaches zero.\n'
-        + `Top up at ${this.#d.baseUrl()}/me/billing. This mail is sent once until the balance is back above the threshold.\n`;
+        + `Top up at ${this.#d.baseUrl()}/billing (the dashboard). This mail is sent once until the balance is back above the threshold.\n`;
       let sent = 0;
       for (const addr of to) {
         try {

@@ -16,7 +16,7 @@ test('a login link signs in once: cookie HttpOnly, SameSite=Lax, with an expiry;
   const { url } = await gw.cli('login-link', '--email', 'Asha@Example.com', '--base-url', gw.url);
   const first = await fetch(url, { redirect: 'manual' });
   assert.is(first.status, 302);
-  assert.is(first.headers.get('location'), '/me');
+  assert.is(first.headers.get('location'), '/', 'lands on the dashboard');
   const cookie = first.headers.get('set-cookie')!;
   assert.match(cookie, /^gw_session=[A-Za-z0-9_-]{43};/);
   assert.match(cookie, /HttpOnly/);

@@ -193,7 +193,7 @@ test('a Google sign-in through a real OpenID provider ends in a session; the fir
   const b = new Browser();
   const res = await b.signIn('google', 'g-asha');
   assert.is(res.status, 302, await res.clone().text());
-  assert.is(res.headers.get('location'), '/me');
+  assert.is(res.headers.get('location'), '/', 'lands on the dashboard');
   assert.match(res.headers.get('set-cookie')!, /^gw_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
   assert.ok(res.headers.getSetCookie().some((c) => /^gw_oauth=; Path=\/auth;.*Max-Age=0/.test(c)), 'the state-binding cookie is cleared');
   const me = (await (await b.me()).json()) as any;
@@ -346,14 +346,14 @@ test('503 provider_not_configured without client credentials; 404 not_found for 
   assert.equal([e.status, e.code], [503, 'unavailable']);
 });
 
-test('return_to is honoured for a same-site path; absolute and protocol-relative ones fall back to /me', async () => {
+test('return_to is honoured for a same-site path; absolute and protocol-relative ones fall back to the dashboard (/)', async () => {
   gh.signInAs(githubUser());
   const cases: [string, string][] = [
     ['/me/keys?tab=active', '/me/keys?tab=active'],
-    ['https://evil.example/phish', '/me'],
-    ['//evil.example/phish', '/me'],
-    ['/\\evil.example', '/me'],
-    ['me', '/me'],
+    ['https://evil.example/phish', '/'],
+    ['//evil.example/phish', '/'],
+    ['/\\evil.example', '/'],
+    ['me', '/'],
   ];
   for (const [returnTo, landing] of cases) {
     const res = await new Browser().signIn('github', '', `?return_to=${encodeURIComponent(returnTo)}`);

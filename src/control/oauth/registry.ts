@@ -6,7 +6,7 @@ import { OidcClient } from './oidc-client.js';
 import type { SignInProvider } from './sign-in-provider.js';
 
 /** Ids that `auth.oidc` cannot take: the built-in providers and the other /auth/<word> routes. */
-const RESERVED = new Set(['google', 'github', 'link', 'logout']);
+const RESERVED = new Set(['google', 'github', 'link', 'logout', 'methods']);
 
 /**
  * The sign-in providers by id, built once from the frozen config: a provider without both client

@@ -1,0 +1,6 @@
+import { Page } from '../components/page';
+
+// Placeholder while the page is being built on its own branch.
+export function Keys(_p: { params: Record<string, string> }) {
+  return <Page title="Keys"><p>Coming in this change.</p></Page>;
+}
