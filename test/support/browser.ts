@@ -36,7 +36,7 @@ export async function watchedPage(ctx: BrowserContext): Promise<{ page: Page; pr
   page.on('console', (m) => {
     // A refused API call logs "Failed to load resource" for its 4xx; the page shows those itself.
     if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) {
-      problems.list.push(`console: ${m.text()}`);
+      problems.list.push(`console: ${m.text()} (on ${page.url()})`);
     }
   });
   return { page, problems };
