@@ -10,7 +10,7 @@ import { cleanName } from './team-rules.js';
 import type { ControlDeps } from './control-deps.js';
 import { consumeLoginLink } from './login-links.js';
 import { startSession } from './session-start.js';
-import { sameSitePath } from './oauth-routes.js';
+import { sameSitePath, toSignInPage } from './oauth-routes.js';
 
 const MeBody = Type.Object({
   id: Type.String(),
@@ -46,16 +46,16 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
   };
   return [
     {
-      kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true,
+      kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true, headers: ['accept'],
       summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to the dashboard (/, or return_to=/path)',
-      handle: (ctx) => {
+      handle: (ctx) => toSignInPage(ctx.headers.accept, async () => {
         const q = new URLSearchParams(ctx.query);
         const token = q.get('token') ?? '';
         const email = token ? consumeLoginLink(d.db, token, d.clock.now()) : null;
-        if (!email) throw errors.forbidden('This login link is unknown, expired or already used');
+        if (!email) throw errors.forbidden('This login link is unknown, expired or already used; ask for a new one');
         const { setCookie } = startSession(d, { email });
         return { status: 302, headers: { location: sameSitePath(q.get('return_to')) ?? '/', 'set-cookie': setCookie } };
-      },
+      }),
     },
     {
       kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'], sameOrigin: true,

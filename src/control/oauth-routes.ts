@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
 import { errors } from '../errors/catalog.js';
+import { isGatewayError } from '../errors/gateway-error.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
 import { IdpHttp } from './oauth/idp-http.js';
@@ -62,9 +63,10 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
       },
     },
     {
-      kind: 'json', method: 'get', path: '/auth/:provider/callback', auth: 'public', headers: ['cookie'], redirects: true,
-      summary: 'Where the provider sends the browser back: checks state, exchanges the code, sets the session cookie and redirects',
-      handle: async (ctx) => {
+      kind: 'json', method: 'get', path: '/auth/:provider/callback', auth: 'public', headers: ['cookie', 'accept'], redirects: true,
+      summary: 'Where the provider sends the browser back: checks state, exchanges the code, sets the session cookie and redirects; '
+        + "a refusal is the error envelope, or for a browser (Accept: text/html) a redirect to the dashboard's sign-in page that says why",
+      handle: (ctx) => toSignInPage(ctx.headers.accept, async () => {
         const p = provider(ctx.params.provider);
         const q = new URLSearchParams(ctx.query);
         const state = q.get('state');
@@ -88,9 +90,22 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
         // The binding cookie has done its work: clear it along with setting the session.
         const cleared = `${BINDING_COOKIE}=; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=0${d.baseUrl.startsWith('https://') ? '; Secure' : ''}`;
         return { status: 302, headers: { location: row.return_to ?? DEFAULT_RETURN, 'set-cookie': [setCookie, cleared] } };
-      },
+      }),
     },
   ];
+}
+
+/**
+ * A sign-in that fails in a browser lands on the dashboard's sign-in page with the reason, not on
+ * a JSON document; API clients (no text/html in Accept) keep the envelope.
+ */
+export async function toSignInPage<T>(accept: string | undefined, run: () => Promise<T>): Promise<T | { status: number; headers: Record<string, string> }> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!isGatewayError(e) || !accept?.includes('text/html')) throw e;
+    return { status: 302, headers: { location: `/sign-in?error=${encodeURIComponent(e.message)}` } };
+  }
 }
 
 const SignInMethods = Type.Object({

@@ -69,4 +69,19 @@ test('a person signs in with the OpenID provider from the sign-in page and lands
   await ctx.close();
 });
 
+test('a used login link opened in a browser lands on the sign-in page saying why; an API client still gets the envelope', async () => {
+  const { url } = await gw.cli('login-link', '--email', 'twice@example.com', '--base-url', gw.url);
+  assert.is((await fetch(url, { redirect: 'manual' })).status, 302);
+  const api = await fetch(url, { redirect: 'manual' });
+  assert.is(api.status, 403);
+  assert.is(((await api.json()) as { error: { code: string } }).error.code, 'forbidden');
+  const ctx = await browser.newContext();
+  const { page, problems } = await watchedPage(ctx);
+  await page.goto(url);
+  await page.waitForURL((u) => u.pathname === '/sign-in');
+  await page.getByRole('alert').filter({ hasText: 'This login link is unknown, expired or already used' }).waitFor();
+  assert.equal(problems.list, []);
+  await ctx.close();
+});
+
 test.run();
