@@ -39,7 +39,13 @@ test('the first start on an empty database logs the next steps, and they work as
   const steps = JSON.parse(line as string);
   assert.is(steps.api, `${gw.url}/v1`);
   assert.is(steps.dashboard, `${gw.url}/`);
-  assert.match(steps.msg, `The dashboard will be at ${gw.url}/`);
+  assert.match(steps.msg, `The dashboard is at ${gw.url}/`);
+  // The sign-in command prints a link that signs a browser in and lands on the dashboard.
+  const link = JSON.parse(await npxGw(steps.sign_in));
+  const landed = await fetch(link.url, { redirect: 'manual' });
+  assert.is(landed.status, 302);
+  assert.is(landed.headers.get('location'), '/');
+  assert.match(landed.headers.get('set-cookie') ?? '', /^gw_session=/);
   // The commands name this database (not the default one), so they reach this gateway.
   assert.match(steps.create_org, `--db ${gw.dbPath}`);
   const org = JSON.parse(await npxGw(steps.create_org));
