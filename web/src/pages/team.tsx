@@ -58,27 +58,30 @@ export function Team(_p: { params: Record<string, string> }) {
   if (invitationsForMe.length > 0 || wantsInvitations) shownMine.current = true;
   return (
     <Page title="Team" lead={<>Organisation <strong>{me.org.name}</strong>{personal ? ' (personal)' : ''}: your role is {me.role}.</>}>
-      {news && <Notice tone="ok">{news}</Notice>}
-      <ErrorNotice error={switcher.error} />
-      <ErrorNotice error={mine.error} />
-      {shownMine.current && (
-        <MyInvitations invitations={invitationsForMe} onChanged={() => { void mine.reload(); void orgs.reload(); }} onSwitch={switchTo} />
-      )}
-      <div key={me.org.id} class="page">
-        <ErrorNotice error={members.error} />
-        {!members.data && members.loading && <Loading label="Loading members…" />}
-        {members.data && (
-          <>
-            <Members members={members.data.members} personal={personal} onChanged={() => void members.reload()}
-              onLeft={(name) => setNews(`You left ${name} and are back in your personal organisation.`)} />
-            <OrgInvitations invitations={members.data.invitations} personal={personal} onChanged={() => void members.reload()} />
-          </>
+      <div class="page team-page">
+        {news && <Notice tone="ok">{news}</Notice>}
+        <ErrorNotice error={switcher.error} />
+        <ErrorNotice error={mine.error} />
+        {shownMine.current && (
+          <MyInvitations invitations={invitationsForMe} onChanged={() => { void mine.reload(); void orgs.reload(); }} onSwitch={switchTo} />
         )}
-        <ErrorNotice error={workspaces.error} />
-        {workspaces.data && <Workspaces list={workspaces.data.data} onChanged={() => void workspaces.reload()} />}
-        <ErrorNotice error={orgs.error} />
-        {orgs.data && <Orgs orgs={orgs.data.data} busy={switcher.busy} onSwitch={switchTo} onCreated={orgsChanged} />}
-        <Settings />
+        <div key={me.org.id} class="page">
+          <ErrorNotice error={members.error} />
+          {!members.data && members.loading && <Loading label="Loading members…" />}
+          {members.data && (
+            <>
+              <Members members={members.data.members} personal={personal} onChanged={() => void members.reload()}
+                onLeft={(name) => setNews(`You left ${name} and are back in your personal organisation.`)} />
+              <OrgInvitations invitations={members.data.invitations} personal={personal} onChanged={() => void members.reload()} />
+            </>
+          )}
+          <ErrorNotice error={workspaces.error} />
+          {workspaces.data && <Workspaces list={workspaces.data.data} onChanged={() => void workspaces.reload()} />}
+          <ErrorNotice error={orgs.error} />
+          {orgs.data && <Orgs orgs={orgs.data.data} busy={switcher.busy} onSwitch={switchTo} onCreated={orgsChanged} />}
+          {/* Names show in the members and organisations tables too. */}
+          <Settings onSaved={() => { void members.reload(); void orgs.reload(); }} />
+        </div>
       </div>
     </Page>
   );

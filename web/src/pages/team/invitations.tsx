@@ -34,14 +34,14 @@ export function OrgInvitations(p: { invitations: OrgInvitation[]; personal: bool
       {p.invitations.length === 0 ? <Empty>No invitations are waiting for an answer.</Empty> : (
         <div class="table-wrap">
           <table class="team-table" aria-labelledby="pending-invitations">
-            <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Sent (IST)</th>{can('admin') && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
+            <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Sent</th>{can('admin') && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
             <tbody>
               {p.invitations.map((i) => (
                 <tr key={i.id}>
                   <td class="team-break">{i.email}</td>
-                  <td>{roleLabel(i.role)}</td>
-                  <td class="team-break">{i.invited_by}</td>
-                  <td>{when(i.created_at)}</td>
+                  <td data-label="Role">{roleLabel(i.role)}</td>
+                  <td class="team-break" data-label="Invited by">{i.invited_by}</td>
+                  <td data-label="Sent">{when(i.created_at)} IST</td>
                   {can('admin') && (
                     <td><button type="button" class="btn btn-small" aria-label={`Revoke the invitation to ${i.email}`} onClick={() => { action.clear(); setRevoking(i); }}>Revoke</button></td>
                   )}

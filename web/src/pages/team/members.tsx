@@ -22,6 +22,8 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
   const [done, setDone] = useState('');
   const action = useAction();
 
+  // The last owner cannot leave (last_owner): they make someone else an owner first.
+  const lastOwner = (m: MemberItem) => m.role === 'owner' && p.members.filter((x) => x.role === 'owner').length === 1;
   const mayRemove = (m: MemberItem) => m.id !== me.id && can('admin') && (m.role !== 'owner' || can('owner'));
   const remove = async () => {
     const m = removing!;
@@ -63,16 +65,16 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
                   </div>
                 </td>
                 <td><span class={ROLE_BADGE[m.role] ?? 'badge'}>{roleLabel(m.role)}</span></td>
-                <td>{day(m.joined_at)}</td>
+                <td data-label="Joined">{day(m.joined_at)}</td>
                 <td>
                   <div class="team-row-actions">
-                    {can('owner') && (
-                      <button type="button" class="btn btn-small" aria-label={`Change the role of ${m.email}`} onClick={() => setRoleOf(m)}>Change role</button>
+                    {can('owner') && !p.personal && (
+                      <button type="button" class="btn btn-small" aria-label={`Change role of ${m.email}`} onClick={() => setRoleOf(m)}>Change role</button>
                     )}
                     {mayRemove(m) && (
                       <button type="button" class="btn btn-small btn-danger" aria-label={`Remove ${m.email}`} onClick={() => { action.clear(); setRemoving(m); }}>Remove</button>
                     )}
-                    {m.id === me.id && !p.personal && (
+                    {m.id === me.id && !p.personal && !lastOwner(m) && (
                       <button type="button" class="btn btn-small" onClick={() => { action.clear(); setRemoving(m); }}>Leave</button>
                     )}
                   </div>

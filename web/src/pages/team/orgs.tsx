@@ -35,8 +35,8 @@ export function Orgs(p: { orgs: OrgItem[]; busy: boolean; onSwitch: (orgId: stri
             {p.orgs.map((o) => (
               <tr key={o.id}>
                 <td class="team-break">{o.name} {o.personal && <span class="badge">Personal</span>}</td>
-                <td>{roleLabel(o.role)}</td>
-                <td>{day(o.created_at)}</td>
+                <td data-label="Your role">{roleLabel(o.role)}</td>
+                <td data-label="Since">{day(o.created_at)}</td>
                 <td>
                   {o.active ? <span class="badge badge-ok">Active</span> : (
                     <button type="button" class="btn btn-small" disabled={p.busy} aria-label={`Switch to ${o.name}`} onClick={() => p.onSwitch(o.id)}>Switch</button>

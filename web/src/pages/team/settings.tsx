@@ -7,19 +7,19 @@ import { Field } from '../../components/field';
 import { useAction } from './use-action';
 
 /** Your display name and picture (PATCH /me), and the org's name (PATCH /me/org, owner). */
-export function Settings() {
+export function Settings(p: { onSaved: () => void }) {
   const { can } = useSession();
   return (
     <Section title="Settings">
       <div class="grid-2">
-        <Profile />
-        {can('owner') && <OrgName />}
+        <Profile onSaved={p.onSaved} />
+        {can('owner') && <OrgName onSaved={p.onSaved} />}
       </div>
     </Section>
   );
 }
 
-function Profile() {
+function Profile(p: { onSaved: () => void }) {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.name ?? '');
   const [saved, setSaved] = useState('');
@@ -30,6 +30,7 @@ function Profile() {
     const next = name.trim();
     if (await action.run(() => api.patch('/me', { name: next === '' ? null : next }))) {
       await refresh();
+      p.onSaved();
       setSaved(next === '' ? 'Your name was cleared: your email is shown instead.' : 'Your name was saved.');
     }
   };
@@ -56,7 +57,7 @@ function Profile() {
   );
 }
 
-function OrgName() {
+function OrgName(p: { onSaved: () => void }) {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.org.name);
   const [saved, setSaved] = useState(false);
@@ -66,6 +67,7 @@ function OrgName() {
     setSaved(false);
     if (await action.run(() => api.patch('/me/org', { name: name.trim() }))) {
       await refresh();
+      p.onSaved();
       setSaved(true);
     }
   };

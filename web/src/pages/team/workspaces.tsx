@@ -55,7 +55,7 @@ export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => void }) 
     <Section title="Workspaces">
       <p class="muted team-intro">
         Workspaces group {me.org.name}’s keys. A monthly budget caps what a workspace’s keys can spend in an IST month;
-        once it is spent, their requests are refused until the month turns.
+        once it is spent, their requests are refused until the month turns. Leave the budget empty for no cap.
       </p>
       {done && <Notice tone="ok">{done}</Notice>}
       <div class="table-wrap">
@@ -66,8 +66,8 @@ export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => void }) 
             {active.map((w) => (
               <tr key={w.id}>
                 <td class="team-break">{w.name} {w.default && <span class="badge">Default</span>}</td>
-                <td><Spend w={w} /></td>
-                <td>{w.monthly_budget_inr === null ? <span class="muted">No cap</span> : money(w.monthly_budget_inr)}</td>
+                <td data-label="Spent this month"><Spend w={w} /></td>
+                <td data-label="Monthly budget">{w.monthly_budget_inr === null ? <span class="muted">No cap</span> : money(w.monthly_budget_inr)}</td>
                 {can('admin') && (
                   <td>
                     <div class="team-row-actions">
@@ -125,7 +125,7 @@ function CreateWorkspace(p: { onCreated: (name: string) => void }) {
       <h3 id="new-workspace">New workspace</h3>
       <div class="form-row">
         <Field label="Name" value={name} onInput={setName} required maxLength={64} />
-        <Field label="Monthly budget (₹)" value={budget} onInput={setBudget} inputMode="decimal" hint="Empty: no cap" />
+        <Field label="Monthly budget (₹)" value={budget} onInput={setBudget} inputMode="decimal" placeholder="No cap" />
         <button type="submit" class="btn btn-primary" disabled={action.busy}>Create workspace</button>
       </div>
       <ErrorNotice error={action.error} />
