@@ -13,7 +13,7 @@ const ROLE_BADGE: Record<string, string> = { owner: 'badge badge-ok', admin: 'ba
 
 /**
  * The active org's members. Owners change roles (PATCH /me/members/:id is owner-only); admins
- * remove members (owners only by owners); anyone but a personal org's owner can leave.
+ * remove members (owners only by owners); anyone can leave a team org except its last owner.
  */
 export function Members(p: { members: MemberItem[]; personal: boolean; onChanged: () => void; onLeft: (orgName: string) => void }) {
   const { me, can, refresh } = useSession();
