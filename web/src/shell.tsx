@@ -14,7 +14,8 @@ export function Shell(p: { path: string; children: ComponentChildren }) {
   const { me, can } = useSession();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [p.path]);
-  const invitations = useData(() => api.get<{ data: unknown[] }>('/me/invitations'), [me.org.id]);
+  // Read again on every refresh() (an invitation accepted or declined on the Team page), not only on a switch.
+  const invitations = useData(() => api.get<{ data: unknown[] }>('/me/invitations'), [me]);
   const pending = invitations.data?.data.length ?? 0;
   const current = (path: string) => (path === '/' ? p.path === '/' : p.path === path || p.path.startsWith(path + '/'));
   return (
@@ -51,7 +52,8 @@ export function Shell(p: { path: string; children: ComponentChildren }) {
 
 function OrgSwitcher() {
   const { me, refresh } = useSession();
-  const orgs = useData(() => api.get<{ data: OrgItem[] }>('/me/orgs'), [me.org.id]);
+  // Read again on every refresh(): the Team page calls it after creating, joining or leaving an org.
+  const orgs = useData(() => api.get<{ data: OrgItem[] }>('/me/orgs'), [me]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const list = orgs.data?.data ?? [];

@@ -56,11 +56,13 @@ export function match(pattern: string, path: string): Record<string, string> | n
   return params;
 }
 
-/** Same-origin links navigate in place; modified clicks (new tab) stay with the browser. */
+/** Same-origin links navigate in place (keeping a #fragment for the page to scroll to); modified clicks (new tab) stay with the browser. */
 export function linkClick(e: MouseEvent): void {
   const a = (e.target as Element).closest('a');
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   if (a.target || a.hasAttribute('download') || a.origin !== location.origin || a.dataset.native !== undefined) return;
+  // A #fragment on this very page: the browser scrolls to it itself.
+  if (a.hash && a.pathname === location.pathname && a.search === location.search) return;
   e.preventDefault();
-  navigate(a.pathname + a.search);
+  navigate(a.pathname + a.search + a.hash);
 }
