@@ -112,7 +112,7 @@ export function Billing(_p: { params: Record<string, string> }) {
       {b && (
         <>
           <div class="stats">
-            <Stat label="Balance" value={money(b.balance_inr)} tone={low || b.balance_inr <= 0 ? 'warn' : undefined}
+            <Stat label="Balance" value={money(b.balance_inr)} tone={low || (me.org.tier === 'standard' && b.balance_inr <= 0) ? 'warn' : undefined}
               note={low ? `Below your ${money(b.low_balance_inr)} alert` : 'Prepaid credit'} />
             <Stat label="Spent, last 30 days" value={money(b.usage_30d.spent_inr)} note={`${num(b.usage_30d.requests)} requests`} />
             <Stat label="Low-balance alert" value={b.low_balance_inr === null ? 'Off' : money(b.low_balance_inr)} />
@@ -141,16 +141,16 @@ function Payments(p: { rows: Payment[] }) {
   if (p.rows.length === 0) return <Empty>No payments yet.</Empty>;
   return (
     <Scroll label="Payments table">
-      <table>
+      <table class="billing-table">
         <thead><tr><th>When (IST)</th><th class="num">Charged</th><th>Method</th><th>Status</th><th>Receipt or reason</th></tr></thead>
         <tbody>
           {p.rows.map((r) => (
             <tr key={r.id}>
-              <td>{when(r.at)}</td>
+              <td class="billing-nowrap">{when(r.at)}</td>
               <td class="num">{money(r.amount_inr)}</td>
               <td>{r.method ?? '—'}</td>
               <td>{r.status === 'captured' ? <span class="badge badge-ok">Paid</span> : <span class="badge badge-danger">Failed</span>}</td>
-              <td>
+              <td class="billing-wide">
                 {r.receipt_url
                   ? <a href={r.receipt_url} target="_blank" rel="noopener" aria-label={`Receipt for payment ${r.id}`}>Receipt</a>
                   : <span class="muted">{r.error ?? '—'}</span>}
@@ -167,15 +167,15 @@ function Ledger(p: { rows: MoneyEvent[] }) {
   if (p.rows.length === 0) return <Empty>No credits or payments yet.</Empty>;
   return (
     <Scroll label="Money ledger table">
-      <table>
+      <table class="billing-table">
         <thead><tr><th>When (IST)</th><th>What</th><th class="num">Amount</th><th>Note</th></tr></thead>
         <tbody>
           {p.rows.map((r) => (
             <tr key={r.id}>
-              <td>{when(r.at)}</td>
-              <td>{KINDS[r.kind] ?? r.kind}</td>
+              <td class="billing-nowrap">{when(r.at)}</td>
+              <td class="billing-nowrap">{KINDS[r.kind] ?? r.kind}</td>
               <td class={r.amount_inr < 0 ? 'num billing-debit' : 'num'}>{r.amount_inr > 0 ? '+' : ''}{money(r.amount_inr)}</td>
-              <td>{r.note ?? ''}</td>
+              <td class="billing-wide">{r.note ?? ''}</td>
             </tr>
           ))}
         </tbody>
@@ -188,12 +188,12 @@ function Orders(p: { rows: Order[] }) {
   if (p.rows.length === 0) return <Empty>No top-up orders yet.</Empty>;
   return (
     <Scroll label="Top-up orders table">
-      <table>
+      <table class="billing-table">
         <thead><tr><th>Created (IST)</th><th class="num">Credit</th><th class="num">Promo bonus</th><th class="num">Charged</th><th>Status</th><th>Order</th></tr></thead>
         <tbody>
           {p.rows.map((r) => (
             <tr key={r.id}>
-              <td>{when(r.created_at)}</td>
+              <td class="billing-nowrap">{when(r.created_at)}</td>
               <td class="num">{money(r.credit_inr)}</td>
               <td class="num">{r.bonus_inr > 0 ? `${money(r.bonus_inr)} (${r.promo_code})` : r.promo_code ? `— (${r.promo_code})` : '—'}</td>
               <td class="num">{money(r.total_inr)}</td>

@@ -118,10 +118,10 @@ export function AddressForm(p: { address: Address | null; onSaved: (a: Address) 
       <Field label="Address line 2 (optional)" value={d.line2} onInput={set('line2')} maxLength={200} autoComplete="address-line2" invalid={bad('line2')} />
       <div class="form-row">
         <Field label="PIN code" value={d.pincode} onInput={pinInput} required inputMode="numeric" maxLength={6} pattern="[1-9][0-9]{5}"
-          autoComplete="postal-code" invalid={bad('pincode') || pin?.tone === 'error'} hint="Six digits: the city and state fill in from it." />
+          autoComplete="postal-code" invalid={bad('pincode') || pin?.tone === 'error'} />
         <Field label="City or district" value={d.city} onInput={set('city')} required maxLength={100} autoComplete="address-level2" invalid={bad('city')} />
       </div>
-      <p class={pin?.tone === 'error' ? 'billing-pin error-text' : 'billing-pin muted'} role="status" aria-live="polite">{pin?.text ?? ''}</p>
+      <p class={pin?.tone === 'error' ? 'billing-pin error-text' : 'billing-pin muted'} role="status" aria-live="polite">{pin?.text ?? 'Type the six-digit PIN code: the city and state fill in from it.'}</p>
       <Select label="State or union territory" value={d.state} onChange={set('state')} options={STATE_OPTIONS} name="state" />
       <Field label="GSTIN (optional)" value={d.gstin} onInput={set('gstin')} maxLength={15} autoComplete="off" invalid={bad('gstin')}
         hint="A registered business's 15-character GST number, for input tax credit. It must be registered in the state above." />

@@ -26,7 +26,7 @@ const bonusOn = (p: PromoCheck, amount: number | null): number | null =>
 export function TopUp(p: { topups: Topups; hasAddress: boolean }) {
   const { me } = useSession();
   const t = p.topups;
-  const [amount, setAmount] = useState('500');
+  const [amount, setAmount] = useState(() => String(Math.min(Math.max(500, t.min_inr), t.max_inr)));
   const [code, setCode] = useState('');
   const [promo, setPromo] = useState<PromoCheck | null>(null);
   const [promoError, setPromoError] = useState('');
