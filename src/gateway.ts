@@ -55,6 +55,7 @@ import { PaymentApi } from './control/billing/payment-api.js';
 import { PaymentNotices } from './control/billing/payment-notices.js';
 import { PaymentReconciler } from './control/billing/payment-reconciler.js';
 import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
+import { checkoutReturnRoutes } from './control/billing/checkout-return.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -238,6 +239,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
       ...billingRoutes({ ...control, payments, rollup, notices, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
       ...paymentWebhookRoutes({ ...control, payments, notices, limitUnsigned: (ip) => gatePublic(ip, '') }),
+      ...checkoutReturnRoutes(),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });

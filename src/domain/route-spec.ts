@@ -52,8 +52,8 @@ interface RouteBase {
   headers?: readonly string[];
   /** Request body schema: validated by the router for json routes; documentation for raw ones. */
   body?: TSchema;
-  /** The body's media type in /openapi.json when it is not JSON (multipart uploads). */
-  bodyType?: 'multipart/form-data';
+  /** The body's media type in /openapi.json when it is not JSON (multipart uploads, a checkout's form post). */
+  bodyType?: 'multipart/form-data' | 'application/x-www-form-urlencoded';
   /** Replaces the server's bodyLimitBytes for this route (audio uploads). */
   bodyLimitBytes?: number;
   /**
@@ -61,8 +61,8 @@ interface RouteBase {
    * Routes with large bodies check the key here, so a stranger cannot make the gateway hold an upload.
    */
   beforeBody?: (ctx: RequestContext) => void;
-  /** Answers with a 302 redirect (sign-in flows), documented as such in /openapi.json. */
-  redirects?: boolean;
+  /** Answers with a 302 redirect (sign-in flows), or 303 after a form post, documented as such in /openapi.json. */
+  redirects?: true | 303;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */
   response?: TSchema;
   /**

@@ -55,7 +55,9 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
     const error = (description: string) => ({ description, headers: REQUEST_ID, content });
     const answer = INFERENCE_ANSWERS[`${method} ${r.path}`] ?? INFERENCE_ANSWERS[r.path];
     const responses: Record<string, unknown> = r.redirects
-      ? { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
+      ? r.redirects === 303
+        ? { 303: { description: 'See Other (Location header): the browser goes on with a GET', headers: REQUEST_ID } }
+        : { 302: { description: 'Redirect (Location header), with Set-Cookie where a session starts', headers: REQUEST_ID } }
       : {
         [r.method === 'post' && r.auth === 'session' ? '2XX' : '200']: answer
           ? { description: RAW_ANSWERS[r.path] ?? 'OK', headers: REQUEST_ID, content: answer }

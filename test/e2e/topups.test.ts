@@ -52,7 +52,7 @@ test.before(async () => {
     providers: { groq: { baseUrl: groq.url, apiKey: 'g' } },
     smtp: { host: '127.0.0.1', port: smtp.port, from: 'billing@gw.example' },
     billing: {
-      payments: { apiBaseUrl: pay.url, keyId: PAY_KEY_ID, keySecret: PAY_KEY_SECRET, webhookSecret: PAY_WEBHOOK_SECRET },
+      payments: { apiBaseUrl: pay.url, keyId: PAY_KEY_ID, keySecret: PAY_KEY_SECRET, webhookSecret: PAY_WEBHOOK_SECRET, checkoutUrl: pay.checkoutUrl },
       seller: { name: 'Acme <Inference> Pvt Ltd', state: 'Karnataka', gstin: '29AAGCB7383J1Z4', address: '1 Residency Road, Bengaluru 560025', sac: '998315' },
       pincodeLookupUrl: pay.pincodeUrl,
       lowBalanceCheckMs: 200,
@@ -74,7 +74,7 @@ test('a new org sees its balance, the top-up terms and no address; without a ses
   const bill = await json(await b.get('/me/billing'));
   assert.is(bill.balance_inr, 0);
   assert.is(bill.address, null);
-  assert.equal(bill.topups, { enabled: true, min_inr: 100, max_inr: 1000, gst_percent: 18, key_id: PAY_KEY_ID });
+  assert.equal(bill.topups, { enabled: true, min_inr: 100, max_inr: 1000, gst_percent: 18, key_id: PAY_KEY_ID, checkout_url: pay.checkoutUrl });
   assert.equal([bill.money_events, bill.payments, bill.orders, bill.usage_30d.requests, bill.low_balance_inr], [[], [], [], 0, null]);
   assert.equal(await refusal(await fetch(`${gw.url}/me/billing`)), [401, 'no_session', 'Sign in first: this needs a dashboard session']);
   // No address yet: no order, and the payment provider is never called.
@@ -154,6 +154,7 @@ test('orders: whole rupees within 100-1000, GST split by place of supply, the pr
   assert.equal(local.tax, { cgst_inr: 45, sgst_inr: 45, igst_inr: 0, gst_percent: 18 });
   assert.equal([local.credit_inr, local.total_inr, local.amount_paise, local.key_id, local.currency], [500, 590, 59_000, PAY_KEY_ID, 'INR']);
   assert.equal(local.place_of_supply, { state: 'Karnataka', state_code: '29' });
+  assert.equal([local.checkout_url, local.merchant_name], [pay.checkoutUrl, 'Acme <Inference> Pvt Ltd']);
   const sent = pay.orders.get(local.order_id)!;
   assert.equal([sent.amount, sent.currency, sent.notes.org_id], [59_000, 'INR', await orgOf(b)]);
   assert.is(pay.auths.at(-1), `Basic ${Buffer.from(`${PAY_KEY_ID}:${PAY_KEY_SECRET}`).toString('base64')}`);
@@ -311,6 +312,88 @@ test('the webhook: signed, records failures, credits a capture once, ignores wha
   ]);
 });
 
+/** A form post to the gateway, as a browser sends one from another site (no cookie, no Origin of ours). */
+const formPost = (path: string, form: Record<string, string> | string, headers: Record<string, string> = {}) => fetch(`${gw.url}${path}`, {
+  method: 'POST', redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://api.razorpay.com', ...headers },
+  body: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
+});
+/** The hidden fields of an HTML form, as the mock checkout writes them. */
+const hiddenFields = (html: string): Record<string, string> => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+  .map((m) => [m[1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&'), m[2].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&')]));
+const returned = (r: Response): URL => {
+  assert.is(r.status, 303);
+  return new URL(r.headers.get('location')!, gw.url);
+};
+
+test('POST /billing/return: the checkout\'s form post becomes a 303 to the billing page, which verifies; it credits nothing itself', async () => {
+  const b = await customer('return');
+  const o = await order(b, { amount_inr: 400, promo_code: 'FLAT50' });
+  // The dashboard's form, posted to the provider's hosted checkout; its Pay button posts back to callback_url.
+  const fields = {
+    key_id: o.key_id, order_id: o.order_id, amount: String(o.amount_paise), currency: 'INR', name: o.merchant_name, description: 'Top-up',
+    'prefill[email]': b.email, callback_url: `${gw.url}/billing/return`, cancel_url: `${gw.url}/billing?payment_cancelled=1`,
+  };
+  const page = await fetch(pay.checkoutUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  assert.is(page.status, 200);
+  assert.ok((await page.text()).includes('Pay ₹472.00'));
+  const paid = await fetch(pay.url + '/checkout/pay', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  const proof = hiddenFields(await paid.text());
+  assert.equal(Object.keys(proof), ['razorpay_payment_id', 'razorpay_order_id', 'razorpay_signature']);
+
+  // No session travels with a cross-site post: the route only hands the ids on.
+  const back = returned(await formPost('/billing/return', proof));
+  assert.is(back.pathname, '/billing');
+  assert.equal(Object.fromEntries(back.searchParams), { order_id: o.order_id, payment_id: proof.razorpay_payment_id, signature: proof.razorpay_signature });
+  assert.is(await balanceOf(b), 0, 'the return itself credits nothing');
+  const done = await json(await b.send('POST', '/me/billing/verify', Object.fromEntries(back.searchParams)));
+  assert.equal([done.credited, done.credit_inr, done.bonus_inr, done.balance_inr], [true, 400, 50, 450]);
+  // A second return of the same post changes nothing.
+  const again = returned(await formPost('/billing/return', proof));
+  assert.is((await json(await b.send('POST', '/me/billing/verify', Object.fromEntries(again.searchParams)))).credited, false);
+  assert.is(await balanceOf(b), 450);
+
+  // A failure: the provider's error fields, its description shown in words, the order named.
+  const failedPage = await fetch(pay.url + '/checkout/fail', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  const failure = hiddenFields(await failedPage.text());
+  const failed = returned(await formPost('/billing/return', failure));
+  assert.equal(Object.fromEntries(failed.searchParams), { payment_error: failure['error[description]'], order_id: o.order_id });
+});
+
+test('POST /billing/return: whatever is posted, a 303 to the billing page with a failure in words (or 413), never a 5xx', async () => {
+  const sig = 'a'.repeat(64);
+  const GENERIC = 'The payment provider sent back an answer the gateway could not read';
+  const cases: [string, Record<string, string>][] = [
+    ['', { payment_error: GENERIC }],
+    ['{"razorpay_payment_id":"pay_1"}', { payment_error: GENERIC }],
+    ['razorpay_payment_id=pay_1&razorpay_order_id=order_1', { payment_error: GENERIC, order_id: 'order_1' }],
+    [`razorpay_payment_id=pay_1&razorpay_order_id=order_1&razorpay_signature=${'z'.repeat(64)}`, { payment_error: GENERIC, order_id: 'order_1' }],
+    [`razorpay_payment_id=pay%2F..%2F1&razorpay_order_id=order_1&razorpay_signature=${sig}`, { payment_error: GENERIC, order_id: 'order_1' }],
+    [`razorpay_payment_id=pay_1&razorpay_order_id=${'o'.repeat(65)}&razorpay_signature=${sig}`, { payment_error: GENERIC }],
+    ['error%5Bcode%5D=BAD_REQUEST_ERROR', { payment_error: 'The payment provider reported a failure without saying why' }],
+    ['error%5Bdescription%5D=%20%0D%0A%00', { payment_error: GENERIC }],
+    ['error%5Bdescription%5D=Card%0D%0Adeclined%3Cscript%3E&error%5Bmetadata%5D%5Border_id%5D=order_9', { payment_error: 'Card declined<script>', order_id: 'order_9' }],
+    [`error%5Bdescription%5D=${'x'.repeat(5000)}`, { payment_error: `${'x'.repeat(199)}…` }],
+    ['%E0%A4%A=%ZZ&&==&\xff', { payment_error: GENERIC }],
+  ];
+  for (const [body, want] of cases) {
+    const r = await formPost('/billing/return', body);
+    assert.is(r.status, 303, body.slice(0, 60));
+    assert.is(r.headers.get('cache-control'), 'no-store');
+    const to = new URL(r.headers.get('location')!, gw.url);
+    assert.is(to.origin + to.pathname, `${gw.url}/billing`, 'always this gateway\'s own page');
+    assert.equal(Object.fromEntries(to.searchParams), want, body.slice(0, 60));
+  }
+  const sent = await fetch(`${gw.url}/billing/return`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `error%5Bdescription%5D=${'x'.repeat(20_000)}` });
+  assert.equal((await refusal(sent)).slice(0, 2), [413, 'payload_too_large']);
+  // In the route table: documented as a form post answered with 303.
+  const doc = await json(await fetch(`${gw.url}/openapi.json`));
+  const op = doc.paths['/billing/return'].post;
+  assert.ok(op.requestBody.content['application/x-www-form-urlencoded'].schema.properties.razorpay_signature);
+  assert.ok(op.responses['303'] && !op.responses['200']);
+  assert.equal(op.security, []);
+});
+
 test('promo codes: checked, priced, redeemed once per org when paid, capped, expired codes refused', async () => {
   const b = await customer('promo');
   const check = (body: Record<string, unknown>, who = b) => who.send('POST', '/me/billing/promo/check', body);
@@ -452,7 +535,7 @@ test('without a payment provider, top-ups and webhooks are 503 billing_disabled;
   const bare = await startGateway({ billing: { pincodeLookupUrl: pay.pincodeUrl } });
   try {
     const b = await signIn(bare, 'nobilling@topups.example');
-    assert.is((await json(await b.get('/me/billing'))).topups.enabled, false);
+    assert.equal((await json(await b.get('/me/billing'))).topups, { enabled: false, min_inr: 100, max_inr: 1000, gst_percent: 18, key_id: null, checkout_url: null });
     assert.is((await b.send('POST', '/me/billing/address', KARNATAKA)).status, 200);
     assert.equal((await refusal(await b.send('POST', '/me/billing/orders', { amount_inr: 100 }))).slice(0, 2), [503, 'billing_disabled']);
     assert.equal((await refusal(await b.send('POST', '/me/billing/promo/check', { code: 'X' }))).slice(0, 2), [503, 'billing_disabled']);

@@ -98,6 +98,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         topups: Type.Object({
           enabled: Type.Boolean(), min_inr: Type.Integer(), max_inr: Type.Integer(), gst_percent: Type.Literal(18),
           key_id: Type.Union([Type.String(), Type.Null()], { description: 'the payment provider\'s public key id, for its checkout' }),
+          checkout_url: Type.Union([Type.String(), Type.Null()], { description: 'the provider\'s hosted checkout, which the top-up form posts to; null when top-ups are off' }),
         }),
         address: Type.Union([AddressView, Type.Null()]),
         money_events: Type.Array(Type.Object({
@@ -140,7 +141,10 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           body: {
             balance_inr: microsToInr(findOrg(db, orgId)!.balance_micros),
             low_balance_inr: microsToInr(low),
-            topups: { enabled: d.payments !== null, min_inr: b.minTopupInr, max_inr: b.maxTopupInr, gst_percent: 18, key_id: d.payments?.keyId ?? null },
+            topups: {
+              enabled: d.payments !== null, min_inr: b.minTopupInr, max_inr: b.maxTopupInr, gst_percent: 18, key_id: d.payments?.keyId ?? null,
+              checkout_url: d.payments ? b.payments.checkoutUrl : null,
+            },
             address: address ? addressView(address) : null,
             money_events: listMoneyEvents(db, orgId, LISTED).map((e) => ({ id: e.id, at: iso(e.at)!, kind: e.kind, amount_inr: microsToInr(e.amount_micros), note: e.note })),
             payments: listPayments(db, orgId, LISTED).map((p) => ({
@@ -187,6 +191,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         credit_inr: Inr, tax: Tax, total_inr: Inr,
         place_of_supply: Type.Object({ state: Type.String(), state_code: Type.String() }),
         promo_code: Type.Union([Type.String(), Type.Null()]), bonus_inr: Inr,
+        checkout_url: Type.String({ description: 'the provider\'s hosted checkout: post key_id, order_id, amount, currency, name, description, callback_url (…/billing/return) to it' }),
+        merchant_name: Type.String({ description: 'the seller, as the checkout names it' }),
       }),
       summary: 'Create a top-up order with the payment provider: amount_inr whole ₹ (100-1000 in beta) plus 18% GST; an optional promo adds a bonus when paid',
       handle: async (ctx) => {
@@ -220,6 +226,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
             total_inr: microsToInr(tax.totalMicros),
             place_of_supply: { state: GST_STATES.get(address.state_code)!, state_code: address.state_code },
             promo_code: promo?.code ?? null, bonus_inr: microsToInr(bonus),
+            checkout_url: b.payments.checkoutUrl, merchant_name: b.seller.name,
           },
         };
       },
