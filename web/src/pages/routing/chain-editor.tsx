@@ -16,6 +16,8 @@ const row = (model: string, provider: string | null): Row => ({ key: nextKey++, 
  */
 export function stepsMessage(e: Error): { text: string; step: number | null } {
   if (!(e instanceof ApiError) || e.code !== 'bad_steps') return { text: e.message, step: null };
+  const count = /1 to (\d+) steps/.exec(e.detail);
+  if (count) return { text: `A chain needs 1 to ${count[1]} steps.`, step: null };
   const m = /Invalid 'steps\.(\d+)': (.*)$/.exec(e.detail);
   if (!m) return { text: e.message, step: null };
   const n = Number(m[1]) + 1;
