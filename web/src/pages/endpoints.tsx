@@ -78,8 +78,8 @@ export function Endpoints() {
                   <StatusBadge status={ep.compliance.status} />
                   <div class="actions">
                     <button type="button" class="btn btn-small" aria-expanded={!!open[ep.id]} aria-controls={`report-${ep.id}`}
-                      onClick={() => setOpen((o) => ({ ...o, [ep.id]: !o[ep.id] }))} aria-label={`${open[ep.id] ? 'Hide' : 'Show'} the report of ${ep.name}`}>
-                      {open[ep.id] ? 'Hide report' : 'Report'}
+                      onClick={() => setOpen((o) => ({ ...o, [ep.id]: !o[ep.id] }))} aria-label={`${open[ep.id] ? 'Hide' : 'Show'} report of ${ep.name}`}>
+                      {open[ep.id] ? 'Hide report' : 'Show report'}
                     </button>
                     {admin && (
                       <>
@@ -108,7 +108,7 @@ export function Endpoints() {
       </Section>
       <Section title={admin ? 'Register an endpoint' : 'Test an endpoint'}>
         {!admin && <p class="muted">Owners and admins of {me.org.name} register endpoints; you can test one without saving it.</p>}
-        <EndpointForm canSave={admin} onRegistered={(ep) => { setFlash(''); setOpen((o) => ({ ...o, [ep.id]: true })); void list.reload(); }} />
+        <EndpointForm canSave={admin} onRegistered={() => { setFlash(''); void list.reload(); }} />
       </Section>
       <Confirm open={removing !== null} title={`Remove ${removing?.name ?? ''}?`} confirmLabel="Remove endpoint" danger busy={removeBusy}
         onConfirm={remove} onCancel={() => setRemoving(null)}>

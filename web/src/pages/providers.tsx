@@ -103,7 +103,7 @@ export function Providers() {
                         {t?.busy ? 'Testing…' : 'Test'}
                       </button>
                       <button type="button" class="btn btn-small" aria-expanded={models === p.provider} aria-controls={`models-${p.provider}`}
-                        onClick={() => setModels(models === p.provider ? null : p.provider)} aria-label={`Models of the ${p.name} key`}>
+                        onClick={() => setModels(models === p.provider ? null : p.provider)} aria-label={`${models === p.provider ? 'Hide models' : 'Models'} of the ${p.name} key`}>
                         {models === p.provider ? 'Hide models' : 'Models'}
                       </button>
                       <button type="button" class="btn btn-small" onClick={() => { setFlash(''); setEditing(p); }} aria-label={`Replace the ${p.name} key`}>Replace</button>
@@ -111,7 +111,7 @@ export function Providers() {
                         aria-label={`Remove the ${p.name} key`}>Remove</button>
                     </>
                   ) : (
-                    <button type="button" class="btn btn-small btn-primary" onClick={() => { setFlash(''); setEditing(p); }} aria-label={`Add a ${p.name} key`}>Add key</button>
+                    <button type="button" class="btn btn-small btn-primary" onClick={() => { setFlash(''); setEditing(p); }} aria-label={`Add key for ${p.name}`}>Add key</button>
                   )}
                 </div>
                 {models === p.provider && p.saved && <DiscoveredList id={`models-${p.provider}`} provider={p} />}
