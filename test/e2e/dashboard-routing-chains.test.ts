@@ -97,8 +97,11 @@ test('the owner reorders a chain in the editor, by keyboard, and the next reques
 });
 
 test('step errors are shown in words on the step they name; a chain needs 1 to 10 steps; an unknown model is named', async () => {
-  await page.goto(gw.url + '/routing?model=llama-3.3-70b-instruct');
-  await page.getByRole('button', { name: 'Delete chain' }).waitFor();
+  await page.goto(gw.url + '/routing');
+  await page.getByRole('button', { name: 'Edit the chain for llama-3.3-70b-instruct' }).click();
+  await page.getByRole('button', { name: 'Delete chain', exact: true }).waitFor();
+  assert.is(await page.evaluate('document.activeElement.id'), 'chain-model', 'Edit moves the focus to the editor');
+  assert.match(page.url(), /\/routing\?model=llama-3\.3-70b-instruct$/);
   assert.is(await stepCount(), 2);
   await page.getByRole('button', { name: 'Add a step' }).click();
   assert.is(await page.evaluate('document.activeElement.id.endsWith("-model")'), true, 'focus moves to the new step');

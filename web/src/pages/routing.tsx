@@ -34,6 +34,11 @@ export function Routing() {
     setFlash('');
     navigate(withQuery(loc, { model }), { replace: true });
   };
+  // From the list, the editor further down takes the focus (and scrolls into view).
+  const edit = (model: string) => {
+    open(model);
+    requestAnimationFrame(() => document.getElementById('chain-model')?.focus());
+  };
   const remove = async () => {
     if (!removing) return;
     setBusy(true);
@@ -69,7 +74,7 @@ export function Routing() {
                   <span class="muted">Changed {when(c.updated_at)}</span>
                   {admin && (
                     <div class="actions">
-                      <button type="button" class="btn btn-small" onClick={() => open(c.model)} aria-label={`Edit the chain for ${c.model}`}>Edit</button>
+                      <button type="button" class="btn btn-small" onClick={() => edit(c.model)} aria-label={`Edit the chain for ${c.model}`}>Edit</button>
                       <button type="button" class="btn btn-small btn-danger" onClick={() => { setRemoveError(null); setRemoving(c); }}
                         aria-label={`Delete the chain for ${c.model}`}>Delete</button>
                     </div>
