@@ -150,6 +150,7 @@ test('an endpoint is removed only after confirmation, and requests for it stop',
   await remove.click();
   await dialog.getByRole('button', { name: 'Remove endpoint' }).click();
   await page.getByText('Removed flaky: requests for custom/flaky/… stop at once.').waitFor();
+  assert.is(await item('flaky').count(), 0);
   assert.is(await page.locator('.endpoint-list > li').count(), 1);
   const gone = await chat('custom/flaky/mock-model');
   assert.ok(gone.status === 404 || gone.status === 400, String(gone.status));

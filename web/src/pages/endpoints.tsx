@@ -34,9 +34,9 @@ export function Endpoints() {
     setFlash('');
     try {
       const after = await api.post<Endpoint>(`/me/endpoints/${seg(ep.id)}/retest`);
+      await list.reload();
       setOpen((o) => ({ ...o, [ep.id]: true }));
       setFlash(`Tested ${ep.name} again: ${after.compliance.status === 'compliant' ? 'every check passed' : 'see its report'}.`);
-      await list.reload();
     } catch (e) {
       setActionError(e as Error);
     } finally {
@@ -49,9 +49,9 @@ export function Endpoints() {
     setRemoveError(null);
     try {
       await api.del(`/me/endpoints/${seg(removing.id)}`);
+      await list.reload();
       setFlash(`Removed ${removing.name}: requests for custom/${removing.name}/… stop at once.`);
       setRemoving(null);
-      await list.reload();
     } catch (e) {
       setRemoveError(e as Error);
     } finally {

@@ -29,11 +29,11 @@ export function Providers() {
   const [flash, setFlash] = useState('');
 
   const disabled = list.error instanceof ApiError && list.error.code === 'byok_disabled';
-  const saved = (p: ByokProvider, k: SavedKey) => {
+  const saved = async (p: ByokProvider, k: SavedKey) => {
     setEditing(null);
     setTests((t) => ({ ...t, [p.provider]: undefined }));
+    await list.reload();
     setFlash(`Saved the ${p.name} key ${k.key}: ${p.name} accepted it and listed ${num(k.models)} model${k.models === 1 ? '' : 's'}.`);
-    void list.reload();
   };
   const test = async (p: ByokProvider) => {
     setTests((t) => ({ ...t, [p.provider]: { busy: true } }));
@@ -51,11 +51,11 @@ export function Providers() {
     setRemoveError(null);
     try {
       await api.del(`/me/byok/${seg(removing.provider)}`);
+      await list.reload();
       setFlash(`Removed the ${removing.name} key.`);
       if (models === removing.provider) setModels(null);
       setTests((t) => ({ ...t, [removing.provider]: undefined }));
       setRemoving(null);
-      await list.reload();
     } catch (e) {
       setRemoveError(e as Error);
     } finally {

@@ -45,10 +45,10 @@ export function Routing() {
     setRemoveError(null);
     try {
       await api.del(`/me/routing/${seg(removing.model)}`);
+      await chains.reload();
       setFlash(`The chain for ${removing.model} is deleted: its requests use the catalog's routing again.`);
       setRemoving(null);
       setVersion((v) => v + 1);
-      await chains.reload();
     } catch (e) {
       setRemoveError(e as Error);
     } finally {

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, seg } from '../../lib/api';
 import { ErrorNotice, Loading, Notice } from '../../components/notice';
 import type { CatalogModel, Chain, ChainStep } from './types';
@@ -47,7 +47,8 @@ export function ChainEditor(p: {
   const [done, setDone] = useState('');
   const focusAfter = useRef<string | null>(null);
 
-  useEffect(() => {
+  // Before paint, so a keyboard user's next key press already lands on the moved step.
+  useLayoutEffect(() => {
     if (focusAfter.current) document.getElementById(focusAfter.current)?.focus();
     focusAfter.current = null;
   });

@@ -9,7 +9,7 @@ import type { ByokProvider, SavedKey } from './types';
  * Adds or replaces the org's key for one provider. The gateway checks it live before saving;
  * the typed key lives only in this form and is dropped when the dialog closes, saved or not.
  */
-export function KeyDialog(p: { provider: ByokProvider | null; onClose: () => void; onSaved: (provider: ByokProvider, key: SavedKey) => void }) {
+export function KeyDialog(p: { provider: ByokProvider | null; onClose: () => void; onSaved: (provider: ByokProvider, key: SavedKey) => unknown }) {
   const [key, setKey] = useState('');
   const [label, setLabel] = useState('');
   const [always, setAlways] = useState(false);
