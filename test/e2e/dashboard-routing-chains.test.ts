@@ -74,6 +74,7 @@ test('the owner reorders a chain in the editor, by keyboard, and the next reques
   assert.equal([await providerOf(1).inputValue(), await providerOf(2).inputValue()], ['together', 'groq']);
   await page.waitForFunction('document.activeElement.getAttribute("aria-label") === "Move step 1 down"'); // focus stays on the step that moved
   assert.ok(await page.getByRole('button', { name: 'Move step 1 up' }).isDisabled());
+  assert.is(await page.locator('.chain-editor p[role="status"]').innerText(), 'together (llama-3.3-70b-instruct) is now step 1 of 2.', 'said to screen readers');
   await shot(page, 'dashboard-routing-editor');
   await page.getByRole('button', { name: 'Save chain' }).click();
   await page.getByText('Saved. The next request for llama-3.3-70b-instruct follows this chain.').waitFor();

@@ -45,6 +45,8 @@ export function ChainEditor(p: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ text: string; step: number | null } | null>(null);
   const [done, setDone] = useState('');
+  // Said to screen readers after a move: where the step went.
+  const [moved, setMoved] = useState('');
   const focusAfter = useRef<string | null>(null);
 
   // Before paint, so a keyboard user's next key press already lands on the moved step.
@@ -55,6 +57,7 @@ export function ChainEditor(p: {
 
   const change = (next: Row[]) => {
     setRows(next);
+    setMoved('');
     setDone('');
     setError(null);
   };
@@ -68,6 +71,7 @@ export function ChainEditor(p: {
     const side = atEdge ? (dir < 0 ? 'down' : 'up') : dir < 0 ? 'up' : 'down';
     focusAfter.current = next.length > 1 ? `step-${next[j].key}-${side}` : null;
     change(next);
+    setMoved(`${next[j].provider || 'Any provider'} (${next[j].model}) is now step ${j + 1} of ${next.length}.`);
   };
   const remove = (i: number) => {
     const next = rows.filter((_r, k) => k !== i);
@@ -155,6 +159,7 @@ export function ChainEditor(p: {
         <button type="submit" class="btn btn-primary" disabled={busy}>{busy ? 'Saving…' : 'Save chain'}</button>
         {p.saved && <button type="button" class="btn btn-danger" onClick={p.onDelete}>Delete chain</button>}
       </div>
+      <p class="sr-only" role="status" aria-live="polite">{moved}</p>
       {rows.length >= MAX_STEPS && <p id="steps-max" class="hint">A chain has at most {MAX_STEPS} steps.</p>}
       {error && <Notice tone="error">{error.text}</Notice>}
       {done && <Notice tone="ok">{done}</Notice>}
