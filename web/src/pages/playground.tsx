@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api } from '../lib/api';
+import { api, ApiError } from '../lib/api';
 import { money, ms, num } from '../lib/format';
 import { useSession } from '../lib/session';
 import { useData } from '../lib/use-data';
@@ -10,10 +10,13 @@ import { forgetPlaygroundOffer, optionalWhole, playgroundOffer } from './keys/ke
 import { streamChat, type Usage } from './playground/chat-stream';
 import './keys.css';
 
-interface CatalogModel { id: string; name: string; kind: string; available: boolean; pricing: { input: number; output: number } }
+interface Price { input: number; output: number }
+interface CatalogModel { id: string; name: string; kind: string; available: boolean; pricing: Price; routes: { configured: boolean; pricing: Price }[] }
 interface LedgerRow { request_id: string; status: number; cost: number; provider: string | null; prompt_tokens: number; completion_tokens: number }
 
 interface Run {
+  /** Which send this is: a late answer of an earlier one (its ledger lookup) never lands on a newer. */
+  seq: number;
   state: 'sending' | 'streaming' | 'done' | 'stopped' | 'failed';
   model: string;
   text: string;
@@ -45,7 +48,9 @@ export function Playground() {
     const list = (models.data?.data ?? []).filter((m) => m.kind === 'chat');
     return [...list.filter((m) => m.available), ...list.filter((m) => !m.available)];
   }, [models.data]);
-  const [model, setModel] = useState('');
+  const [chosen, setModel] = useState('');
+  // Until one is picked, the free local model (or the first one a provider serves here).
+  const model = chosen || (chat.some((m) => m.id === DEFAULT_MODEL) ? DEFAULT_MODEL : chat[0]?.id ?? '');
   const [key, setKey] = useState(playgroundOffer);
   const offered = useRef(key !== '');
   const [prompt, setPrompt] = useState('');
@@ -53,66 +58,67 @@ export function Playground() {
   const [formError, setFormError] = useState('');
   const [run, setRun] = useState<Run | null>(null);
   const abort = useRef<AbortController | null>(null);
+  const seq = useRef(0);
   const alive = useRef(true);
   useEffect(() => () => {
     alive.current = false;
     abort.current?.abort();
   }, []);
-  useEffect(() => {
-    if (!model && chat.length > 0) setModel(chat.some((m) => m.id === DEFAULT_MODEL) ? DEFAULT_MODEL : chat[0].id);
-  }, [chat]);
 
-  const update = (change: Partial<Run>) => alive.current && setRun((r) => (r ? { ...r, ...change } : r));
+  const current = (n: number) => alive.current && seq.current === n;
+  const update = (n: number, change: Partial<Run>) => current(n) && setRun((r) => (r && r.seq === n ? { ...r, ...change } : r));
   const busy = run?.state === 'sending' || run?.state === 'streaming';
 
   const send = async (e: Event) => {
     e.preventDefault();
     const cap = optionalWhole('Max tokens', maxTokens, 1, 1_000_000);
+    if (!model) return setFormError('Pick a model first (the catalog has not loaded).');
     if (!key.trim()) return setFormError('Paste one of your API keys first.');
     if (!prompt.trim()) return setFormError('Write a prompt first.');
     if ('error' in cap) return setFormError(cap.error);
     setFormError('');
     const ctrl = new AbortController();
     abort.current = ctrl;
-    setRun({ state: 'sending', model, text: '', error: null, requestId: null, provider: null, ttft: null, total: null, usage: null, cost: null });
+    const n = ++seq.current;
+    setRun({ seq: n, state: 'sending', model, text: '', error: null, requestId: null, provider: null, ttft: null, total: null, usage: null, cost: null });
     const t0 = performance.now();
     let requestId: string | null = null;
     try {
       await streamChat({ key: key.trim(), model, prompt, maxTokens: cap.value, signal: ctrl.signal }, {
         onStart: (h) => {
           requestId = h.requestId;
-          update({ state: 'streaming', requestId: h.requestId, provider: h.provider });
+          update(n, { state: 'streaming', requestId: h.requestId, provider: h.provider });
         },
-        onText: (t, at, first) => alive.current && setRun((r) => (r ? { ...r, text: r.text + t, ttft: first ? at : r.ttft } : r)),
-        onUsage: (u) => update({ usage: u }),
+        onText: (t, at, first) => current(n) && setRun((r) => (r && r.seq === n ? { ...r, text: r.text + t, ttft: first ? at : r.ttft } : r)),
+        onUsage: (u) => update(n, { usage: u }),
       });
-      update({ state: 'done', total: performance.now() - t0 });
+      update(n, { state: 'done', total: performance.now() - t0 });
     } catch (err) {
       const stopped = (err as Error).name === 'AbortError';
-      update({ state: stopped ? 'stopped' : 'failed', error: stopped ? null : (err as Error), total: performance.now() - t0 });
+      update(n, { state: stopped ? 'stopped' : 'failed', error: stopped ? null : (err as Error), total: performance.now() - t0 });
     } finally {
-      abort.current = null;
+      if (abort.current === ctrl) abort.current = null;
     }
-    if (requestId) void findCost(requestId);
+    if (requestId) void findCost(n, requestId);
   };
 
   /** The ledger row of this request (GET /me/activity/events, newest first), polled briefly. */
-  const findCost = async (requestId: string) => {
-    update({ cost: 'looking' });
-    for (let i = 0; i < LEDGER_TRIES && alive.current; i++) {
+  const findCost = async (n: number, requestId: string) => {
+    update(n, { cost: 'looking' });
+    for (let i = 0; i < LEDGER_TRIES && current(n); i++) {
       try {
         const page = await api.get<{ data: LedgerRow[] }>('/me/activity/events?limit=100');
         const rows = page.data.filter((r) => r.request_id === requestId);
         if (rows.length > 0) {
           const cost = Math.round(rows.reduce((s, r) => s + r.cost, 0) * 1e6) / 1e6;
-          return update({ cost });
+          return update(n, { cost });
         }
       } catch {
         break;
       }
       await new Promise((r) => setTimeout(r, LEDGER_WAIT_MS));
     }
-    update({ cost: 'absent' });
+    update(n, { cost: 'absent' });
   };
 
   const picked = chat.find((m) => m.id === model);
@@ -125,7 +131,7 @@ export function Playground() {
           <form class="form" onSubmit={send} noValidate>
             <Select label="Model" value={model} onChange={setModel}
               options={chat.map((m) => ({ value: m.id, label: `${m.name} (${m.id})${m.available ? '' : ' · no provider here'}` }))}
-              hint={picked && <>{money(picked.pricing.input)} in, {money(picked.pricing.output)} out per million tokens.{!picked.available && ' No provider for it is configured on this gateway.'}</>} />
+              hint={picked && <>{priceOf(picked)}{!picked.available && ' No provider for it is configured on this gateway.'}</>} />
             <Field label="API key" type="password" value={key} onInput={setKey} autoComplete="off" name="playground-key"
               hint={offered.current
                 ? <>The key you just created, kept in this tab only. <button type="button" class="btn-link" onClick={() => { forgetPlaygroundOffer(); offered.current = false; setKey(''); }}>Forget it</button></>
@@ -134,7 +140,7 @@ export function Playground() {
             <Field label="Max tokens" value={maxTokens} onInput={setMaxTokens} inputMode="numeric" autoComplete="off" hint="Optional: the longest answer, in tokens." />
             {formError && <p role="alert" class="error-text">{formError}</p>}
             <div class="actions">
-              <button type="submit" class="btn btn-primary" disabled={busy}>{busy ? 'Sending…' : 'Send'}</button>
+              <button type="submit" class="btn btn-primary" disabled={busy}>{run?.state === 'sending' ? 'Sending…' : run?.state === 'streaming' ? 'Streaming…' : 'Send'}</button>
               <button type="button" class="btn" disabled={!busy} onClick={() => abort.current?.abort()}>Stop</button>
             </div>
           </form>
@@ -148,11 +154,26 @@ export function Playground() {
   );
 }
 
+/** What the model costs here: the prices of the routes configured on this gateway (the one that serves is billed). */
+function priceOf(m: CatalogModel): string {
+  const routes = m.routes.filter((r) => r.configured).map((r) => r.pricing);
+  const prices = routes.length > 0 ? routes : [m.pricing];
+  const input = Math.min(...prices.map((p) => p.input));
+  const output = Math.min(...prices.map((p) => p.output));
+  const varies = prices.some((p) => p.input !== input || p.output !== output);
+  return `${varies ? 'From ' : ''}${money(input)} in, ${money(output)} out per million tokens.`;
+}
+
 function Answer({ run }: { run: Run }) {
   const streaming = run.state === 'sending' || run.state === 'streaming';
   return (
     <>
-      {run.state === 'failed' && <ErrorNotice error={run.error} />}
+      {run.state === 'failed' && run.error && (
+        <Notice tone="error">
+          {run.error.message}
+          {run.error instanceof ApiError && run.error.retryAfter !== null && ` The gateway asks to wait ${run.error.retryAfter} s before the next try.`}
+        </Notice>
+      )}
       {run.state === 'stopped' && <Notice tone="info">Stopped. What arrived before is kept below.</Notice>}
       {(run.text || run.state !== 'failed') && (
         <pre class="play-answer" aria-busy={streaming ? 'true' : 'false'} aria-label={`Answer of ${run.model}`} tabIndex={0}>{run.text || (streaming ? 'Waiting for the first token…' : '')}</pre>
@@ -163,11 +184,12 @@ function Answer({ run }: { run: Run }) {
         <dt>Time to first token</dt><dd>{ms(run.ttft)}</dd>
         <dt>Total latency</dt><dd>{streaming ? 'streaming…' : ms(run.total)}</dd>
         <dt>Tokens</dt>
-        <dd>{run.usage ? `${num(run.usage.prompt_tokens)} in, ${num(run.usage.completion_tokens)} out (${num(run.usage.total_tokens)} in all)` : streaming ? '…' : 'Not reported'}</dd>
+        <dd>{run.usage ? `${num(run.usage.prompt_tokens)} in, ${num(run.usage.completion_tokens)} out (${num(run.usage.total_tokens)} in all)`
+          : streaming ? '…' : run.state === 'done' ? 'Not reported by the provider' : '—'}</dd>
         <dt>Cost</dt>
         <dd>{run.cost === null ? '—' : run.cost === 'looking' ? 'Reading the ledger…'
           : run.cost === 'absent' ? 'Not in this organisation’s ledger (the key may belong to another organisation)' : money(run.cost)}</dd>
-        <dt>Request id</dt><dd><code>{run.requestId ?? '—'}</code></dd>
+        <dt>Request id</dt><dd>{run.requestId ? <code>{run.requestId}</code> : '—'}</dd>
       </dl>
     </>
   );
