@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Database from 'better-sqlite3';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { axeSerious, describeViolations, launchBrowser, shot, signedIn, skipSurvey, themeOf } from '../support/browser.js';
 import { signIn } from '../support/session.js';
@@ -44,8 +45,10 @@ async function noViolations(page: Page, what: string): Promise<void> {
 
 /** The text of a key row's cells, by column header. */
 async function rowOf(page: Page, name: string): Promise<Record<string, string>> {
+  const header = page.getByRole('rowheader', { name: new RegExp(`^${name}\\b`) });
+  await header.waitFor();
   const headers = await page.locator('table.keys-table thead th').allInnerTexts();
-  const row = page.locator('table.keys-table tbody tr').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${name}\\b`) }) });
+  const row = page.locator('table.keys-table tbody tr').filter({ has: header });
   const cells = await row.locator('th, td').allInnerTexts();
   return Object.fromEntries(headers.map((h, i) => [h.trim() || 'Actions', (cells[i] ?? '').trim()]));
 }
@@ -222,6 +225,21 @@ test('a funded org makes standard keys with a monthly budget, edits and clears i
   assert.is(row['Per day'], '10');
   assert.is.not(row.Expires, 'Never');
   await page.getByText('keys were minted through the MCP server by a full key').waitFor();
+
+  // A key that has expired: made by the operator's CLI with a day to live, its day then moved into
+  // the past in the database (the gateway reckons expiry when it reads the key).
+  const old = await gw.cli('key', 'create', '--org', me.org.id, '--name', 'old', '--expires-days', '1');
+  const db = new Database(gw.dbPath);
+  db.pragma('busy_timeout = 5000');
+  db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(Date.now() - 86_400_000, old.id);
+  db.close();
+  await page.reload();
+  await page.getByLabel('Show revoked and expired keys (1)').check();
+  row = await rowOf(page, 'old');
+  assert.equal([row.Status, row.Actions], ['Expired', '']);
+  assert.is(await page.locator('tr.key-inactive').count(), 1);
+  await page.getByLabel('Show revoked and expired keys (1)').uncheck();
+  await page.getByRole('rowheader', { name: 'old' }).waitFor({ state: 'detached' });
 
   // Edit: a limit set, the budget cleared.
   await page.getByRole('button', { name: 'Edit limits of prod' }).click();

@@ -67,6 +67,7 @@ test('a key made on the keys page goes to the Playground (sessionStorage only); 
   const stores = await page.evaluate('({ local: JSON.stringify(localStorage), session: JSON.stringify(sessionStorage) })') as { local: string; session: string };
   assert.not.ok(stores.local.includes(key), 'never in localStorage');
   assert.ok(stores.session.includes(key), 'in this tab\'s sessionStorage');
+  await page.getByLabel('Model').locator('option[value="sandbox/echo"]').waitFor({ state: 'attached' });
   assert.is(await page.getByLabel('Model').inputValue(), 'sandbox/echo', 'the free local model is the default');
 
   const sent: Request[] = [];

@@ -135,7 +135,7 @@ export function Playground() {
             <Field label="API key" type="password" value={key} onInput={setKey} autoComplete="off" name="playground-key"
               hint={offered.current
                 ? <>The key you just created, kept in this tab only. <button type="button" class="btn-link" onClick={() => { forgetPlaygroundOffer(); offered.current = false; setKey(''); }}>Forget it</button></>
-                : <>Paste a key of {me.org.name} (or any key). The dashboard never stores full keys; this one stays in this page.</>} />
+                : <>Paste one of the API keys of {me.org.name}. The dashboard never stores full keys: this one stays in this page until you leave it.</>} />
             <TextArea label="Prompt" value={prompt} onInput={setPrompt} rows={5} name="prompt" />
             <Field label="Max tokens" value={maxTokens} onInput={setMaxTokens} inputMode="numeric" autoComplete="off" hint="Optional: the longest answer, in tokens." />
             {formError && <p role="alert" class="error-text">{formError}</p>}

@@ -84,7 +84,7 @@ export function CreateKey(p: { open: boolean; trial: boolean; onClose: () => voi
         <Field label="Name" value={name} onInput={setName} maxLength={64} autoComplete="off" autoFocus
           hint="Optional. Unique among your active keys, for example “laptop” or “prod-server”." />
         {p.trial ? (
-          <p class="hint" id="budget-trial-note">
+          <p class="hint keys-form-note">
             Monthly budgets are for standard keys. Your organisation has no credit yet, so new keys are trial keys:
             free, capped at 60 requests a minute and 200 a day. Keys made after the first top-up are standard and take a budget.
           </p>

@@ -62,7 +62,7 @@ export function EditLimits(p: { item: KeyItem | null; onClose: () => void; onSav
           <Field label="Requests per minute" value={rpm} onInput={setRpm} inputMode="numeric" autoComplete="off" hint={`A rolling minute. ${none}`} />
           <Field label="Requests per day" value={daily} onInput={setDaily} inputMode="numeric" autoComplete="off" hint={`An IST calendar day, reset at midnight IST. ${none}`} />
           {trial ? (
-            <p class="hint">Monthly budgets are for standard keys; trial keys are free.</p>
+            <p class="hint keys-form-note">Monthly budgets are for standard keys; trial keys are free.</p>
           ) : (
             <Field label="Monthly budget (₹)" value={budget} onInput={setBudget} inputMode="decimal" autoComplete="off"
               hint="Spend per IST calendar month. Empty: no budget." />
