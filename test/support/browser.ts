@@ -54,13 +54,14 @@ export async function signedIn(browser: Browser, gw: GatewayProcess, email: stri
   return { ctx, page, problems };
 }
 
-/** Skips the one-time signup survey if it is showing. */
+/** Skips the one-time signup survey when the account has not answered it (it opens just after the page draws). */
 export async function skipSurvey(page: Page): Promise<void> {
+  const me = await (await page.request.get(new URL('/me', page.url()).href)).json() as { attribution_pending?: boolean };
+  if (!me.attribution_pending) return;
   const dialog = page.getByRole('dialog', { name: 'How did you hear about us?' });
-  if (await dialog.isVisible()) {
-    await dialog.getByRole('button', { name: 'Skip' }).click();
-    await dialog.waitFor({ state: 'hidden' });
-  }
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Skip' }).click();
+  await dialog.waitFor({ state: 'hidden' });
 }
 
 export interface AxeViolation { id: string; impact: string; help: string; nodes: { target: string[] }[] }

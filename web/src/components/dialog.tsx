@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 /**
  * A modal dialog on the native <dialog>: focus moves in and back, Escape closes it, and the
@@ -7,6 +7,7 @@ import { useEffect, useRef } from 'preact/hooks';
  */
 export function Dialog(p: { open: boolean; title: string; onClose: () => void; children: ComponentChildren; actions?: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -14,10 +15,10 @@ export function Dialog(p: { open: boolean; title: string; onClose: () => void; c
     if (!p.open && d.open) d.close();
   }, [p.open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={p.onClose} onCancel={p.onClose}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={p.onClose} onCancel={p.onClose}>
       {p.open && (
         <>
-          <h2 id="dialog-title">{p.title}</h2>
+          <h2 id={titleId}>{p.title}</h2>
           <div class="dialog-body">{p.children}</div>
           {p.actions && <div class="dialog-actions">{p.actions}</div>}
         </>
