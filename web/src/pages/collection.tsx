@@ -119,8 +119,8 @@ export function CollectionPage(p: { params: Record<string, string> }) {
         </Section>
       ) : (
         <>
-          <div class="stats">
-            <Stat label="Model" value={<code class="stat-code">{data.model}</code>} />
+          <div class="stats coll-stats">
+            <Stat label="Model" value={<code class="coll-stat-code">{data.model}</code>} />
             <Stat label="Steps" value={data.steps.length} />
             <Stat label="Stars" value={num(data.stars)} note={data.starred ? `${me.org.name} starred it` : undefined} />
             <Stat label="Version" value={data.version} note={`updated ${when(data.updated_at)}`} />
@@ -160,18 +160,18 @@ export function CollectionPage(p: { params: Record<string, string> }) {
 function Lead(p: { c: SeenCollection; orgName: string }) {
   const own = p.c.id !== null;
   return (
-    <>
+    <span class="coll-lead">
       <span class={p.c.public ? 'badge badge-ok' : 'badge'}>{p.c.public ? 'Public' : 'Private'}</span>{' '}
       {own ? `${p.orgName}'s collection` : "Another organisation's collection"} · <code>{p.c.slug}</code>
       {p.c.forked_from && <> · forked from <a href={`/collections/${seg(p.c.forked_from)}`}>{p.c.forked_from}</a></>}
-    </>
+    </span>
   );
 }
 
 function Steps(p: { c: SeenCollection }) {
   return (
     <>
-      <ol class="collection-steps">
+      <ol class="coll-steps">
         {p.c.steps.map((s, i) => (
           <li key={i}>
             <code>{s.model}</code> {s.provider ? <>on <strong>{s.provider}</strong></> : <span class="muted">on any provider, in catalog order</span>}
@@ -180,7 +180,7 @@ function Steps(p: { c: SeenCollection }) {
       </ol>
       <ScrollTable label="Routes of the steps">
         <table>
-          <caption>What the steps expand to, in the order requests try them</caption>
+          <caption class="coll-caption">What the steps expand to, in the order requests try them</caption>
           <thead><tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Model</th><th scope="col">Upstream model</th><th scope="col">Here</th></tr></thead>
           <tbody>
             {p.c.routes.map((r, i) => (

@@ -49,7 +49,7 @@ export function Collections(_p: { params: Record<string, string> }) {
 function OwnTable(p: { list: OrgCollection[] }) {
   return (
     <ScrollTable label="Your organisation's collections">
-      <table class="collections-table">
+      <table class="coll-table">
         <caption class="sr-only">Your organisation's collections</caption>
         <thead>
           <tr>
@@ -64,10 +64,12 @@ function OwnTable(p: { list: OrgCollection[] }) {
               <td><code>{c.model}</code></td>
               <td class="num">{c.steps.length}</td>
               <td class="num">{c.version}</td>
-              <td class="badges">
-                <span class={c.public ? 'badge badge-ok' : 'badge'}>{c.public ? 'Public' : 'Private'}</span>
-                {c.forked_from && <span class="badge">Fork</span>}
-                {c.monitored && <span class="badge badge-ok">Monitored</span>}
+              <td>
+                <div class="coll-badges">
+                  <span class={c.public ? 'badge badge-ok' : 'badge'}>{c.public ? 'Public' : 'Private'}</span>
+                  {c.forked_from && <span class="badge">Fork</span>}
+                  {c.monitored && <span class="badge badge-ok">Monitored</span>}
+                </div>
               </td>
               <td class="num">{num(c.stars)}</td>
               <td>{day(c.updated_at)}</td>
@@ -94,7 +96,7 @@ function Registry(p: { list: PublicCollection[] | null; error: Error | null; loa
   }, [p.list, q, model]);
   return (
     <Section title="Public registry" id="registry">
-      <div class="form-row registry-filter" role="search" aria-label="Filter the registry">
+      <div class="form-row coll-registry-filter" role="search" aria-label="Filter the registry">
         <div class="field">
           <label for="registry-q">Search</label>
           <input id="registry-q" type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} placeholder="Name, model or provider" />
@@ -116,13 +118,13 @@ function Registry(p: { list: PublicCollection[] | null; error: Error | null; loa
       )}
       {p.list && p.list.length === 0 && <Empty>Nobody has published a collection yet.</Empty>}
       {shown.length > 0 && (
-        <ul class="registry">
+        <ul class="coll-registry">
           {shown.map((c) => (
-            <li key={c.slug} class="registry-item">
+            <li key={c.slug} class="coll-registry-item">
               <h3><a href={`/collections/${seg(c.slug)}`}>{c.name}</a></h3>
-              <p class="registry-model"><code>{c.model}</code>{p.mine.has(c.slug) && <span class="badge">Yours</span>}</p>
-              <p class="registry-route" title="The order requests try">{c.routes.map((r) => r.provider).join(' → ')}</p>
-              <p class="muted registry-meta">
+              <p class="coll-registry-model"><code>{c.model}</code>{p.mine.has(c.slug) && <span class="badge">Yours</span>}</p>
+              <p class="coll-registry-route" title="The order requests try">{c.routes.map((r) => r.provider).join(' → ')}</p>
+              <p class="muted coll-registry-meta">
                 <span aria-hidden="true">★ </span>{num(c.stars)}<span class="sr-only"> {c.stars === 1 ? 'star' : 'stars'}</span> · version {c.version} · updated {day(c.updated_at)}
               </p>
             </li>

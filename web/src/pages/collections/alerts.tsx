@@ -67,7 +67,7 @@ export function Alerts(p: { slug: string; canAdmin: boolean }) {
               {alerts.map((a) => (
                 <tr key={a.id}>
                   <td>{metricWords(a)} <span class="muted">over {a.window_minutes} min</span></td>
-                  <td class="alert-target">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
+                  <td class="coll-alert-target">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
                   <td><span class={a.firing ? 'badge badge-danger' : 'badge badge-ok'}>{a.firing ? 'Firing' : 'Quiet'}</span>{a.last_fired_at && <div class="muted">last fired {when(a.last_fired_at)}</div>}</td>
                   <td class="num">{valueWords(a)}</td>
                   <td>{a.last_delivery ?? <span class="muted">none</span>}</td>
@@ -117,7 +117,7 @@ function NewAlert(p: { slug: string; onCreated: (secret: string | null) => Promi
     }
   };
   return (
-    <form class="form alert-form" onSubmit={submit} noValidate>
+    <form class="form coll-alert-form" onSubmit={submit} noValidate>
       <h3>New alert</h3>
       <div class="form-row">
         <Select label="Metric" value={metric} onChange={(v) => { setMetric(v as typeof metric); setThreshold(v === 'error_rate' ? '10' : '5000'); }}

@@ -77,7 +77,7 @@ export function CollectionForm(p: { editing: OrgCollection | null; models: Catal
   };
 
   return (
-    <form class="form collection-form" onSubmit={submit} noValidate>
+    <form class="form coll-form" onSubmit={submit} noValidate>
       <Field label="Name" value={name} onInput={setName} maxLength={64} invalid={bad === 'name'} hint="Up to 64 characters. The address (slug) is set once and stays." />
       <div class="field">
         <label for={modelId}>Model</label>
@@ -103,7 +103,7 @@ export function CollectionForm(p: { editing: OrgCollection | null; models: Catal
       <div>
         <button type="button" class="btn btn-small" aria-expanded={preview} onClick={() => setPreview(!preview)}>{preview ? 'Hide the preview' : 'Preview the README'}</button>
       </div>
-      {preview && <div class="readme-preview"><Readme source={readme} label="README preview" /></div>}
+      {preview && <div class="coll-readme-preview"><Readme source={readme} label="README preview" /></div>}
       <Check label="Public: list it in the registry for every organisation to see, star and fork" checked={isPublic} onChange={setPublic} />
       {error && <Notice tone="error">{error.message}</Notice>}
       {note && <Notice tone="info">{note}</Notice>}

@@ -58,8 +58,8 @@ export function Monitoring(p: { slug: string; monitored: boolean; canAdmin: bool
     // A provider names its step unless two steps share it (different models on one provider).
     const shared = h.steps.some((s, i) => h.steps.findIndex((t) => t.provider === s.provider) !== i);
     const label = (s: Health['steps'][number]) => (shared ? `${s.provider} · ${s.upstream_model}` : s.provider);
-    const uptime: ChartSeries[] = h.steps.map((s) => ({ label: label(s), values: s.daily.map((d) => (d.uptime === null ? null : d.uptime * 100)), format: (v) => `${v.toFixed(1)}%` }));
-    const latency: ChartSeries[] = h.steps.map((s) => ({ label: label(s), values: s.daily.map((d) => d.p95_latency_ms), format: (v) => ms(v) }));
+    const uptime: ChartSeries[] = h.steps.map((s) => ({ label: label(s), values: s.daily.map((d) => (d.uptime === null ? null : d.uptime * 100)), points: true, format: (v) => `${v.toFixed(1)}%` }));
+    const latency: ChartSeries[] = h.steps.map((s) => ({ label: label(s), values: s.daily.map((d) => d.p95_latency_ms), points: true, format: (v) => ms(v) }));
     return { x, uptime, latency };
   }, [h]);
 
@@ -81,7 +81,7 @@ export function Monitoring(p: { slug: string; monitored: boolean; canAdmin: bool
       </p>
       <ErrorNotice error={error} />
       {checked && <CheckResult health={checked} />}
-      <div class="form-row monitor-window">
+      <div class="form-row coll-monitor-window">
         <Select label="Window" value={String(days)} onChange={(v) => setDays(Number(v))}
           options={WINDOWS.map((d) => ({ value: String(d), label: d === 1 ? 'Last day' : `Last ${d} days` }))} />
       </div>
@@ -89,14 +89,14 @@ export function Monitoring(p: { slug: string; monitored: boolean; canAdmin: bool
       {!h && health.loading && <Loading />}
       {h && (
         <>
-          <div class="stats">
+          <div class="stats coll-stats">
             <div class="stat"><div class="stat-label">Canaries</div><div class="stat-value">{h.canaries}</div></div>
             <div class="stat"><div class="stat-label">Error rate</div><div class="stat-value">{pct(h.error_rate)}</div></div>
             <div class="stat"><div class="stat-label">p95 latency</div><div class="stat-value">{ms(h.p95_latency_ms)}</div></div>
           </div>
           {h.canaries === 0 && <p class="empty">No canaries in this window yet: press "Check now" or turn monitoring on.</p>}
-          {charts && (
-            <div class="grid-2 monitor-charts">
+          {charts && h.canaries > 0 && (
+            <div class="grid-2 coll-monitor-charts">
               <div>
                 <h3>Uptime per day</h3>
                 <Chart label={`Uptime per step per IST day, ${windowWords(h.days)}`} summary={stepSummary(h, 'uptime')} x={charts.x} series={charts.uptime}
@@ -153,7 +153,7 @@ function StepTable(p: { health: Health }) {
                   <>
                     <span class={s.last_canary.ok ? 'badge badge-ok' : 'badge badge-danger'}>{s.last_canary.ok ? 'ok' : 'failed'}</span>{' '}
                     {when(s.last_canary.at)} · {ms(s.last_canary.latency_ms)}
-                    {s.last_canary.error && <div class="canary-error">{s.last_canary.error}</div>}
+                    {s.last_canary.error && <div class="coll-canary-error">{s.last_canary.error}</div>}
                   </>
                 ) : <span class="muted">none yet</span>}
               </td>

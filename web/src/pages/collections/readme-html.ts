@@ -40,11 +40,17 @@ const SAFE_URI = /^(?:https?:|mailto:|[^:/?#]*(?:[/?#]|$))/i;
  */
 export function readmeHtml(md: string): string {
   const html = marked.parse(md) as string;
-  return purify.sanitize(html, {
+  const clean = purify.sanitize(html, {
     FORBID_TAGS: ['img', 'picture', 'source', 'video', 'audio', 'track', 'iframe', 'frame', 'object', 'embed', 'svg', 'math',
       'style', 'link', 'meta', 'base', 'form', 'input', 'button', 'textarea', 'select', 'option', 'dialog', 'template'],
     FORBID_ATTR: ['style', 'class', 'id', 'name', 'srcset', 'action', 'formaction', 'background'],
     ALLOW_DATA_ATTR: false,
     ALLOWED_URI_REGEXP: SAFE_URI,
+    RETURN_DOM_FRAGMENT: true,
   });
+  // A link whose address was refused (javascript:, data:) is left as its text, not a dead link.
+  for (const a of clean.querySelectorAll('a:not([href])')) a.replaceWith(...a.childNodes);
+  const box = document.createElement('div');
+  box.append(clean);
+  return box.innerHTML;
 }

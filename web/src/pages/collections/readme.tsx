@@ -17,5 +17,5 @@ export function Readme(p: { source: string; label: string }) {
   if (failed) return <Notice tone="error">The README could not be shown: reload the page to try again.</Notice>;
   if (html === null) return <Loading label="Rendering the README…" />;
   if (p.source.trim() === '') return <p class="empty">No README.</p>;
-  return <div class="readme" aria-label={p.label} role="region" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div class="coll-readme" aria-label={p.label} role="region" dangerouslySetInnerHTML={{ __html: html }} />;
 }

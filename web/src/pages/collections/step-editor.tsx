@@ -31,16 +31,16 @@ export function StepEditor(p: {
   };
   const set = (i: number, change: Partial<StepRow>) => p.onChange(p.rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
   return (
-    <fieldset class="steps-editor" aria-invalid={p.invalid ? 'true' : undefined} aria-describedby={`${id}-hint`}>
+    <fieldset class="coll-steps-editor" aria-invalid={p.invalid ? 'true' : undefined} aria-describedby={`${id}-hint`}>
       <legend>Steps</legend>
       <p id={`${id}-hint`} class="hint">Requests try these in order and fail over to the next. 1 to {MAX_STEPS} steps.</p>
-      <ol class="step-rows">
+      <ol class="coll-step-rows">
         {p.rows.map((r, i) => {
           const stepModel = p.models.find((m) => m.id === (r.model || p.model?.id));
           const n = i + 1;
           return (
-            <li key={r.key} class="step-row">
-              <span class="step-number" aria-hidden="true">{n}</span>
+            <li key={r.key} class="coll-step-row">
+              <span class="coll-step-number" aria-hidden="true">{n}</span>
               <div class="field">
                 <label for={`${id}-${r.key}-model`}>Step {n} model</label>
                 <select id={`${id}-${r.key}-model`} value={r.model} onChange={(e) => {
@@ -48,7 +48,7 @@ export function StepEditor(p: {
                   const m = p.models.find((x) => x.id === (model || p.model?.id));
                   set(i, { model, provider: m?.routes.some((x) => x.provider === r.provider) ? r.provider : '' });
                 }}>
-                  <option value="">The collection's model{p.model ? ` (${p.model.name})` : ''}</option>
+                  <option value="">Same as the collection</option>
                   {sameKind.filter((m) => m.id !== p.model?.id).map((m) => <option key={m.id} value={m.id}>{m.name} ({m.id})</option>)}
                 </select>
               </div>
@@ -61,7 +61,7 @@ export function StepEditor(p: {
                   ))}
                 </select>
               </div>
-              <div class="step-buttons">
+              <div class="coll-step-buttons">
                 <button type="button" class="btn btn-small" id={`${id}-${r.key}-up`} disabled={i === 0} onClick={() => move(i, -1, 'up')}
                   aria-label={`Move step ${n} up`}>↑</button>
                 <button type="button" class="btn btn-small" id={`${id}-${r.key}-down`} disabled={i === p.rows.length - 1}
