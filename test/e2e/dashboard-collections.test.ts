@@ -318,7 +318,7 @@ test('monitoring: turned on, checked now (fresh result shown), uptime and p95 ch
   await alerts.getByRole('alert').getByText(/Email alerts are not available/).waitFor();
   await alerts.getByLabel('Deliver by').selectOption('webhook');
   await alerts.getByLabel('Fires above (%)').fill('30');
-  await alerts.getByLabel('Over the last (minutes)').fill('60');
+  await alerts.getByLabel('Window (minutes)').fill('60');
   await alerts.getByLabel('Webhook URL').fill(hookUrl);
   await alerts.getByRole('button', { name: 'Create alert' }).click();
   await alerts.getByText('Copy it now: you will not see it again.', { exact: false }).waitFor();
@@ -381,6 +381,10 @@ test('a member sees no create, edit, delete, import, monitoring switch or alert 
   await page.getByRole('button', { name: /Starred/ }).waitFor();
   await expectAxeClean(page);
   await shot(page, 'dashboard-collection-member');
+  // The star toggles: a second press takes it back.
+  await page.getByRole('button', { name: /Starred/ }).click();
+  await page.getByRole('button', { name: 'Star', exact: true }).waitFor();
+  assert.match(await page.locator('.stats').first().innerText(), /Stars\s+0/);
   await page.goto(`${gw.url}/collections/${made.slug}?edit=1`);
   await page.getByRole('heading', { name: 'Steps' }).waitFor();
   assert.is(await page.getByRole('heading', { name: 'Edit collection' }).count(), 0);

@@ -41,46 +41,48 @@ export function Alerts(p: { slug: string; canAdmin: boolean }) {
   const alerts = list.data?.data ?? [];
   return (
     <Section title="Alerts">
-      <ErrorNotice error={list.error} />
-      <ErrorNotice error={error} />
-      {secret && (
-        <Notice tone="ok" title="Alert created.">
-          Webhook deliveries are signed with this secret in the <code>x-gw-signature</code> header (HMAC-SHA256 of the body).
-          Copy it now: you will not see it again.
-          <pre class="secret"><code>{secret}</code></pre>
-          <CopyButton text={secret} label="Copy the signing secret" />
-        </Notice>
-      )}
-      {!list.data && list.loading && <Loading />}
-      {list.data && alerts.length === 0 && <Empty>No alerts on this collection.</Empty>}
-      {alerts.length > 0 && (
-        <ScrollTable label="Alerts on this collection">
-          <table>
-            <caption class="sr-only">Alerts on this collection</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th><th scope="col">Sent to</th><th scope="col">State</th><th scope="col" class="num">Last value</th><th scope="col">Last delivery</th>
-                {p.canAdmin && <th scope="col"><span class="sr-only">Actions</span></th>}
-              </tr>
-            </thead>
-            <tbody>
-              {alerts.map((a) => (
-                <tr key={a.id}>
-                  <td>{metricWords(a)} <span class="muted">over {a.window_minutes} min</span></td>
-                  <td class="coll-alert-target">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
-                  <td><span class={a.firing ? 'badge badge-danger' : 'badge badge-ok'}>{a.firing ? 'Firing' : 'Quiet'}</span>{a.last_fired_at && <div class="muted">last fired {when(a.last_fired_at)}</div>}</td>
-                  <td class="num">{valueWords(a)}</td>
-                  <td>{a.last_delivery ?? <span class="muted">none</span>}</td>
-                  {p.canAdmin && (
-                    <td><button type="button" class="btn btn-small btn-danger" onClick={() => setRemoving(a)} aria-label={`Delete the alert: ${metricWords(a)}`}>Delete</button></td>
-                  )}
+      <div class="coll-stack">
+        <ErrorNotice error={list.error} />
+        <ErrorNotice error={error} />
+        {secret && (
+          <Notice tone="ok" title="Alert created.">
+            Webhook deliveries are signed with this secret in the <code>x-gw-signature</code> header (HMAC-SHA256 of the body).
+            Copy it now: you will not see it again.
+            <pre class="secret"><code>{secret}</code></pre>
+            <CopyButton text={secret} label="Copy the signing secret" />
+          </Notice>
+        )}
+        {!list.data && list.loading && <Loading />}
+        {list.data && alerts.length === 0 && <Empty>No alerts on this collection.</Empty>}
+        {alerts.length > 0 && (
+          <ScrollTable label="Alerts on this collection">
+            <table>
+              <caption class="sr-only">Alerts on this collection</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th><th scope="col">Sent to</th><th scope="col">State</th><th scope="col" class="num">Last value</th><th scope="col">Last delivery</th>
+                  {p.canAdmin && <th scope="col"><span class="sr-only">Actions</span></th>}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      )}
-      {p.canAdmin && <NewAlert slug={p.slug} onCreated={async (s) => { setSecret(s); await list.reload(); }} />}
+              </thead>
+              <tbody>
+                {alerts.map((a) => (
+                  <tr key={a.id}>
+                    <td>{metricWords(a)} <span class="muted">over {a.window_minutes} min</span></td>
+                    <td class="coll-alert-target">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
+                    <td><span class={a.firing ? 'badge badge-danger' : 'badge badge-ok'}>{a.firing ? 'Firing' : 'Quiet'}</span>{a.last_fired_at && <div class="muted">last fired {when(a.last_fired_at)}</div>}</td>
+                    <td class="num">{valueWords(a)}</td>
+                    <td>{a.last_delivery ?? <span class="muted">none</span>}</td>
+                    {p.canAdmin && (
+                      <td><button type="button" class="btn btn-small btn-danger" onClick={() => setRemoving(a)} aria-label={`Delete the alert: ${metricWords(a)}`}>Delete</button></td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollTable>
+        )}
+        {p.canAdmin && <NewAlert slug={p.slug} onCreated={async (s) => { setSecret(s); await list.reload(); }} />}
+      </div>
       <Confirm open={removing !== null} title="Delete this alert?" confirmLabel="Delete alert" danger busy={busy} onConfirm={remove} onCancel={() => setRemoving(null)}>
         <p>{removing && `${metricWords(removing)} over ${removing.window_minutes} min`} will no longer be checked or delivered.</p>
       </Confirm>
@@ -121,10 +123,10 @@ function NewAlert(p: { slug: string; onCreated: (secret: string | null) => Promi
       <h3>New alert</h3>
       <div class="form-row">
         <Select label="Metric" value={metric} onChange={(v) => { setMetric(v as typeof metric); setThreshold(v === 'error_rate' ? '10' : '5000'); }}
-          options={[{ value: 'error_rate', label: 'Error rate of canaries' }, { value: 'latency_p95', label: 'p95 latency of canaries' }]} />
+          options={[{ value: 'error_rate', label: 'Error rate' }, { value: 'latency_p95', label: 'p95 latency' }]} />
         <Field label={metric === 'error_rate' ? 'Fires above (%)' : 'Fires above (ms)'} type="number" inputMode="decimal" value={threshold} onInput={setThreshold}
           min={metric === 'error_rate' ? 0.1 : 1} max={metric === 'error_rate' ? 100 : 600000} step="any" />
-        <Field label="Over the last (minutes)" type="number" inputMode="numeric" value={windowMinutes} onInput={setWindow} min={1} max={1440} />
+        <Field label="Window (minutes)" type="number" inputMode="numeric" value={windowMinutes} onInput={setWindow} min={1} max={1440} />
       </div>
       <div class="form-row">
         <Select label="Deliver by" value={kind} onChange={(v) => setKind(v as typeof kind)}

@@ -75,43 +75,45 @@ export function Monitoring(p: { slug: string; monitored: boolean; canAdmin: bool
         <button type="button" class="btn btn-small btn-primary" disabled={busy !== ''} onClick={checkNow}>{busy === 'check' ? 'Checking…' : 'Check now'}</button>
       </>
     }>
-      <p class="muted">
-        {p.monitored ? 'Every step is sent a tiny canary request on a schedule.' : 'Turn monitoring on to canary every step on a schedule; "Check now" sends one canary per step at once.'}{' '}
-        Canaries use the gateway's provider keys and cost your organisation nothing.
-      </p>
-      <ErrorNotice error={error} />
-      {checked && <CheckResult health={checked} />}
-      <div class="form-row coll-monitor-window">
-        <Select label="Window" value={String(days)} onChange={(v) => setDays(Number(v))}
-          options={WINDOWS.map((d) => ({ value: String(d), label: d === 1 ? 'Last day' : `Last ${d} days` }))} />
-      </div>
-      <ErrorNotice error={health.error} />
-      {!h && health.loading && <Loading />}
-      {h && (
-        <>
-          <div class="stats coll-stats">
-            <div class="stat"><div class="stat-label">Canaries</div><div class="stat-value">{h.canaries}</div></div>
-            <div class="stat"><div class="stat-label">Error rate</div><div class="stat-value">{pct(h.error_rate)}</div></div>
-            <div class="stat"><div class="stat-label">p95 latency</div><div class="stat-value">{ms(h.p95_latency_ms)}</div></div>
-          </div>
-          {h.canaries === 0 && <p class="empty">No canaries in this window yet: press "Check now" or turn monitoring on.</p>}
-          {charts && h.canaries > 0 && (
-            <div class="grid-2 coll-monitor-charts">
-              <div>
-                <h3>Uptime per day</h3>
-                <Chart label={`Uptime per step per IST day, ${windowWords(h.days)}`} summary={stepSummary(h, 'uptime')} x={charts.x} series={charts.uptime}
-                  leftFormat={(v) => `${v}%`} height={200} />
-              </div>
-              <div>
-                <h3>p95 latency per day</h3>
-                <Chart label={`p95 latency per step per IST day, ${windowWords(h.days)}`} summary={stepSummary(h, 'latency')} x={charts.x} series={charts.latency}
-                  leftFormat={(v) => ms(v)} height={200} />
-              </div>
+      <div class="coll-stack">
+        <p class="muted">
+          {p.monitored ? 'Every step is sent a tiny canary request on a schedule.' : 'Turn monitoring on to canary every step on a schedule; "Check now" sends one canary per step at once.'}{' '}
+          Canaries use the gateway's provider keys and cost your organisation nothing.
+        </p>
+        <ErrorNotice error={error} />
+        {checked && <CheckResult health={checked} />}
+        <div class="form-row coll-monitor-window">
+          <Select label="Window" value={String(days)} onChange={(v) => setDays(Number(v))}
+            options={WINDOWS.map((d) => ({ value: String(d), label: d === 1 ? 'Last day' : `Last ${d} days` }))} />
+        </div>
+        <ErrorNotice error={health.error} />
+        {!h && health.loading && <Loading />}
+        {h && (
+          <>
+            <div class="stats coll-stats">
+              <div class="stat"><div class="stat-label">Canaries</div><div class="stat-value">{h.canaries}</div></div>
+              <div class="stat"><div class="stat-label">Error rate</div><div class="stat-value">{pct(h.error_rate)}</div></div>
+              <div class="stat"><div class="stat-label">p95 latency</div><div class="stat-value">{ms(h.p95_latency_ms)}</div></div>
             </div>
-          )}
-          <StepTable health={h} />
-        </>
-      )}
+            {h.canaries === 0 && <p class="empty">No canaries in this window yet: press "Check now" or turn monitoring on.</p>}
+            {charts && h.canaries > 0 && (
+              <div class="grid-2 coll-monitor-charts">
+                <div>
+                  <h3>Uptime per day</h3>
+                  <Chart label={`Uptime per step per IST day, ${windowWords(h.days)}`} summary={stepSummary(h, 'uptime')} x={charts.x} series={charts.uptime}
+                    leftFormat={(v) => `${v}%`} height={200} />
+                </div>
+                <div>
+                  <h3>p95 latency per day</h3>
+                  <Chart label={`p95 latency per step per IST day, ${windowWords(h.days)}`} summary={stepSummary(h, 'latency')} x={charts.x} series={charts.latency}
+                    leftFormat={(v) => ms(v)} height={200} />
+                </div>
+              </div>
+            )}
+            <StepTable health={h} />
+          </>
+        )}
+      </div>
     </Section>
   );
 }
