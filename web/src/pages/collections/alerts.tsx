@@ -67,8 +67,8 @@ export function Alerts(p: { slug: string; canAdmin: boolean }) {
               <tbody>
                 {alerts.map((a) => (
                   <tr key={a.id}>
-                    <td>{metricWords(a)} <span class="muted">over {a.window_minutes} min</span></td>
-                    <td class="coll-alert-target">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
+                    <td class="coll-wrap">{metricWords(a)} <span class="muted">over {a.window_minutes} min</span></td>
+                    <td class="coll-alert-target coll-wrap">{a.target.email ? <>email <span class="muted">{a.target.email}</span></> : <>webhook <span class="muted">{a.target.webhook}</span></>}</td>
                     <td><span class={a.firing ? 'badge badge-danger' : 'badge badge-ok'}>{a.firing ? 'Firing' : 'Quiet'}</span>{a.last_fired_at && <div class="muted">last fired {when(a.last_fired_at)}</div>}</td>
                     <td class="num">{valueWords(a)}</td>
                     <td>{a.last_delivery ?? <span class="muted">none</span>}</td>

@@ -146,7 +146,7 @@ function StepTable(p: { health: Health }) {
         <tbody>
           {p.health.steps.map((s, i) => (
             <tr key={s.route}>
-              <td>{i + 1}. {s.provider} <span class="muted">· {s.upstream_model}</span></td>
+              <td class="coll-wrap">{i + 1}. {s.provider} <span class="muted">· {s.upstream_model}</span></td>
               <td class="num">{pct(s.uptime)}</td>
               <td class="num">{ms(s.p95_latency_ms)}</td>
               <td class="num">{s.canaries}</td>
