@@ -1,7 +1,18 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { chainRoutes } from '../catalog/chain-routes.js';
 import type { ChainStep } from '../domain/chain.js';
+import { istDay, istDayStart } from '../lib/ist.js';
 import type { CanaryRow } from '../store/monitoring.js';
+
+const DAY_MS = 86_400_000;
+
+/** One IST calendar day of a step's canaries. */
+export interface DayHealth {
+  day: string;
+  canaries: number;
+  uptime: number | null;
+  p95_latency_ms: number | null;
+}
 
 export interface StepHealth {
   route: string;
@@ -13,6 +24,8 @@ export interface StepHealth {
   uptime: number | null;
   p95_latency_ms: number | null;
   last_canary: { at: string; ok: boolean; latency_ms: number; error: string | null } | null;
+  /** Every IST day the window touches, oldest first, so a chart has a time axis; days without canaries are null. */
+  daily: DayHealth[];
 }
 
 export interface CollectionHealth {
@@ -33,6 +46,7 @@ export function p95(values: readonly number[]): number | null {
 
 /** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
 export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryRow[], days: number, since: number): CollectionHealth {
+  const dayList = istDays(since, since + days * DAY_MS);
   const byRoute = new Map<string, CanaryRow[]>();
   for (const c of canaries) {
     let list = byRoute.get(c.route);
@@ -54,7 +68,33 @@ export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], 
         uptime: list.length === 0 ? null : list.filter((c) => c.ok).length / list.length,
         p95_latency_ms: p95(list.filter((c) => c.ok).map((c) => c.latency_ms)),
         last_canary: last ? { at: new Date(last.at).toISOString(), ok: last.ok, latency_ms: last.latency_ms, error: last.error } : null,
+        daily: perDay(dayList, list),
       };
     }),
   };
+}
+
+/** The IST calendar days from the one holding `from` to the one holding `to`, as YYYY-MM-DD. */
+function istDays(from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let t = istDayStart(istDay(from)); t <= to; t += DAY_MS) out.push(istDay(t));
+  return out;
+}
+
+/** A step's canaries (oldest first) bucketed into the given IST days. */
+function perDay(days: readonly string[], list: readonly CanaryRow[]): DayHealth[] {
+  const byDay = new Map<string, CanaryRow[]>();
+  for (const c of list) {
+    const d = istDay(c.at);
+    let bucket = byDay.get(d);
+    if (bucket === undefined) byDay.set(d, (bucket = []));
+    bucket.push(c);
+  }
+  return days.map((day) => {
+    const b = byDay.get(day) ?? [];
+    return {
+      day, canaries: b.length, uptime: b.length === 0 ? null : b.filter((c) => c.ok).length / b.length,
+      p95_latency_ms: p95(b.filter((c) => c.ok).map((c) => c.latency_ms)),
+    };
+  });
 }

@@ -43,6 +43,14 @@ const OrgItem = Type.Composite([PublicItem, Type.Object({
 const Version = Type.Object({
   version: Type.Integer(), name: Type.String(), model: Type.String(), steps: Type.Array(StepView), readme_md: Type.String(), created_at: Type.String(),
 });
+const Versions = Type.Array(Version, { description: 'newest first' });
+const SeenItem = Type.Composite([PublicItem, Type.Object({
+  id: Type.Union([Type.String(), Type.Null()], { description: 'the active org\'s own collection: its id; another org\'s: null' }),
+  public: Type.Boolean(),
+  starred: Type.Boolean({ description: 'starred by the active org' }),
+  monitored: Type.Union([Type.Boolean(), Type.Null()], { description: 'null for another org\'s collection' }),
+  versions: Versions,
+})]);
 
 const Create = Type.Object({
   name: Type.String({ description: `1-${NAME_MAX} characters` }),
@@ -84,6 +92,7 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
     if (!c || (!c.public && c.org_id !== orgId)) throw errors.notFound(`No public collection '${slug}'`);
     return c;
   };
+  const versionsOf = (c: CollectionRow) => collectionVersions(db, c.id).map((v) => ({ ...v, created_at: iso(v.created_at)! }));
   const withinCap = (orgId: string) => {
     if (countOrgCollections(db, orgId) >= cap) throw errors.rule('cap', `An organisation keeps at most ${cap} collections`);
   };
@@ -108,12 +117,26 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
     },
     {
       kind: 'json', method: 'get', path: '/v1/collections/:slug', auth: 'public',
-      response: Type.Composite([PublicItem, Type.Object({ versions: Type.Array(Version, { description: 'newest first' }) })]),
+      response: Type.Composite([PublicItem, Type.Object({ versions: Versions })]),
       summary: 'One public collection with its version history (404 not_found when private or unknown)',
       handle: (ctx) => {
         const c = visible(ctx.params.slug, null);
-        const versions = collectionVersions(db, c.id).map((v) => ({ ...v, created_at: iso(v.created_at)! }));
-        return { body: { ...publicItem(c), versions } };
+        return { body: { ...publicItem(c), versions: versionsOf(c) } };
+      },
+    },
+    {
+      kind: 'json', method: 'get', path: '/me/collections/:slug', auth: 'session', response: SeenItem,
+      summary: 'One collection as the active org sees it: its own (private too) or a public one, with whether the org starred it and the version history',
+      handle: (ctx) => {
+        const orgId = ctx.session!.orgId;
+        const c = visible(ctx.params.slug, orgId);
+        const own = c.org_id === orgId;
+        return {
+          body: {
+            ...publicItem(c), id: own ? c.id : null, public: c.public, starred: starredBy(db, orgId).has(c.id),
+            monitored: own ? c.monitored : null, versions: versionsOf(c),
+          },
+        };
       },
     },
     {

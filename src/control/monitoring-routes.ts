@@ -49,6 +49,10 @@ const StepHealth = Type.Object({
   route: Type.String(), provider: Type.String(), model: Type.String(), upstream_model: Type.String(), canaries: Type.Integer(),
   uptime: Type.Union([Type.Number(), Type.Null()]), p95_latency_ms: Type.Union([Type.Number(), Type.Null()]),
   last_canary: Type.Union([Type.Object({ at: Type.String(), ok: Type.Boolean(), latency_ms: Type.Number(), error: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  daily: Type.Array(Type.Object({
+    day: Type.String({ description: 'IST calendar day, YYYY-MM-DD' }), canaries: Type.Integer(),
+    uptime: Type.Union([Type.Number(), Type.Null()]), p95_latency_ms: Type.Union([Type.Number(), Type.Null()]),
+  }), { description: 'every IST day the window touches, oldest first; null uptime and latency on days without canaries' }),
 });
 const Health = Type.Object({
   slug: Type.String(), monitored: Type.Boolean(), days: Type.Integer(), since: Type.String(), canaries: Type.Integer(),

@@ -85,6 +85,29 @@ test('stars are one per org and toggle; forks are private copies that name their
   assert.equal(await errorOf(await fan.send('DELETE', `/me/collections/${c.id}`)), [404, 'not_found']);
 });
 
+test('GET /me/collections/:slug shows the org its own collection (private too) and public ones, each with the star and the version history', async () => {
+  const a = await user('viewer-author');
+  const c = await json(await create(a, { readme_md: '# v1' }));
+  await a.send('PATCH', `/me/collections/${c.id}`, { readme_md: '# v2' });
+  const own = await json(await a.get(`/me/collections/${c.slug}`));
+  assert.equal([own.id, own.public, own.starred, own.monitored, own.version, own.readme_md], [c.id, false, false, false, 2, '# v2']);
+  assert.equal(own.versions.map((v: any) => [v.version, v.readme_md]), [[2, '# v2'], [1, '# v1']], 'a private collection\'s history, newest first');
+  assert.equal(own.routes.map((x: any) => x.provider), ['together', 'groq']);
+
+  const other = await user('viewer');
+  assert.equal(await errorOf(await other.get(`/me/collections/${c.slug}`)), [404, 'not_found'], 'another org\'s private collection');
+  assert.equal(await errorOf(await other.get('/me/collections/no-such-slug')), [404, 'not_found']);
+  assert.is((await fetch(`${gw.url}/me/collections/${c.slug}`)).status, 401, 'no session');
+  await a.send('PATCH', `/me/collections/${c.id}`, { public: true });
+  const seen = await json(await other.get(`/me/collections/${c.slug}`));
+  assert.equal([seen.id, seen.public, seen.starred, seen.monitored, seen.version, seen.versions.length], [null, true, false, null, 3, 3],
+    'another org\'s public collection: no org-side id, no monitoring state');
+  await other.send('POST', `/me/collections/star/${c.slug}`);
+  const starred = await json(await other.get(`/me/collections/${c.slug}`));
+  assert.equal([starred.starred, starred.stars], [true, 1]);
+  assert.is((await json(await a.get(`/me/collections/${c.slug}`))).starred, false, 'a star is the starring org\'s own');
+});
+
 test('importing applies the steps as the org\'s routing chain at once, forking a foreign collection first', async () => {
   const a = await user('import-author');
   const c = await json(await create(a, { public: true }));

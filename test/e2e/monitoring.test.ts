@@ -84,6 +84,32 @@ test('a check canaries every step once, on the platform keys, and reports per-st
   assert.is(narrow.canaries, 4);
 });
 
+test('health has a bucket per IST day of the window, oldest first, so charts have a time axis', async () => {
+  const istDay = (ms: number) => new Date(ms + 5.5 * 3_600_000).toISOString().slice(0, 10);
+  for (const days of [1, 7, 90]) {
+    const before = Date.now();
+    const h = await json(await owner.get(`/me/collections/${slug}/health?days=${days}`));
+    const after = Date.now();
+    for (const s of h.steps) {
+      const labels = s.daily.map((d: any) => d.day);
+      assert.ok(labels.length === days + 1 || labels.length === days, `${days} days: ${labels.length} buckets`);
+      assert.ok([istDay(before - days * 86_400_000), istDay(after - days * 86_400_000)].includes(labels[0]), labels[0]);
+      assert.ok([istDay(before), istDay(after)].includes(labels.at(-1)), labels.at(-1));
+      assert.equal(labels, [...labels].sort(), 'oldest first');
+      assert.is(new Set(labels).size, labels.length, 'one bucket a day');
+      assert.is(s.daily.reduce((n: number, d: any) => n + d.canaries, 0), s.canaries, 'the buckets hold every canary of the window');
+    }
+  }
+  // The first test's canaries all fell today: together answered 1 of 2, groq 2 of 2.
+  const h = await json(await owner.get(`/me/collections/${slug}/health?days=7`));
+  const today = (p: string) => h.steps.find((s: any) => s.provider === p).daily.at(-1);
+  assert.equal([today('together').canaries, today('together').uptime], [2, 0.5]);
+  assert.equal([today('groq').canaries, today('groq').uptime], [2, 1]);
+  assert.ok(today('groq').p95_latency_ms > 0);
+  const empty = h.steps[0].daily[0];
+  assert.equal([empty.canaries, empty.uptime, empty.p95_latency_ms], [0, null, null], 'a day without canaries');
+});
+
 test('an alert fires to its webhook, signed and retried, when the error rate crosses its threshold, and resolves when it falls back', async () => {
   const created = await owner.send('POST', `/me/collections/${slug}/alerts`,
     { metric: 'error_rate', threshold: 0.3, window_minutes: 60, target: { webhook: hookUrl } });

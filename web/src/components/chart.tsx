@@ -8,6 +8,8 @@ export interface ChartSeries {
   /** Which axis: left (default) or right, for a second unit (requests beside ₹). */
   axis?: 'left' | 'right';
   bars?: boolean;
+  /** Dots on the values: sparse series (a day here and there) draw no line to see. */
+  points?: boolean;
   format?: (v: number) => string;
 }
 
@@ -52,7 +54,7 @@ export function Chart(p: { label: string; summary?: string; x: number[]; series:
             const color = cssVar(PALETTE[i % PALETTE.length]);
             return {
               label: s.label, scale: s.axis === 'right' ? 'y2' : 'y', stroke: color, width: 2,
-              fill: s.bars ? color + '99' : undefined, paths: s.bars ? bars : undefined, points: { show: false },
+              fill: s.bars ? color + '99' : undefined, paths: s.bars ? bars : undefined, points: { show: s.points ?? false },
               value: (_u: uPlot, v: number | null) => (v == null ? '—' : s.format ? s.format(v) : String(v)),
             };
           }),
