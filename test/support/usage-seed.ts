@@ -14,6 +14,9 @@ export interface SeedSpec {
   /** The rows' times run evenly from now - days to now. */
   days: number;
   now: number;
+  /** Model and provider names to use (default SEED_MODELS, SEED_PROVIDERS); the first are the commonest. */
+  models?: readonly string[];
+  providers?: readonly string[];
 }
 
 /**
@@ -32,6 +35,8 @@ export function seedUsage(dbPath: string, s: SeedSpec): { rows: number; ms: numb
     const ins = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route, attempt, status,
       error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable, cached_tokens)
       VALUES (?, ?, ?, ?, ?, 'chat', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`);
+    const models = s.models ?? SEED_MODELS;
+    const providers = s.providers ?? SEED_PROVIDERS;
     let seed = 42;
     const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
     const start = s.now - s.days * DAY;
@@ -39,8 +44,8 @@ export function seedUsage(dbPath: string, s: SeedSpec): { rows: number; ms: numb
       for (let n = 0; written < s.rows; n++) {
         const at = start + Math.floor((written / s.rows) * s.days * DAY);
         const key = keys[Math.floor(rand() ** 1.5 * keys.length)];
-        const model = SEED_MODELS[Math.floor(rand() ** 2 * SEED_MODELS.length)];
-        const p0 = SEED_PROVIDERS[n % SEED_PROVIDERS.length];
+        const model = models[Math.floor(rand() ** 2 * models.length)];
+        const p0 = providers[n % providers.length];
         const r = rand();
         const rid = `seed_${n.toString(36)}`;
         const streamed = n % 3 === 0 ? 1 : 0;
@@ -54,8 +59,9 @@ export function seedUsage(dbPath: string, s: SeedSpec): { rows: number; ms: numb
           ins.run(at - 200, rid, s.orgId, key.ws, key.id, model, p0, `${p0}:x`, 0, 500, 'upstream_error', 0, 0, 0, 200, 190, streamed, 0, 0);
           written++;
           attempt = 1;
+          if (written === s.rows) break;
         }
-        const p = SEED_PROVIDERS[(n + attempt) % SEED_PROVIDERS.length];
+        const p = providers[(n + attempt) % providers.length];
         const prompt = 20 + Math.floor(rand() * 2000);
         const completion = 5 + Math.floor(rand() * 800);
         ins.run(at, rid, s.orgId, key.ws, key.id, model, p, `${p}:x`, attempt, 200, null, prompt, completion, prompt * 52 + completion * 70,
