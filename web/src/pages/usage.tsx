@@ -42,7 +42,7 @@ export function Usage(_p: { params: Record<string, string> }) {
       {!a && activity.loading && <Loading label="Loading usage…" />}
       {a && (
         <>
-          <div class="stats" aria-busy={!fresh}>
+          <div class="stats usage-stats" aria-busy={!fresh}>
             <Stat label="Spend" value={money(a.totals.cost)} note={`${shown(a.from)} to ${shown(a.to)}`} />
             <Stat label="Requests" value={num(a.totals.requests)} />
             <Stat label="Input tokens" value={num(a.totals.prompt_tokens)} note={a.totals.cached_tokens > 0 ? `${num(a.totals.cached_tokens)} from cache` : undefined} />
