@@ -40,6 +40,7 @@ const ActivityBody = Type.Object({
   from: Day,
   to: Day,
   totals: Volume,
+  events: Type.Integer({ description: 'usage rows (one per attempt) in the range: what /me/activity/events and its CSV export list' }),
   daily: Type.Array(DayModel),
   top_models: Type.Array(Type.Object({ model: Type.String(), ...volume })),
   top_keys: Type.Array(Type.Object({ id: Type.String(), prefix: Nullable(Type.String()), name: Nullable(Type.String()), ...volume })),
@@ -200,6 +201,7 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
             from: istDayLabel(from),
             to: istDayLabel(to),
             totals: volumeOf(totals),
+            events: usage.span(from, to).rows,
             daily: dailyRows(cells),
             top_models: [...models].sort(bySpend).slice(0, TOP).map(([model, t]) => ({ model, ...volumeOf(t) })),
             top_keys: [...keys].sort(bySpend).slice(0, TOP).map(([id, t]) => {

@@ -170,6 +170,7 @@ test('GET /me/activity: totals, top models and keys by spend, and the per-provid
     requests: 10, prompt_tokens: k1.prompt_tokens + 301, completion_tokens: k1.completion_tokens + 31, ...NO_PARTS, cost: inr(K1_COST + 3_500_010),
   });
   assert.is(body.daily.length, 5);
+  assert.is(body.events, 9 + 4, 'every ledger row of the window: the live attempts and four of the five written ones');
   assert.equal(body.top_models.map((m: any) => [m.model, m.requests, m.cost]), [
     ['probe/ist', 3, inr(3_500_010)], ['llama-3.3-70b-instruct', 6, inr(K1_COST)], ['sandbox/echo', 1, 0],
   ]);
@@ -191,6 +192,7 @@ test('GET /me/activity?from&to counts IST dates inclusively on both sides of a m
   const outside = await getOk(alice, `/me/activity?from=${dayOf(-30)}&to=${dayOf(-30)}`);
   assert.equal(outside.totals, { requests: 1, prompt_tokens: 1_000, completion_tokens: 1_000, ...NO_PARTS, cost: 7 });
   assert.equal(outside.daily.map((d: any) => d.day), [dayOf(-30)]);
+  assert.is(outside.events, 1);
   const yesterday = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${dayOf(-1)}`);
   assert.equal(yesterday.totals, { requests: 1, prompt_tokens: 100, completion_tokens: 10, ...NO_PARTS, cost: 1 });
   const twoDays = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${TODAY}`);

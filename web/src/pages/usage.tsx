@@ -74,7 +74,7 @@ export function Usage(_p: { params: Record<string, string> }) {
         {!usage.data && usage.loading && <Loading />}
         {usage.data && <KeysUsage u={usage.data} />}
       </Section>
-      <Section title="Events" id="events" actions={<ExportLink loc={loc} from={from} to={to} />}>
+      <Section title="Events" id="events" actions={<ExportLink loc={loc} from={from} to={to} events={fresh ? fresh.events : null} />}>
         <Events loc={loc} from={from} to={to} models={models} keys={usage.data?.data ?? []} />
       </Section>
     </Page>

@@ -123,7 +123,10 @@ export function Events(p: { loc: Location; from: string; to: string; models: str
       <ErrorNotice error={error} />
       {rows.length === 0 && loading && <Loading label="Loading events…" />}
       {rows.length === 0 && !loading && !error && (
-        <Empty>{filtered ? 'No events match these filters in this range.' : 'No requests in this range.'}</Empty>
+        <Empty>
+          {cursor ? 'None of the newest events looked through match these filters. Load more to look further back.'
+            : filtered ? 'No events match these filters in this range.' : 'No requests in this range.'}
+        </Empty>
       )}
       {rows.length > 0 && (
         <TableWrap label="Events table">
@@ -170,8 +173,18 @@ export function Events(p: { loc: Location; from: string; to: string; models: str
   );
 }
 
-/** The CSV export of exactly what the table shows (all pages): a plain download from the gateway. */
-export function ExportLink(p: { loc: Location; from: string; to: string }) {
+/** The most events one export holds (the gateway refuses a range with more: EXPORT_MAX_ROWS). */
+const EXPORT_MAX = 1_000_000;
+
+/**
+ * The CSV export of exactly what the table shows (all pages): a plain download from the gateway.
+ * A range with more events than an export holds cannot be exported, so the page says so
+ * instead of offering a download the gateway would refuse.
+ */
+export function ExportLink(p: { loc: Location; from: string; to: string; events: number | null }) {
+  if (p.events !== null && p.events > EXPORT_MAX) {
+    return <span class="muted">{num(p.events)} events are too many for one export (at most {num(EXPORT_MAX)}): choose a shorter range.</span>;
+  }
   const href = `/me/activity/events.csv?${eventQuery(p.from, p.to, filtersOf(p.loc))}`;
   return <a class="btn btn-small" href={href} download>Download CSV</a>;
 }
