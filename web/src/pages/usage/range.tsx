@@ -73,7 +73,9 @@ export function RangePicker(p: { loc: Location; range: Range }) {
   };
   return (
     <div class="card usage-range">
-      <div class="usage-presets" role="group" aria-label="Date range presets">
+      <div class="usage-preset-box">
+      <span class="usage-range-label" id="usage-presets-label">Range</span>
+      <div class="usage-presets" role="group" aria-labelledby="usage-presets-label">
         {PRESETS.map((pr) => {
           const on = range.to === range.today && range.from === pr.from(range.today);
           return (
@@ -81,6 +83,7 @@ export function RangePicker(p: { loc: Location; range: Range }) {
               onClick={() => go(pr.from(range.today), range.today)}>{pr.label}</button>
           );
         })}
+      </div>
       </div>
       <form class="usage-range-form" onSubmit={apply} aria-label="Custom date range" noValidate>
         <div class="field">
