@@ -453,3 +453,35 @@ CREATE TABLE stored_responses (
   items_json  TEXT NOT NULL
 );
 CREATE INDEX stored_responses_by_expiry ON stored_responses(expires_at);
+
+-- migration: 17
+-- The usage reports' rollup (src/store/usage-rollup.ts): the ledger summed by IST day (days since
+-- 1970-01-01 IST), org, key, model and provider ('' for none), kept in the database so a restart
+-- does not fold the whole ledger again. Every usage row with id <= usage_rollup_mark.last_id is
+-- in it exactly once. min_id and max_id bound the row ids of a cell: a date range of the events
+-- feed becomes a range of usage_by_org_id. Existing ledgers are folded in after the upgrade, in
+-- the background, in steps.
+CREATE TABLE usage_rollup (
+  org_id              TEXT NOT NULL,
+  day                 INTEGER NOT NULL,
+  key_id              TEXT NOT NULL,
+  model               TEXT NOT NULL,
+  provider            TEXT NOT NULL,
+  requests            INTEGER NOT NULL,      -- rows with attempt = 0
+  prompt_tokens       INTEGER NOT NULL,      -- this and the next six: billable rows only
+  completion_tokens   INTEGER NOT NULL,
+  cached_tokens       INTEGER NOT NULL,
+  cache_write_tokens  INTEGER NOT NULL,
+  reasoning_tokens    INTEGER NOT NULL,
+  cost_micros         INTEGER NOT NULL,
+  served              INTEGER NOT NULL,
+  attempts            INTEGER NOT NULL,      -- every row
+  min_id              INTEGER NOT NULL,
+  max_id              INTEGER NOT NULL,
+  PRIMARY KEY (org_id, day, key_id, model, provider)
+) WITHOUT ROWID;
+CREATE TABLE usage_rollup_mark (
+  one      INTEGER PRIMARY KEY CHECK (one = 1),
+  last_id  INTEGER NOT NULL
+);
+INSERT INTO usage_rollup_mark (one, last_id) VALUES (1, 0);

@@ -212,8 +212,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id));
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
-  // One per-org usage rollup for every report that sums the ledger (usage, activity, billing).
-  const rollup = new UsageRollup(db);
+  // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
+  const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
   const notices = new PaymentNotices({ db, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const reconciler = payments
@@ -251,6 +251,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const closeParts = async (): Promise<void> => {
     breakers.shutdown();
     traffic.stop();
+    await rollup.stop();
     await usage.close();
     await upstream.close();
     db.close();
@@ -280,6 +281,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const poll = setInterval(followChanges, config.changePollMs);
   poll.unref();
   monitor.start();
+  rollup.start();
   lowBalance.start();
   reconciler?.start();
 

@@ -1,19 +1,15 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { microsToInr } from '../lib/money.js';
-import { errors } from '../errors/catalog.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import {
-  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, type UsageRollup, type EventFilter, type OrgKey, type UsageCell,
+  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type OrgKey, type UsageCell,
 } from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
-import { queryParams, shown } from './query-params.js';
+import { queryParams } from './query-params.js';
+import { dayRange, decodeCursor, encodeCursor, eventFilter, eventRange, parseLimit, WINDOW_DAYS } from './usage-query.js';
+import { usageExportRoute } from './usage-export.js';
 
-const WINDOW_DAYS = 30;
-const MAX_SPAN_DAYS = 366;
 const TOP = 10;
-const EVENTS_DEFAULT = 50;
-const EVENTS_MAX = 200;
-const DAY_MS = 86_400_000;
 
 // ---- response schemas ----------------------------------------------------------------------
 
@@ -44,6 +40,7 @@ const ActivityBody = Type.Object({
   from: Day,
   to: Day,
   totals: Volume,
+  events: Type.Integer({ description: 'usage rows (one per attempt) in the range: what /me/activity/events and its CSV export list' }),
   daily: Type.Array(DayModel),
   top_models: Type.Array(Type.Object({ model: Type.String(), ...volume })),
   top_keys: Type.Array(Type.Object({ id: Type.String(), prefix: Nullable(Type.String()), name: Nullable(Type.String()), ...volume })),
@@ -120,49 +117,6 @@ function dailyRows(cells: Iterable<UsageCell>) {
 
 const keyStatus = (k: OrgKey, now: number) => (k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
 
-// ---- query strings --------------------------------------------------------------------------
-
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** An IST calendar date `YYYY-MM-DD` as an IST day number; a 400 unless it is a real date. */
-function parseDay(name: string, v: string): number {
-  const ms = DATE_RE.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
-  // Date.parse rolls 2025-02-30 over to March; the round trip refuses it.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v) {
-    throw errors.badRequest(`'${name}' must be a calendar date YYYY-MM-DD (IST), got ${shown(v)}`);
-  }
-  return ms / DAY_MS;
-}
-
-function parseLimit(v: string | undefined): number {
-  if (v === undefined) return EVENTS_DEFAULT;
-  const n = /^\d{1,4}$/.test(v) ? Number(v) : NaN;
-  if (!(n >= 1 && n <= EVENTS_MAX)) throw errors.badRequest(`'limit' must be an integer from 1 to ${EVENTS_MAX}, got ${shown(v)}`);
-  return n;
-}
-
-/** Cursors are opaque to clients: base64url of the last row id, checked to be one this endpoint could have issued. */
-const encodeCursor = (id: number) => Buffer.from(String(id)).toString('base64url');
-
-function decodeCursor(v: string): number {
-  const text = /^[A-Za-z0-9_-]{1,24}$/.test(v) ? Buffer.from(v, 'base64url').toString('latin1') : '';
-  if (!/^[1-9]\d{0,14}$/.test(text) || encodeCursor(Number(text)) !== v) {
-    throw errors.badRequest('\'cursor\' is not a cursor this endpoint issued; pass next_cursor from the previous page');
-  }
-  return Number(text);
-}
-
-function parseStatus(v: string): EventFilter['status'] {
-  if (v === 'ok' || v === 'error') return v;
-  if (/^[1-5]\d\d$/.test(v)) return Number(v);
-  throw errors.badRequest(`'status' must be ok, error or an HTTP status such as 429, got ${shown(v)}`);
-}
-
-function filterText(name: string, v: string | undefined): string | undefined {
-  if (v !== undefined && (v.length === 0 || v.length > 200)) throw errors.badRequest(`'${name}' must be 1 to 200 characters`);
-  return v;
-}
-
 // ---- routes ---------------------------------------------------------------------------------
 
 /** /me/usage, /me/usage/daily, /me/activity, /me/activity/events (spec 4.12), scoped to the session's active org. */
@@ -222,17 +176,14 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
       handle: async (ctx) => {
         const q = queryParams(ctx.query, ['from', 'to']);
         const orgId = ctx.session!.orgId;
-        const to = q.has('to') ? parseDay('to', q.get('to')!) : istDayNumber(d.clock.now());
-        const from = q.has('from') ? parseDay('from', q.get('from')!) : to - WINDOW_DAYS + 1;
-        if (from > to) throw errors.badRequest(`'from' (${istDayLabel(from)}) is after 'to' (${istDayLabel(to)})`);
-        if (to - from + 1 > MAX_SPAN_DAYS) throw errors.badRequest(`The range spans ${to - from + 1} days; at most ${MAX_SPAN_DAYS} are allowed`);
+        const { from, to } = dayRange(q, istDayNumber(d.clock.now()));
 
         const usage = await rollup.read(orgId);
         const totals = tally();
         const models = new Map<string, Tally>();
         const keys = new Map<string, Tally>();
         const providers = new Map<string, { served: number; costMicros: number }>();
-        const cells = [...usage.cells(from, to)];
+        const cells = usage.cells(from, to);
         for (const c of cells) {
           add(totals, c);
           tallyIn(models, c.model, c);
@@ -250,6 +201,7 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
             from: istDayLabel(from),
             to: istDayLabel(to),
             totals: volumeOf(totals),
+            events: usage.span(from, to).rows,
             daily: dailyRows(cells),
             top_models: [...models].sort(bySpend).slice(0, TOP).map(([model, t]) => ({ model, ...volumeOf(t) })),
             top_keys: [...keys].sort(bySpend).slice(0, TOP).map(([id, t]) => {
@@ -268,17 +220,18 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
     },
     {
       kind: 'json', method: 'get', path: '/me/activity/events', auth: 'session', response: EventsBody,
-      summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, status=ok|error|NNN); '
-        + 'pass next_cursor as cursor for the next page',
-      handle: (ctx) => {
-        const q = queryParams(ctx.query, ['limit', 'cursor', 'model', 'key_id', 'status']);
+      summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, status=ok|error|NNN, and from..to, '
+        + 'IST dates, at most 366 days, when either is given); pass next_cursor as cursor for the next page',
+      handle: async (ctx) => {
+        const q = queryParams(ctx.query, ['limit', 'cursor', 'model', 'key_id', 'status', 'from', 'to']);
         const limit = parseLimit(q.get('limit'));
         const before = q.has('cursor') ? decodeCursor(q.get('cursor')!) : Number.MAX_SAFE_INTEGER;
-        const filter: EventFilter = {
-          model: filterText('model', q.get('model')),
-          keyId: filterText('key_id', q.get('key_id')),
-          status: q.has('status') ? parseStatus(q.get('status')!) : undefined,
-        };
+        const filter: EventFilter = eventFilter(q);
+        if (q.has('from') || q.has('to')) {
+          const today = istDayNumber(d.clock.now());
+          const { from, to } = dayRange(q, today);
+          filter.range = (await eventRange(rollup, ctx.session!.orgId, from, to, today)).range;
+        }
         const page = events(ctx.session!.orgId, before, limit, filter);
         return {
           body: {
@@ -295,5 +248,6 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
         };
       },
     },
+    usageExportRoute({ ...d, rollup, rows: usageExportReader(d.db), orgKeys }),
   ];
 }

@@ -17,6 +17,7 @@ const RAW_ANSWERS: Record<string, string> = {
   '/v1/audio/translations': 'the English text in the requested response_format, as the provider wrote it',
   '/v1/audio/speech': 'audio bytes in the requested response_format (audio/mpeg by default), streamed as the provider produces them',
   '/me/billing/receipts/:paymentId': 'the receipt as a printable text/html page',
+  '/me/activity/events.csv': 'text/csv (RFC 4180, header row) as an attachment (Content-Disposition), streamed',
 };
 
 /** Plain JSON Schema from a typebox schema (drops typebox's symbol keys). */

@@ -170,6 +170,7 @@ test('GET /me/activity: totals, top models and keys by spend, and the per-provid
     requests: 10, prompt_tokens: k1.prompt_tokens + 301, completion_tokens: k1.completion_tokens + 31, ...NO_PARTS, cost: inr(K1_COST + 3_500_010),
   });
   assert.is(body.daily.length, 5);
+  assert.is(body.events, 9 + 4, 'every ledger row of the window: the live attempts and four of the five written ones');
   assert.equal(body.top_models.map((m: any) => [m.model, m.requests, m.cost]), [
     ['probe/ist', 3, inr(3_500_010)], ['llama-3.3-70b-instruct', 6, inr(K1_COST)], ['sandbox/echo', 1, 0],
   ]);
@@ -191,6 +192,7 @@ test('GET /me/activity?from&to counts IST dates inclusively on both sides of a m
   const outside = await getOk(alice, `/me/activity?from=${dayOf(-30)}&to=${dayOf(-30)}`);
   assert.equal(outside.totals, { requests: 1, prompt_tokens: 1_000, completion_tokens: 1_000, ...NO_PARTS, cost: 7 });
   assert.equal(outside.daily.map((d: any) => d.day), [dayOf(-30)]);
+  assert.is(outside.events, 1);
   const yesterday = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${dayOf(-1)}`);
   assert.equal(yesterday.totals, { requests: 1, prompt_tokens: 100, completion_tokens: 10, ...NO_PARTS, cost: 1 });
   const twoDays = await getOk(alice, `/me/activity?from=${dayOf(-1)}&to=${TODAY}`);
@@ -333,6 +335,113 @@ test('every usage endpoint needs a session: 401 no_session without one', async (
     assert.is(r.status, 401);
     assert.is((await json(r)).error.code, 'no_session');
   }
+});
+
+test('GET /me/activity/events?from&to keeps the rows of those IST days, late rows for past days included', async () => {
+  const ids = async (q: string) => (await getOk(alice, `/me/activity/events?limit=200&${q}`)).data.map((e: any) => e.request_id);
+  // ist-e was written after every other row, for the day before the window.
+  assert.equal(await ids(`from=${dayOf(-30)}&to=${dayOf(-30)}`), ['ist-e']);
+  assert.equal(await ids(`from=${dayOf(-1)}&to=${dayOf(-1)}`), ['ist-a']);
+  assert.equal(await ids(`to=${dayOf(-1)}`), ['ist-e', 'ist-d', 'ist-a'], 'from defaults to 29 days before to');
+  assert.equal(await ids(`to=${dayOf(-2)}`), ['ist-e', 'ist-d']);
+  assert.equal(await ids(`from=${dayOf(-40)}&to=${dayOf(-31)}`), []);
+  const today = await getOk(alice, `/me/activity/events?limit=200&from=${TODAY}`);
+  assert.ok(today.data.length > 10 && today.data.every((e: any) => Date.parse(e.at) >= MIDNIGHT), 'today only');
+  const all = await getOk(alice, '/me/activity/events?limit=200');
+  assert.is(today.data.length, all.data.filter((e: any) => Date.parse(e.at) >= MIDNIGHT).length);
+  const errs = await getOk(alice, `/me/activity/events?status=error&from=${dayOf(-29)}&to=${TODAY}`);
+  assert.equal(errs.data.map((e: any) => e.status), [502, 500, 500, 500]);
+});
+
+/** RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const out: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(field); out.push(row); row = []; field = ''; i++; } else field += c;
+  }
+  assert.is(field + row.join(''), '', 'the text ends with CRLF');
+  return out;
+}
+
+async function csvOf(path: string): Promise<{ res: Response; text: string; rows: Record<string, string>[] }> {
+  const res = await alice.get(path);
+  const text = await res.text();
+  assert.is(res.status, 200, text);
+  const [head, ...rest] = parseCsv(text);
+  return { res, text, rows: rest.map((r) => { assert.is(r.length, head.length); return Object.fromEntries(head.map((h, i) => [h, r[i]])); }) };
+}
+
+test('GET /me/activity/events.csv: the events of the last 30 days as an attachment, one record per event, newest first', async () => {
+  const { res, rows } = await csvOf('/me/activity/events.csv');
+  assert.match(res.headers.get('content-type')!, /^text\/csv; charset=utf-8/);
+  assert.is(res.headers.get('content-disposition'), `attachment; filename="activity-${dayOf(-29)}-to-${TODAY}.csv"`);
+  const events = await getOk(alice, `/me/activity/events?limit=200&from=${dayOf(-29)}`);
+  assert.ok(events.data.length > 20 && events.next_cursor === null);
+  assert.equal(rows.map((r) => `${r.request_id}/${r.attempt}`), events.data.map((e: any) => `${e.request_id}/${e.attempt}`));
+  assert.not.ok(rows.some((r) => r.request_id === 'ist-e'), 'the day before the window is left out');
+  const first = events.data.find((e: any) => e.request_id === liveIds[0]);
+  const row = rows.find((r) => r.request_id === liveIds[0])!;
+  assert.equal(row, {
+    time_ist: new Date(Date.parse(first.at) + 19_800_000).toISOString().slice(0, 19).replace('T', ' '), at: first.at, request_id: liveIds[0]!,
+    key_id: keys.k1.id, key_prefix: keys.k1.prefix, key_name: 'k1', endpoint: 'chat', model: 'llama-3.3-70b-instruct', provider: 'groq',
+    attempt: '0', status: '200', error_code: '', prompt_tokens: '11', completion_tokens: '7', cached_tokens: '0', cache_write_tokens: '0',
+    reasoning_tokens: '0', units: '0', cost_inr: '0.001059', latency_ms: String(Math.round(first.latency_ms * 1000) / 1000),
+    ttfb_ms: String(Math.round(first.ttfb_ms * 1000) / 1000), streamed: 'false', billable: 'true', byok: 'false', usage_estimated: 'false',
+    usage_clamped: 'false',
+  });
+  const d = rows.find((r) => r.request_id === 'ist-d')!;
+  assert.is(d.cost_inr, '0.000010', 'exact paise from micro-rupees');
+  assert.is(d.time_ist, `${dayOf(-29)} 00:00:00`, 'IST wall-clock time');
+});
+
+test('GET /me/activity/events.csv takes the events filters and a date range', async () => {
+  const errorsOnly = await csvOf(`/me/activity/events.csv?status=error&from=${dayOf(-29)}&to=${TODAY}`);
+  assert.equal(errorsOnly.rows.map((r) => r.status), ['502', '500', '500', '500']);
+  const k2 = await csvOf(`/me/activity/events.csv?key_id=${keys.k2.id}&from=${dayOf(-40)}&to=${dayOf(-1)}`);
+  assert.equal(k2.rows.map((r) => r.request_id), ['ist-e', 'ist-d', 'ist-a']);
+  assert.is(k2.res.headers.get('content-disposition'), `attachment; filename="activity-${dayOf(-40)}-to-${dayOf(-1)}.csv"`);
+  const echoOnly = await csvOf(`/me/activity/events.csv?model=sandbox%2Fecho&status=200&from=${TODAY}`);
+  assert.ok(echoOnly.rows.length >= 1 && echoOnly.rows.every((r) => r.model === 'sandbox/echo'));
+  const none = await csvOf('/me/activity/events.csv?from=2030-01-01&to=2030-01-02');
+  assert.equal(none.rows, []);
+  assert.match(none.text, /^time_ist,at,request_id,/);
+  const foreign = await csvOf(`/me/activity/events.csv?key_id=${keys.bob.id}`);
+  assert.equal(foreign.rows, [], 'another org\'s key matches nothing');
+});
+
+test('GET /me/activity/events.csv quotes by RFC 4180 and defuses cells a spreadsheet would run as formulas', async () => {
+  const ws = query(gw.dbPath, (db) => db.prepare('SELECT workspace_id FROM api_keys WHERE id = ?').pluck().get(keys.k2.id));
+  const nasty = { rid: '@rid, "quoted"\r\nnext line', model: '=HYPERLINK("http://evil.example","x")', code: '-2+3', provider: '+cmd' };
+  write(gw.dbPath, (db) => db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, attempt, status,
+    error_code, latency_ms) VALUES (?, ?, ?, ?, ?, 'chat', ?, ?, 0, 500, ?, 5)`).run(MIDNIGHT + 1_000, nasty.rid, aliceOrg, ws, keys.k2.id, nasty.model, nasty.provider, nasty.code));
+  const { text, rows } = await csvOf(`/me/activity/events.csv?key_id=${keys.k2.id}&status=500&from=${TODAY}`);
+  assert.is(rows.length, 1);
+  assert.equal([rows[0].request_id, rows[0].model, rows[0].error_code, rows[0].provider], [`'${nasty.rid}`, `'${nasty.model}`, `'${nasty.code}`, `'${nasty.provider}`]);
+  assert.ok(text.includes(`"'@rid, ""quoted""\r\nnext line"`), 'a field with a comma, quotes and a line break is quoted, its quotes doubled');
+  assert.ok(text.includes(`,"'=HYPERLINK(""http://evil.example"",""x"")",`));
+  assert.ok(text.split('\r\n').slice(0, -1).every((l) => !l.includes('\n')), 'records end with CRLF; a bare LF is only inside quotes');
+});
+
+test('GET /me/activity/events.csv refuses bad queries with 400 in the envelope, and needs a session', async () => {
+  for (const q of ['from=2026-03-10&to=2026-03-09', 'from=2025-03-14&to=2026-03-15', 'from=yesterday', 'limit=5', 'cursor=MTI', 'status=broken', 'model=', 'x=1']) {
+    const r = await alice.get(`/me/activity/events.csv?${q}`);
+    const body = await json(r);
+    assert.is(r.status, 400, q);
+    assert.is(body.error.code, 'bad_request', q);
+    assert.is(typeof body.error.message, 'string');
+  }
+  const r = await fetch(`${gw.url}/me/activity/events.csv`);
+  assert.is(r.status, 401);
+  assert.is((await json(r)).error.code, 'no_session');
+  const doc = await json(await fetch(`${gw.url}/openapi.json`));
+  assert.ok(doc.paths['/me/activity/events.csv'].get, 'the export is in the route table');
 });
 
 test.run();

@@ -121,14 +121,55 @@ test('a read that arrives during another read\'s fold sees rows committed after 
   assert.equal(cellsOf(await second), expected(orgA.orgId));
 });
 
-test('an org evicted for space is rebuilt from the table on its next read', async () => {
+test('a second rollup on the same database (a restart) reads the folded cells and folds only the rows added since', async () => {
   add(rows(200));
   add(rows(200, orgB));
-  const rollup = new UsageRollup(db, { chunkRows: 50, maxCells: 250 });
-  await rollup.read(orgA.orgId);
-  await rollup.read(orgB.orgId);
+  await new UsageRollup(db, { chunkRows: 50 }).read(orgA.orgId);
+  const folded = db.prepare('SELECT last_id FROM usage_rollup_mark').pluck().get() as number;
+  assert.is(folded, 400, 'every org\'s rows are folded together');
   add(rows(10));
-  assert.equal(cellsOf(await rollup.read(orgA.orgId)), expected(orgA.orgId));
+  const again = new UsageRollup(db, { chunkRows: 50 });
+  assert.is(again.mark(), 400);
+  assert.equal(cellsOf(await again.read(orgA.orgId)), expected(orgA.orgId));
+  assert.equal(cellsOf(await again.read(orgB.orgId)), expected(orgB.orgId));
+  assert.is(again.mark(), 410);
+});
+
+test('a fold of a range another process folded meanwhile is dropped, so no row counts twice', async () => {
+  add(rows(100));
+  const a = new UsageRollup(db, { chunkRows: 1_000 });
+  const b = new UsageRollup(db, { chunkRows: 1_000 });
+  await a.catchUp();
+  await b.catchUp();
+  add(rows(30));
+  await Promise.all([a.catchUp(), b.catchUp()]);
+  assert.equal(cellsOf(await b.read(orgA.orgId)), expected(orgA.orgId));
+});
+
+test('span(from, to) gives the lowest and highest row id and the row count of the org\'s days', async () => {
+  add(rows(300));
+  add(rows(100, orgB));
+  const u = await new UsageRollup(db).read(orgA.orgId);
+  const from = istDayNumber(istDayStart('2025-03-05'));
+  const to = istDayNumber(istDayStart('2025-03-09'));
+  const ids = db.prepare(`SELECT id FROM usage WHERE org_id = ? AND at >= ? AND at < ? ORDER BY id`).pluck()
+    .all(orgA.orgId, istDayStart('2025-03-05'), istDayStart('2025-03-10')) as number[];
+  assert.ok(ids.length > 10);
+  assert.equal(u.span(from, to), { lo: ids[0], hi: ids.at(-1), rows: ids.length });
+  assert.equal(u.span(from - 1000, from - 900), { lo: Infinity, hi: -Infinity, rows: 0 });
+});
+
+test('the follower folds new rows in the background until stopped', async () => {
+  const rollup = new UsageRollup(db, { followMs: 10 });
+  add(rows(50));
+  rollup.start();
+  const deadline = Date.now() + 5_000;
+  while (rollup.mark() < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  assert.is(rollup.mark(), 50);
+  await rollup.stop();
+  add(rows(5));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is(rollup.mark(), 50, 'stopped: nothing more is folded');
 });
 
 test('cells(from, to) keeps only the IST days asked for', async () => {
@@ -180,11 +221,47 @@ test('an event row carries the key prefix from the org\'s own key', () => {
   assert.is(r.request_id, all[2][1]);
 });
 
-test('every report query reads usage through usage_by_org_id, never a table scan', () => {
+test('an events range of IST days is the rows of those days only, walked page by page, filtered or not', async () => {
+  add(rows(400));
+  add(rows(100, orgB));
+  // Late rows for old days: written last, their ids are above every other day's.
+  add(rows(20, orgA, istDayStart('2025-03-03')));
+  const u = await new UsageRollup(db).read(orgA.orgId);
+  const from = istDayNumber(istDayStart('2025-03-03'));
+  const to = istDayNumber(istDayStart('2025-03-06'));
+  const span = u.span(from, to);
+  const fromMs = istDayStart('2025-03-03');
+  const toMs = istDayStart('2025-03-07');
+  for (const f of [{}, { status: 'error' as const }]) {
+    const page = usageEventsReader(db, 13);
+    const walked: number[] = [];
+    let before: number | null = Number.MAX_SAFE_INTEGER;
+    for (let pages = 0; before !== null; pages++) {
+      assert.ok(pages < 500, 'the walk ends');
+      const p = page(orgA.orgId, before, 5, { ...f, range: { fromMs, toMs, loId: span.lo, hiId: span.hi } });
+      walked.push(...p.rows.map((r) => r.id));
+      before = p.nextBefore;
+    }
+    const want = (db.prepare(`SELECT id, status FROM usage WHERE org_id = ? AND at >= ? AND at < ? ORDER BY id DESC`).all(orgA.orgId, fromMs, toMs) as any[])
+      .filter((r) => !('status' in f) || r.status >= 300).map((r) => r.id);
+    assert.ok(want.length > 5);
+    assert.equal(walked, want);
+  }
+  const none = usageEventsReader(db)(orgA.orgId, Number.MAX_SAFE_INTEGER, 5, { range: { fromMs, toMs, loId: Infinity, hiId: -1 } });
+  assert.equal(none, { rows: [], nextBefore: null });
+});
+
+test('every report query reads through an index, never a table scan', () => {
   const plans = reportQueryPlans(db);
-  assert.ok(Object.keys(plans).length >= 6);
+  assert.ok(Object.keys(plans).length >= 8);
+  const want: Record<string, RegExp> = {
+    top: /^SEARCH usage$/,
+    fold: /SEARCH usage USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/,
+    cells: /SEARCH usage_rollup USING PRIMARY KEY \(org_id=\? AND day>\? AND day<\?\)/,
+    span: /SEARCH usage_rollup USING PRIMARY KEY \(org_id=\? AND day>\? AND day<\?\)/,
+  };
   for (const [name, plan] of Object.entries(plans)) {
-    assert.match(plan, /USING (COVERING )?INDEX usage_by_org_id \(org_id=\? AND id[<>]/, name);
+    assert.match(plan, want[name] ?? /USING (COVERING )?INDEX usage_by_org_id \(org_id=\? AND id[<>]/, name);
     assert.not.match(plan, /SCAN usage\b/, name);
   }
 });

@@ -15,6 +15,8 @@ export interface Activity {
   from: string;
   to: string;
   totals: Volume;
+  /** Usage rows (attempts) in the range: what the events feed and its export list. */
+  events: number;
   daily: DayModel[];
   top_models: (Volume & { model: string })[];
   top_keys: (Volume & { id: string; prefix: string | null; name: string | null })[];
