@@ -62,6 +62,37 @@ export const ROLLUP_SQL = {
   span: 'SELECT MIN(min_id), MAX(max_id), COALESCE(SUM(attempts), 0) FROM usage_rollup WHERE org_id = ? AND day >= ? AND day <= ?',
 } as const;
 
+/**
+ * One step of the fold, inside the caller's transaction: the rows above the watermark, at most
+ * chunkRows of them, summed into their cells; returns whether rows are left. The ledger writer
+ * calls it in each batch's transaction (so the rollup moves with the ledger, off the event loop,
+ * under the write lock it already holds); UsageRollup calls it for a backlog.
+ */
+export function rollupFolder(db: Db): (chunkRows: number) => boolean {
+  const top = db.prepare(ROLLUP_SQL.top).pluck();
+  const mark = db.prepare('SELECT last_id FROM usage_rollup_mark WHERE one = 1').pluck();
+  const fold = db.prepare(ROLLUP_SQL.fold).raw();
+  const upsert = db.prepare(`INSERT INTO usage_rollup (org_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens,
+      cached_tokens, cache_write_tokens, reasoning_tokens, cost_micros, served, attempts, min_id, max_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (org_id, day, key_id, model, provider) DO UPDATE SET
+      requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = completion_tokens + excluded.completion_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
+      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+      cost_micros = cost_micros + excluded.cost_micros, served = served + excluded.served, attempts = attempts + excluded.attempts,
+      min_id = MIN(min_id, excluded.min_id), max_id = MAX(max_id, excluded.max_id)`);
+  const setMark = db.prepare('UPDATE usage_rollup_mark SET last_id = ? WHERE one = 1');
+  return (chunkRows) => {
+    const last = (top.get() as number | null) ?? 0;
+    const from = mark.get() as number;
+    if (last <= from) return false;
+    const to = Math.min(last, from + chunkRows);
+    for (const cell of fold.all(from, to) as unknown[][]) upsert.run(cell);
+    setMark.run(to);
+    return to < last;
+  };
+}
+
 export interface UsageRollupOptions {
   /** Row ids folded per synchronous step; the event loop runs between steps. */
   chunkRows?: number;
@@ -95,10 +126,9 @@ export class UsageRollup {
   readonly #onError: (e: unknown) => void;
   readonly #top: Statement<unknown[]>;
   readonly #mark: Statement<unknown[]>;
-  readonly #fold: Statement<unknown[]>;
   readonly #cells: Statement<unknown[]>;
   readonly #span: Statement<unknown[]>;
-  readonly #commit: (from: number, to: number, cells: unknown[][]) => void;
+  readonly #step: (chunkRows: number) => boolean;
   /** The cells of an org's range, with the span they were read at. */
   readonly #recent: LRUCache<string, { hi: number; rows: number; cells: UsageCell[] }>;
   #running: Promise<void> | null = null;
@@ -112,27 +142,13 @@ export class UsageRollup {
     this.#recent = new LRUCache({ maxSize: opts.cacheCells ?? 100_000, sizeCalculation: (v) => Math.max(1, v.cells.length) });
     this.#top = db.prepare(ROLLUP_SQL.top).pluck();
     this.#mark = db.prepare('SELECT last_id FROM usage_rollup_mark WHERE one = 1').pluck();
-    this.#fold = db.prepare(ROLLUP_SQL.fold).raw();
     this.#cells = db.prepare(ROLLUP_SQL.cells).raw();
     this.#span = db.prepare(ROLLUP_SQL.span).raw();
-    const upsert = db.prepare(`INSERT INTO usage_rollup (org_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens,
-        cached_tokens, cache_write_tokens, reasoning_tokens, cost_micros, served, attempts, min_id, max_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (org_id, day, key_id, model, provider) DO UPDATE SET
-        requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-        completion_tokens = completion_tokens + excluded.completion_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
-        cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-        cost_micros = cost_micros + excluded.cost_micros, served = served + excluded.served, attempts = attempts + excluded.attempts,
-        min_id = MIN(min_id, excluded.min_id), max_id = MAX(max_id, excluded.max_id)`);
-    const setMark = db.prepare('UPDATE usage_rollup_mark SET last_id = ? WHERE one = 1 AND last_id = ?');
-    const commit = db.transaction((from: number, to: number, cells: unknown[][]) => {
-      // Another process may have folded this range since it was read: then this fold is dropped.
-      if (setMark.run(to, from).changes === 0) return;
-      for (const c of cells) upsert.run(c);
-    });
+    const step = rollupFolder(db);
     // IMMEDIATE: the write lock is taken at BEGIN (waiting for the ledger writer's batch), not on
     // the first write, where WAL would refuse a snapshot that another commit has made stale.
-    this.#commit = (from, to, cells) => commit.immediate(from, to, cells);
+    const fold = db.transaction((chunk: number) => step(chunk));
+    this.#step = (chunk) => fold.immediate(chunk);
   }
 
   /** The org's usage, including every row committed before this call. */
@@ -182,18 +198,15 @@ export class UsageRollup {
   }
 
   async #foldAll(): Promise<void> {
-    for (;;) {
-      const top = (this.#top.get() as number | null) ?? 0;
-      const mark = this.mark();
-      if (top <= mark) return;
-      const end = Math.min(top, mark + this.#chunkRows);
-      this.#commit(mark, end, this.#fold.all(mark, end) as unknown[][]);
-      if (end === top) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    // Cheap when the ledger writer has kept up (it folds each batch it commits): two reads.
+    if (((this.#top.get() as number | null) ?? 0) <= this.mark()) return;
+    while (this.#step(this.#chunkRows)) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  /** Folds in new rows every followMs, so that a read finds little left to fold. */
+  /**
+   * Every followMs, folds in rows the ledger writer did not (a ledger from before the rollup,
+   * rows written by another program); while the writer keeps up, a tick is two reads.
+   */
   start(): void {
     if (this.#timer !== null) return;
     const tick = () => void this.catchUp().catch(this.#onError);

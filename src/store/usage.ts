@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
+import { rollupFolder } from './usage-rollup.js';
 import { IstCalendar } from '../lib/ist.js';
 
 /** A usage row as it crosses to the ledger worker: a flat tuple is cheap to structured-clone. */
@@ -15,12 +16,17 @@ export type UsageTuple = [
 
 const F = { at: 0, orgId: 2, workspaceId: 3, keyId: 4, attempt: 9, cost: 14, billable: 19 } as const;
 
+/** Rows the writer folds per batch: its own batch (at most 1,000) and up to this many of a backlog. */
+const ROLLUP_STEP_ROWS = 10_000;
+
 /**
  * Writes one batch in one transaction: the usage rows, and with them the org balances, the key
- * and workspace monthly spend, the key daily request counts and last-used times. Everything a
- * limit reads after a restart is therefore exactly as durable as the rows themselves.
+ * and workspace monthly spend, the key daily request counts and last-used times, and the reports'
+ * rollup. Everything a limit or a report reads after a restart is therefore exactly as durable as
+ * the rows themselves. rollup: false leaves the rollup behind (as rows another program writes
+ * would), for the tests of its backlog fold.
  */
-export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
+export function usageBatchWriter(db: Db, opts: { rollup?: boolean } = {}): (rows: UsageTuple[]) => number {
   const insert = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route,
     attempt, status, error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable,
     usage_estimated, units,
@@ -32,6 +38,7 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
   const daily = db.prepare(`INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, ?)
     ON CONFLICT(key_id, ist_day) DO UPDATE SET requests = requests + excluded.requests`);
   const lastUsed = db.prepare('UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?');
+  const foldRollup = opts.rollup === false ? () => false : rollupFolder(db);
 
   return db.transaction((rows: UsageTuple[]) => {
     const orgDebits = new Map<string, number>();
@@ -64,6 +71,9 @@ export function usageBatchWriter(db: Db): (rows: UsageTuple[]) => number {
     for (const [k, amount] of monthSpend) spend.run(...k.split('\u0000'), amount);
     for (const [k, n] of dayCounts) daily.run(...k.split('\u0000'), n);
     for (const [key, at] of keyLastUsed) lastUsed.run(at, key);
+    // The batch (and a step of any older backlog) goes into the reports' rollup in the same
+    // commit: the rollup never lags the ledger, and the event loop never writes it.
+    foldRollup(ROLLUP_STEP_ROWS);
     return rows.length;
   });
 }

@@ -74,7 +74,8 @@ function expected(orgId: string): string[] {
 
 test.before.each(() => {
   db = openDatabase(':memory:');
-  write = usageBatchWriter(db);
+  // Rows as a ledger from before the rollup, or another program, would leave them: not folded yet.
+  write = usageBatchWriter(db, { rollup: false });
   seed = 7;
   all = [];
   orgA = org('a');
@@ -170,6 +171,17 @@ test('the follower folds new rows in the background until stopped', async () => 
   add(rows(5));
   await new Promise((r) => setTimeout(r, 50));
   assert.is(rollup.mark(), 50, 'stopped: nothing more is folded');
+});
+
+test('the ledger writer folds each batch into the rollup in its own commit, and a step of any backlog with it', async () => {
+  add(rows(120));
+  const writer = usageBatchWriter(db);
+  const batch = rows(7);
+  writer(batch);
+  all.push(...batch);
+  const rollup = new UsageRollup(db);
+  assert.is(rollup.mark(), 127, 'the backlog and the batch are folded by the writer');
+  assert.equal(cellsOf(await rollup.read(orgA.orgId)), expected(orgA.orgId));
 });
 
 test('cells(from, to) keeps only the IST days asked for', async () => {
