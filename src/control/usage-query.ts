@@ -63,6 +63,7 @@ export function eventFilter(q: Map<string, string>): EventFilter {
   return {
     model: filterText('model', q.get('model')),
     keyId: filterText('key_id', q.get('key_id')),
+    requestId: filterText('request_id', q.get('request_id')),
     status: q.has('status') ? parseStatus(q.get('status')!) : undefined,
   };
 }

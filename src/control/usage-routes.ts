@@ -220,10 +220,10 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
     },
     {
       kind: 'json', method: 'get', path: '/me/activity/events', auth: 'session', response: EventsBody,
-      summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, status=ok|error|NNN, and from..to, '
+      summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, request_id, status=ok|error|NNN, and from..to, '
         + 'IST dates, at most 366 days, when either is given); pass next_cursor as cursor for the next page',
       handle: async (ctx) => {
-        const q = queryParams(ctx.query, ['limit', 'cursor', 'model', 'key_id', 'status', 'from', 'to']);
+        const q = queryParams(ctx.query, ['limit', 'cursor', 'model', 'key_id', 'request_id', 'status', 'from', 'to']);
         const limit = parseLimit(q.get('limit'));
         const before = q.has('cursor') ? decodeCursor(q.get('cursor')!) : Number.MAX_SAFE_INTEGER;
         const filter: EventFilter = eventFilter(q);

@@ -44,6 +44,8 @@ export type UsageEventRow = Omit<UsageRow, 'org_id' | 'workspace_id' | 'route'> 
 export interface EventFilter {
   model?: string;
   keyId?: string;
+  /** One request's rows (its attempts), as x-request-id names it. */
+  requestId?: string;
   /** 'ok' = 2xx, 'error' = anything else, a number = that status. */
   status?: 'ok' | 'error' | number;
   /**
@@ -64,6 +66,7 @@ function eventsSql(f: EventFilter, floored: boolean): string {
   if (floored) where.push('u.id >= ?');
   if (f.model !== undefined) where.push('+u.model = ?');
   if (f.keyId !== undefined) where.push('+u.key_id = ?');
+  if (f.requestId !== undefined) where.push('+u.request_id = ?');
   if (f.status === 'ok') where.push('+u.status BETWEEN 200 AND 299');
   else if (f.status === 'error') where.push('+u.status NOT BETWEEN 200 AND 299');
   else if (f.status !== undefined) where.push('+u.status = ?');
@@ -87,7 +90,7 @@ export function usageEventsReader(db: Db, scanRows = 20_000): (orgId: string, be
   const floorStmt = db.prepare(SQL.eventsFloor).pluck();
   const shapes = new Map<string, Statement<unknown[]>>();
   const statement = (f: EventFilter, floored: boolean) => {
-    const shape = `${f.model === undefined ? 0 : 1}${f.keyId === undefined ? 0 : 1}${f.status === undefined ? '-' : typeof f.status === 'number' ? 'n' : f.status}`
+    const shape = `${f.model === undefined ? 0 : 1}${f.keyId === undefined ? 0 : 1}${f.requestId === undefined ? 0 : 1}${f.status === undefined ? '-' : typeof f.status === 'number' ? 'n' : f.status}`
       + `${f.range === undefined ? 0 : 1}${floored ? 1 : 0}`;
     let stmt = shapes.get(shape);
     if (stmt === undefined) {
@@ -101,7 +104,7 @@ export function usageEventsReader(db: Db, scanRows = 20_000): (orgId: string, be
     const top = range === undefined ? before : Math.min(before, range.hiId + 1);
     const bottom = range === undefined ? 0 : range.loId;
     if (top <= bottom) return { rows: [], nextBefore: null };
-    const narrowed = f.model !== undefined || f.keyId !== undefined || f.status !== undefined || range !== undefined;
+    const narrowed = f.model !== undefined || f.keyId !== undefined || f.requestId !== undefined || f.status !== undefined || range !== undefined;
     const look = narrowed ? (floorStmt.get(orgId, top, scanRows - 1) as number | undefined) : undefined;
     // The page looks down to the look-ahead's floor, or to the range's first row if that is higher.
     const ahead = look !== undefined && look > bottom;
@@ -110,6 +113,7 @@ export function usageEventsReader(db: Db, scanRows = 20_000): (orgId: string, be
     if (floor !== undefined) args.push(floor);
     if (f.model !== undefined) args.push(f.model);
     if (f.keyId !== undefined) args.push(f.keyId);
+    if (f.requestId !== undefined) args.push(f.requestId);
     if (typeof f.status === 'number') args.push(f.status);
     if (range !== undefined) args.push(range.fromMs, range.toMs);
     const rows = statement(f, floor !== undefined).all(...args, limit + 1) as UsageEventRow[];

@@ -236,6 +236,17 @@ test('GET /me/activity/events filters by status, model and key, within the org o
   assert.equal(foreign, { data: [], next_cursor: null });
 });
 
+test('GET /me/activity/events?request_id= gives one request\'s rows (each attempt), and nothing for another org\'s request', async () => {
+  const all = (await getOk(alice, '/me/activity/events?limit=200')).data as { request_id: string; attempt: number }[];
+  const failedOver = all.find((e) => e.attempt === 1)!;
+  const mine = await getOk(alice, `/me/activity/events?request_id=${encodeURIComponent(failedOver.request_id)}`);
+  assert.equal(mine.data.map((e: any) => [e.request_id, e.attempt]), [[failedOver.request_id, 1], [failedOver.request_id, 0]]);
+  assert.is(mine.next_cursor, null);
+  const bobs = (await getOk(bob, '/me/activity/events')).data as { request_id: string }[];
+  if (bobs.length > 0) assert.equal(await getOk(alice, `/me/activity/events?request_id=${encodeURIComponent(bobs[0].request_id)}`), { data: [], next_cursor: null });
+  assert.is((await alice.get('/me/activity/events?request_id=')).status, 400);
+});
+
 test('a filtered walk with limit=1 visits each matching row once and ends with next_cursor null', async () => {
   const seen: string[] = [];
   let cursor: string | null = null;

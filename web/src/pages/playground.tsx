@@ -107,7 +107,8 @@ export function Playground() {
     update(n, { cost: 'looking' });
     for (let i = 0; i < LEDGER_TRIES && current(n); i++) {
       try {
-        const page = await api.get<{ data: LedgerRow[] }>('/me/activity/events?limit=100');
+        // The request's own rows (every attempt), however busy the org's ledger is.
+        const page = await api.get<{ data: LedgerRow[] }>(`/me/activity/events?request_id=${encodeURIComponent(requestId)}&limit=20`);
         const rows = page.data.filter((r) => r.request_id === requestId);
         if (rows.length > 0) {
           const cost = Math.round(rows.reduce((s, r) => s + r.cost, 0) * 1e6) / 1e6;
