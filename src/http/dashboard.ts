@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -59,6 +59,8 @@ export function loadDashboard(dir: string, checkoutOrigin: string | null): Dashb
     'x-frame-options': 'DENY', 'referrer-policy': 'same-origin',
   };
   for (const path of walk(dir)) {
+    // The build's precompressed forms (web/vite.config.ts) are read with their file, not served by name.
+    if (path.endsWith('.br') || path.endsWith('.gz')) continue;
     const url = '/' + relative(dir, path).split(sep).join('/');
     if (url === '/index.html') continue;
     // Vite names what it builds by content hash; anything else (a copied public file) may change under its name.
@@ -76,10 +78,16 @@ function asset(path: string, headers: Record<string, string>): Asset {
   const all = { ...headers, etag, vary: 'accept-encoding' };
   return {
     type: TYPES[ext] ?? 'application/octet-stream', raw, etag,
-    gzip: squeeze ? gzipSync(raw, { level: 9 }) : null,
-    br: squeeze ? brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }) : null,
+    gzip: squeeze ? built(path, '.gz') ?? gzipSync(raw, { level: 9 }) : null,
+    br: squeeze ? built(path, '.br') ?? brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }) : null,
     headers: all, brHeaders: { ...all, 'content-encoding': 'br' }, gzipHeaders: { ...all, 'content-encoding': 'gzip' },
   };
+}
+
+/** A compressed form the build wrote beside the file, if it is there and not older than the file. */
+function built(path: string, suffix: '.br' | '.gz'): Buffer | null {
+  const packed = path + suffix;
+  return existsSync(packed) && statSync(packed).mtimeMs >= statSync(path).mtimeMs ? readFileSync(packed) : null;
 }
 
 function* walk(dir: string): Generator<string> {

@@ -45,7 +45,11 @@ test('GET / is the dashboard page: strict CSP, not cached, and it names only sam
 });
 
 test('every built asset is served byte for byte, raw, gzip and brotli, cached for a year', async () => {
-  const files = readdirSync(join(WEB, 'assets'));
+  // The build writes .br and .gz beside each file (web/vite.config.ts); they are served as encodings, not by name.
+  const built = readdirSync(join(WEB, 'assets'));
+  const files = built.filter((f) => !/\.(br|gz)$/.test(f));
+  assert.ok(built.some((f) => f.endsWith('.js.br')) && built.some((f) => f.endsWith('.js.gz')), 'precompressed at build');
+  assert.is((await fetch(`${gw.url}/assets/${built.find((f) => f.endsWith('.br'))}`)).status, 404);
   assert.ok(files.some((f) => f.endsWith('.js')) && files.some((f) => f.endsWith('.css')));
   for (const f of files) {
     const want = sha(readFileSync(join(WEB, 'assets', f)));
