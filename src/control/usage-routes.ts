@@ -65,15 +65,8 @@ const EventsBody = Type.Object({
 
 // ---- aggregation ----------------------------------------------------------------------------
 
-interface Tally {
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  costMicros: number;
-}
+/** The summable part of a rollup cell. */
+type Tally = Pick<UsageCell, 'requests' | 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'costMicros'>;
 
 const tally = (): Tally => ({ requests: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costMicros: 0 });
 

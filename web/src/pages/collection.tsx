@@ -13,7 +13,8 @@ import { CollectionForm } from './collections/collection-form';
 import { Readme } from './collections/readme';
 import { Monitoring } from './collections/monitoring';
 import { Alerts } from './collections/alerts';
-import type { CatalogModel, OrgCollection, SeenCollection, Version } from './collections/types';
+import type { OrgCollection, SeenCollection, Version } from './collections/types';
+import { catalogModels } from '../lib/catalog';
 import './collections.css';
 import { ScrollTable } from './collections/scroll-table';
 
@@ -31,7 +32,7 @@ export function CollectionPage(p: { params: Record<string, string> }) {
   const data = c.data;
   const own = data !== null && data.id !== null;
   const editing = loc.query.get('edit') === '1' && own && can('admin');
-  const models = useData(() => (editing ? api.get<{ data: CatalogModel[] }>('/v1/models') : Promise.resolve(null)), [editing]);
+  const models = useData(() => (editing ? catalogModels() : Promise.resolve(null)), [editing]);
   const [busy, setBusy] = useState<'' | 'star' | 'fork' | 'import' | 'delete'>('');
   const [ask, setAsk] = useState<'' | 'import' | 'delete'>('');
   const [error, setError] = useState<Error | null>(null);
@@ -108,7 +109,7 @@ export function CollectionPage(p: { params: Record<string, string> }) {
           <ErrorNotice error={models.error} />
           {!models.data && models.loading && <Loading label="Loading the models…" />}
           {models.data && (
-            <CollectionForm editing={orgItem()} models={models.data.data}
+            <CollectionForm editing={orgItem()} models={models.data}
               onSaved={async (saved) => {
                 navigate(withQuery(loc, { edit: null }), { replace: true });
                 await c.reload();

@@ -7,7 +7,8 @@ import { day, num } from '../lib/format';
 import { Page, Section } from '../components/page';
 import { Empty, ErrorNotice, Loading } from '../components/notice';
 import { CollectionForm } from './collections/collection-form';
-import type { CatalogModel, OrgCollection, PublicCollection } from './collections/types';
+import type { OrgCollection, PublicCollection } from './collections/types';
+import { catalogModels } from '../lib/catalog';
 import './collections.css';
 import { ScrollTable } from './collections/scroll-table';
 
@@ -18,7 +19,7 @@ export function Collections(_p: { params: Record<string, string> }) {
   const creating = loc.query.get('new') === '1' && can('admin');
   const own = useData(() => api.get<{ data: OrgCollection[] }>('/me/collections'), [me.org.id]);
   const registry = useData(() => api.get<{ data: PublicCollection[] }>('/v1/collections?limit=100'), []);
-  const models = useData(() => (creating ? api.get<{ data: CatalogModel[] }>('/v1/models') : Promise.resolve(null)), [creating]);
+  const models = useData(() => (creating ? catalogModels() : Promise.resolve(null)), [creating]);
 
   return (
     <Page title="Collections" lead="Named routing chains: keep your own, publish them to the registry, or start from another organisation's."
@@ -28,7 +29,7 @@ export function Collections(_p: { params: Record<string, string> }) {
           <ErrorNotice error={models.error} />
           {!models.data && models.loading && <Loading label="Loading the models…" />}
           {models.data && (
-            <CollectionForm editing={null} models={models.data.data}
+            <CollectionForm editing={null} models={models.data}
               onSaved={(c) => navigate(`/collections/${seg(c.slug)}?created=1`)} onCancel={() => navigate(withQuery(loc, { new: null }), { replace: true })} />
           )}
         </Section>

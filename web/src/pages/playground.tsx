@@ -3,6 +3,7 @@ import { api, ApiError } from '../lib/api';
 import { money, ms, num } from '../lib/format';
 import { useSession } from '../lib/session';
 import { useData } from '../lib/use-data';
+import { catalogModels, type CatalogModel } from '../lib/catalog';
 import { Page, Section } from '../components/page';
 import { ErrorNotice, Loading, Notice } from '../components/notice';
 import { Field, Select, TextArea } from '../components/field';
@@ -10,8 +11,6 @@ import { forgetPlaygroundOffer, optionalWhole, playgroundOffer } from './keys/ke
 import { streamChat, type Usage } from './playground/chat-stream';
 import './keys.css';
 
-interface Price { input: number; output: number }
-interface CatalogModel { id: string; name: string; kind: string; available: boolean; pricing: Price; routes: { configured: boolean; pricing: Price }[] }
 interface LedgerRow { request_id: string; status: number; cost: number; provider: string | null; prompt_tokens: number; completion_tokens: number }
 
 interface Run {
@@ -43,9 +42,9 @@ const LEDGER_WAIT_MS = 300;
  */
 export function Playground() {
   const { me } = useSession();
-  const models = useData(() => api.get<{ data: CatalogModel[] }>('/v1/models'), []);
+  const models = useData(() => catalogModels(), []);
   const chat = useMemo(() => {
-    const list = (models.data?.data ?? []).filter((m) => m.kind === 'chat');
+    const list = (models.data ?? []).filter((m) => m.kind === 'chat');
     return [...list.filter((m) => m.available), ...list.filter((m) => !m.available)];
   }, [models.data]);
   const [chosen, setModel] = useState('');

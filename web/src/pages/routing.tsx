@@ -8,7 +8,8 @@ import { Page, Section } from '../components/page';
 import { Empty, ErrorNotice, Loading, Notice } from '../components/notice';
 import { Confirm } from '../components/dialog';
 import { ChainLoader } from './routing/chain-editor';
-import type { Chain, CatalogModel, ModelList } from './routing/types';
+import type { Chain } from './routing/types';
+import { catalogModels, type CatalogModel } from '../lib/catalog';
 import './routing.css';
 
 const KINDS: [string, string][] = [['chat', 'Chat'], ['embedding', 'Embeddings'], ['transcription', 'Transcription'], ['speech', 'Speech']];
@@ -22,7 +23,7 @@ export function Routing() {
   const admin = can('admin');
   const loc = useLocation();
   const chains = useData(() => api.get<{ data: Chain[] }>('/me/routing'), [me.org.id]);
-  const models = useData(() => api.get<ModelList>('/v1/models'), []);
+  const models = useData(() => catalogModels(), []);
   const editing = loc.query.get('model');
   const [version, setVersion] = useState(0);
   const [removing, setRemoving] = useState<Chain | null>(null);
@@ -57,7 +58,7 @@ export function Routing() {
   };
 
   const list = chains.data?.data ?? [];
-  const catalog = models.data?.data ?? [];
+  const catalog = models.data ?? [];
   return (
     <Page title="Routing" lead="The order in which providers, and fallback models, are tried for a model's requests in this organisation.">
       {flash && <Notice tone="ok">{flash}</Notice>}

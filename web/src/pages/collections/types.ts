@@ -37,13 +37,7 @@ export interface SeenCollection extends PublicCollection {
   versions: Version[];
 }
 
-export interface CatalogModel {
-  id: string;
-  name: string;
-  kind: string;
-  available: boolean;
-  routes: { provider: string; upstream_model: string; configured: boolean }[];
-}
+export type { CatalogModel } from '../../lib/catalog';
 
 export interface DayHealth { day: string; canaries: number; uptime: number | null; p95_latency_ms: number | null }
 export interface StepHealth {

@@ -1,9 +1,7 @@
 // The shapes of the public API this area reads (src/control/byok-routes.ts, routing-routes.ts,
 // endpoint-routes.ts and GET /v1/models), as far as the pages use them.
 
-export interface CatalogRoute { provider: string; upstream_model: string; residency: string; configured: boolean; health: string }
-export interface CatalogModel { id: string; name: string; kind: string; available: boolean; routes: CatalogRoute[] }
-export interface ModelList { data: CatalogModel[] }
+export type { CatalogModel, CatalogRoute } from '../../lib/catalog';
 
 export interface ChainStep { model: string; provider: string | null }
 export interface ChainRoute { provider: string; model: string; upstream_model: string; configured: boolean }
