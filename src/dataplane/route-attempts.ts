@@ -12,7 +12,7 @@ import { RouteFailure, SATURATED, transportFailure } from './route-failure.js';
 import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
-import type { AbortSource, UpstreamClient } from './upstream-client.js';
+import type { AbortSource, RequestPayload, UpstreamClient } from './upstream-client.js';
 import type { UsageSink } from './usage-record.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
@@ -48,8 +48,8 @@ const ERROR_BODY_BYTES = 1024 * 1024;
  * message and thrown as a route failure (fail over) or the caller's own error (return as is).
  */
 export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a: Attempt, call: UpstreamCall,
-  payload: Record<string, unknown>, client: AbortSource): Promise<UpstreamResponse> {
-  const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client, a.secret);
+  request: RequestPayload, client: AbortSource): Promise<UpstreamResponse> {
+  const res = await upstream.send(endpoint, a.route, call, request, a.headers, client, a.secret);
   if (res.status >= 400) {
     const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
     const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
