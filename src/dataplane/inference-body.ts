@@ -68,7 +68,7 @@ export function parseInferenceBody(endpoint: TokenEndpoint, raw: Buffer): Infere
 }
 
 /** The full parse, for what the scan does not prove: it refuses exactly what it always refused. */
-function decodedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody {
+export function decodedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody {
   const p = parseJsonObject(raw.toString('utf8'), CHECKS[endpoint]);
   const ext = readExtensions(p);
   const maxTokens = (p.max_completion_tokens ?? p.max_tokens ?? null) as number | null;

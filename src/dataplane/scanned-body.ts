@@ -17,7 +17,7 @@ const ENCODING_FORMAT = 7;
 const FIRST_EXTENSION = 8;
 const WANTED = new WantedNames(['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'input',
   'encoding_format', ...EXTENSION_NAMES]);
-const CHAT_SCAN = { wanted: WANTED, elements: MESSAGES, elementKey: 'role', maxDepth: MAX_JSON_DEPTH };
+const CHAT_SCAN = { wanted: WANTED, elements: MESSAGES, elementKey: Buffer.from('role'), maxDepth: MAX_JSON_DEPTH };
 const EMBEDDINGS_SCAN = { wanted: WANTED, maxDepth: MAX_JSON_DEPTH };
 
 const QUOTE = 0x22;
@@ -59,7 +59,7 @@ export function scannedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody
   const options = so === null ? undefined : JSON.parse(raw.toString('utf8', so.start, so.end)) as unknown;
   const usageAsked = typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
   const forward = new ForwardBody(raw, {
-    modelStart: modelSpan!.start, modelEnd: modelSpan!.end, modelPlain: !hasBackslash(raw, modelSpan!),
+    modelStart: modelSpan!.start, modelEnd: modelSpan!.end, modelPlain: !hasBackslash(raw, modelSpan!.start, modelSpan!.end),
     model, streamOptions: so === null ? null : { start: so.start, end: so.end, value: options },
     stream: stream === true, usageAsked, open: s.open, cuts,
   });
@@ -114,13 +114,13 @@ function hasExtension(m: readonly (MemberSpan | null)[]): boolean {
 /** A string member's value, or null when it is absent or not a string. */
 function stringAt(raw: Buffer, span: MemberSpan): string | null {
   if (raw[span.start] !== QUOTE) return null;
-  if (hasBackslash(raw, span)) return JSON.parse(raw.toString('utf8', span.start, span.end)) as string;
+  if (hasBackslash(raw, span.start, span.end)) return JSON.parse(raw.toString('utf8', span.start, span.end)) as string;
   return raw.toString('utf8', span.start + 1, span.end - 1);
 }
 
 // A loop over the span: Buffer#indexOf would search on past it, through the rest of the body.
-function hasBackslash(raw: Buffer, span: MemberSpan): boolean {
-  for (let i = span.start; i < span.end; i++) if (raw[i] === BACKSLASH) return true;
+function hasBackslash(raw: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (raw[i] === BACKSLASH) return true;
   return false;
 }
 
@@ -149,9 +149,10 @@ function messagesValid(raw: Buffer, s: ObjectScan): boolean {
   if (roles === null || roles.length === 0) return false;
   for (let i = 0; i < roles.length; i += 2) {
     const start = roles[i];
-    if (start < 0) return false;
-    const role = stringAt(raw, { key: start, start, end: roles[i + 1] });
-    if (role === null || role.length === 0) return false;
+    if (start < 0 || raw[start] !== QUOTE) return false;
+    const end = roles[i + 1];
+    // A plain role is judged by its bytes; only an escaped one is decoded ("\u0000" is one character).
+    if (end - start === 2 || (hasBackslash(raw, start, end) && (JSON.parse(raw.toString('utf8', start, end)) as string).length === 0)) return false;
   }
   return true;
 }
