@@ -131,7 +131,8 @@ function top(o: ScanOptions): ObjectScan | null {
   ws();
   if (p >= n || b[p] !== OPEN_BRACE) return null;
   const open = p++;
-  const members: (MemberSpan | null)[] = new Array(o.wanted.names.length).fill(null);
+  const members: (MemberSpan | null)[] = [];
+  for (let i = 0; i < o.wanted.names.length; i++) members.push(null);
   const layout: number[] = [];
   let elements: number[] | null = null;
   const elementKey = o.elementKey ?? null;
@@ -415,9 +416,12 @@ function stringSkipper(body: Buffer): (from: number, to: number) => number {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64')));
     wasm = instance.exports as unknown as NonNullable<typeof wasm>;
   }
-  const memory = wasm.memory;
-  if (memory.buffer.byteLength < body.length) memory.grow(Math.ceil((body.length - memory.buffer.byteLength) / 65536));
-  if (wasmBytes === null || wasmBytes.buffer !== memory.buffer) wasmBytes = new Uint8Array(memory.buffer);
+  // The memory's buffer is read only when it must grow: each read is a call into V8 (~130 instructions).
+  if (wasmBytes === null || wasmBytes.length < body.length) {
+    const memory = wasm.memory;
+    if (memory.buffer.byteLength < body.length) memory.grow(Math.ceil((body.length - memory.buffer.byteLength) / 65536));
+    wasmBytes = new Uint8Array(memory.buffer);
+  }
   wasmBytes.set(body, 0);
   return wasm.skip;
 }
