@@ -1,7 +1,7 @@
 // Reads a callgrind file kept by `BENCH_IR_KEEP=1 npm run bench:instructions` again, without
 // counting anew: `node dist/bench/callgrind-report.js <callgrind file> <perf map> <requests>`.
 //   IR_TOP=N        functions with the most own instructions per request
-//   IR_INCLUSIVE=N  JS functions with the most inclusive instructions per request (own and callees')
+//   IR_INCLUSIVE=N  JS functions (or those matching IR_MATCH) with the most inclusive instructions per request (own and callees')
 //   IR_CALLEES=re   what the functions matching `re` spend in each callee, per request
 //   IR_CALLS=re     how often the functions matching `re` were called, per request
 import { calleesOf, callGraph, inclusiveCosts } from './callgrind.js';
@@ -19,7 +19,8 @@ if (top > 0) {
 const inclusive = Number(process.env.IR_INCLUSIVE ?? 0);
 if (inclusive > 0) {
   console.log(`\nJS functions by inclusive instructions per request, top ${inclusive}`);
-  for (const e of inclusiveCosts(g).filter(([name]) => name.startsWith('JS:')).slice(0, inclusive)) console.log(line(e));
+  const match = new RegExp(process.env.IR_MATCH ?? '^JS:');
+  for (const e of inclusiveCosts(g).filter(([name]) => match.test(name)).slice(0, inclusive)) console.log(line(e));
 }
 const counted = process.env.IR_CALLS;
 if (counted) {
