@@ -159,3 +159,20 @@ export function calleesOf(g: CallGraph, pattern: RegExp): [string, number][] {
   }
   return [...out].sort((a, b) => b[1] - a[1]);
 }
+
+/**
+ * Of a main thread's instructions, those spent in timer callbacks and worker-thread messages (work
+ * that comes with wall time, not with requests) and in garbage collection, from inclusive costs.
+ */
+export function backgroundShare(g: CallGraph): { timers: number; gc: number } {
+  const inclusive = new Map(inclusiveCosts(g));
+  const sum = (names: RegExp): number => {
+    let n = 0;
+    for (const [name, ir] of inclusive) if (names.test(name)) n += ir;
+    return n;
+  };
+  return {
+    timers: sum(/^JS:processTimers |^JS: node:internal\/per_context\/messageport:/),
+    gc: sum(/^v8::internal::Heap::CollectGarbage\(/),
+  };
+}

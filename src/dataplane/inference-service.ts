@@ -12,7 +12,7 @@ import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody, type NativeRequest } from './inference-body.js';
 import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { firstServing, refusedAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
@@ -121,7 +121,8 @@ export class InferenceService {
     const call = native !== null
       ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
       : adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
-    const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
+    const sent = await this.#d.upstream.send(endpoint, a.route, call, payload, a.headers, abort, a.secret);
+    if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
     const res = adapter.streamTranslator === undefined ? sent
       : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, payload), native);

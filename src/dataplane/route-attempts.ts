@@ -53,13 +53,20 @@ const ERROR_BODY_BYTES = 1024 * 1024;
 export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a: Attempt, call: UpstreamCall,
   payload: Record<string, unknown>, client: AbortSource): Promise<UpstreamResponse> {
   const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client, a.secret);
-  if (res.status >= 400) {
-    const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
-    const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
-    if (e instanceof RouteFailure) e.queueMs = res.queueMs;
-    throw e;
-  }
+  if (res.status >= 400) await refusedAnswer(res, a);
   return res;
+}
+
+/**
+ * Reads an answer with an error status for its message and throws it as a route failure (fail
+ * over) or the caller's own error (return as is). The inference path awaits the send itself and
+ * calls this only on an error status: openAnswer's async frame was one promise hop more a request.
+ */
+export async function refusedAnswer(res: UpstreamResponse, a: Attempt): Promise<never> {
+  const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
+  const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
+  if (e instanceof RouteFailure) e.queueMs = res.queueMs;
+  throw e;
 }
 
 /** Told of each failed attempt, for the ledger. */
