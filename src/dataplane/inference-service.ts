@@ -12,7 +12,7 @@ import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { firstServing, refusedAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
@@ -118,7 +118,8 @@ export class InferenceService {
     const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
         : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
-    const sent = await openAnswer(this.#d.upstream, endpoint, a, call, body, abort);
+    const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
+    if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
     const res = adapter.streamTranslator === undefined ? sent
       : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native);

@@ -8,18 +8,22 @@ import { nextRequestId } from '../lib/request-id.js';
 import { statusLine } from './status-lines.js';
 
 const JSON_TYPE = 'application/json';
-// Names and the commonest values as bytes, which uWS takes without converting (see statusLine).
+// As bytes, which uWS takes without converting (see statusLine).
 const CONTENT_TYPE = Buffer.from('content-type');
-const CACHE_CONTROL = Buffer.from('cache-control');
-const NO_CACHE = Buffer.from('no-cache');
-const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE);
+/*
+ * Every header of an answer goes to uWS in one writeHeader: the content type's value carries the
+ * other header lines after it. uWS writes a value as given, so the bytes on the wire are exactly
+ * those of one writeHeader per header (its own Date and Content-Length still follow), and each
+ * writeHeader left out saves ~1.4k instructions (a native call converting two arguments;
+ * bench:instructions, four headers on a JSON answer).
+ */
 // x-request-id is what the OpenAI SDKs read into `requestID` (and what proxies and log pipelines
 // look for); every answer has one.
-const X_REQUEST_ID = Buffer.from('x-request-id');
+const REQUEST_ID_LINE = '\r\nx-request-id: ';
+const STREAM_LINES = `\r\ncache-control: no-cache${REQUEST_ID_LINE}`;
 // RFC 9110 15.5.2: a 401 names its scheme. Without it MCP clients take a 401 for an OAuth
 // server's and go looking for one.
-const WWW_AUTHENTICATE = Buffer.from('www-authenticate');
-const BEARER_CHALLENGE = Buffer.from('Bearer realm="gw"');
+const BEARER_LINE = '\r\nwww-authenticate: Bearer realm="gw"';
 /** uWS's cork buffer (LoopData::CORK_BUFFER_SIZE); see #emit. */
 const CORK_ROOM = 16 * 1024;
 /** A chunk's framing: CRLF, up to 8 hex digits, CRLF, and the terminating chunk's 7 bytes. */
@@ -140,18 +144,18 @@ export class UwsReply implements ClientReply {
   send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string | readonly string[]>, close = false): void {
     if (this.aborted || this.#ended) return;
     const res = this.#res;
+    let lines = `${contentType}${REQUEST_ID_LINE}${this.requestId}`;
+    if (status === 401 && this.#bearer) lines += BEARER_LINE;
+    if (headers) {
+      for (const k in headers) {
+        const v = headers[k];
+        if (typeof v === 'string') lines += `\r\n${k}: ${v}`;
+        else for (const item of v) lines += `\r\n${k}: ${item}`;
+      }
+    }
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      res.writeHeader(CONTENT_TYPE, contentType === JSON_TYPE ? JSON_TYPE_BYTES : contentType);
-      res.writeHeader(X_REQUEST_ID, this.requestId);
-      if (status === 401 && this.#bearer) res.writeHeader(WWW_AUTHENTICATE, BEARER_CHALLENGE);
-      if (headers) {
-        for (const k in headers) {
-          const v = headers[k];
-          if (typeof v === 'string') res.writeHeader(k, v);
-          else for (const item of v) res.writeHeader(k, item);
-        }
-      }
+      res.writeHeader(CONTENT_TYPE, lines);
       res.end(body, close);
     });
     this.#finish();
@@ -245,11 +249,10 @@ export class UwsReply implements ClientReply {
     let ok = true;
     res.cork(() => {
       if (headers !== null) {
+        let lines = `${this.#headType}${STREAM_LINES}${this.requestId}`;
+        for (const k in headers) lines += `\r\n${k}: ${headers[k]}`;
         res.writeStatus(statusLine(this.#headStatus));
-        res.writeHeader(CONTENT_TYPE, this.#headType);
-        res.writeHeader(CACHE_CONTROL, NO_CACHE);
-        res.writeHeader(X_REQUEST_ID, this.requestId);
-        for (const k in headers) res.writeHeader(k, headers[k]);
+        res.writeHeader(CONTENT_TYPE, lines);
       }
       if (!fits) return;
       if (end) {

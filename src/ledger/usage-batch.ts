@@ -23,7 +23,7 @@ const enum Slot {
   UsageClamped,
   CachedTokens, CacheWriteTokens, ReasoningTokens,
 }
-/** Rows room is made for at first; it doubles as needed, and a new batch starts at the last one's size. */
+/** Rows room is made for at first; it doubles as needed, and is kept for the next batch. */
 const FIRST_CAPACITY = 16;
 
 export class UsageBatchBuilder {
@@ -66,10 +66,13 @@ export class UsageBatchBuilder {
     this.count++;
   }
 
-  /** The batch so far; the builder starts a new one. */
+  /**
+   * The batch so far, its numbers copied out at their exact size; the builder starts a new one in
+   * the same array. A fresh array per batch, regrown as the batch filled, made two or three
+   * typed arrays a batch where this makes one (~1 µs each, with their share of GC).
+   */
   take(): EncodedBatch {
-    const batch = { count: this.count, values: this.#values.subarray(0, this.count * WIDTH), strings: this.#strings };
-    this.#values = new Float64Array(Math.max(FIRST_CAPACITY, this.count) * WIDTH);
+    const batch = { count: this.count, values: this.#values.slice(0, this.count * WIDTH), strings: this.#strings };
     this.#strings = [];
     this.#index.clear();
     this.count = 0;
