@@ -35,7 +35,8 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startNginx(dir: string, upstreamOrigin: string): Promise<ChildServer> {
+/** `connections`: most connections the worker holds, both sides counted (each proxied stream takes two). */
+export async function startNginx(dir: string, upstreamOrigin: string, connections = 4096): Promise<ChildServer> {
   const binary = nginxBinary();
   if (binary === null) throw new Error('nginx is not installed (Debian package nginx-light)');
   const port = await freePort();
@@ -43,11 +44,12 @@ export async function startNginx(dir: string, upstreamOrigin: string): Promise<C
   for (const d of ['body', 'proxy']) mkdirSync(join(dir, d), { recursive: true });
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, `worker_processes 1;
+worker_rlimit_nofile ${connections + 64};
 master_process off;
 daemon off;
 pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 4096; }
+events { worker_connections ${connections}; }
 http {
   access_log off;
   client_body_temp_path ${join(dir, 'body')};
