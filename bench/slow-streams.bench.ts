@@ -20,6 +20,7 @@
 //   BENCH_SLOW_TARGETS   default direct,nginx,bare-proxy,gateway (nginx is skipped when not installed); also floor
 //   BENCH_SLOW_CHUNKS    content chunks per stream, one a second (default 10)
 //   BENCH_SLOW_BATCH, BENCH_SLOW_GAP_MS   the ramp: streams started together, and how often (100, 100)
+//   BENCH_SLOW_BODY_KB   request body size (default 1: the chat turn of gateway.bench; an agent's turn is 50-500)
 //   BENCH_SLOW_NODE_ARGS Node flags for the gateway (`--cpu-prof --cpu-prof-dir=/tmp/prof`)
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,7 @@ const TARGETS = (process.env.BENCH_SLOW_TARGETS ?? 'direct,nginx,bare-proxy,gate
 const CHUNKS = Number(process.env.BENCH_SLOW_CHUNKS ?? 10);
 const BATCH = Number(process.env.BENCH_SLOW_BATCH ?? 100);
 const GAP_MS = Number(process.env.BENCH_SLOW_GAP_MS ?? 100);
+const BODY_KB = Number(process.env.BENCH_SLOW_BODY_KB ?? 1);
 const INTERVAL_MS = 1000;
 /** Content chunks, the usage chunk and [DONE]. */
 const EVENTS = CHUNKS + 2;
@@ -113,7 +115,7 @@ async function startTarget(name: string, mock: ChildServer, tmp: string, streams
       return { name, port: mock.port, headers: requestHeaders(), pid: null, stop: async () => {} };
     case 'nginx':
       // Each proxied stream holds two connections in the one worker.
-      return child(await startNginx(join(tmp, 'nginx'), mock.origin, 2 * streams + 1024));
+      return child(await startNginx(join(tmp, 'nginx'), mock.origin, 2 * streams + 3000));
     case 'bare-proxy':
       return child(await startChild('bare-proxy', { args: [sibling('./bare-proxy.js'), mock.origin, String(streams + 1024)], portFrom: plainPort }));
     case 'floor':
@@ -177,8 +179,18 @@ interface LedgerFigures {
   ttfb: Float64Array;
 }
 
+/** The streamed chat turn, padded to `kb` KiB with conversation as an agent resends it every turn. */
+function streamBody(kb: number): string {
+  if (kb <= 1) return STREAM_BODY;
+  const body = JSON.parse(STREAM_BODY) as { messages: { role: string; content: string }[] };
+  const turn = 'The tool returned these lines of the file, which the next answer must take into account. ';
+  const pad = kb * 1024 - STREAM_BODY.length;
+  body.messages.splice(1, 0, { role: 'user', content: turn.repeat(Math.ceil(pad / turn.length)).slice(0, pad) });
+  return JSON.stringify(body);
+}
+
 async function measure(t: Target, mock: ChildServer, streams: number): Promise<Measured> {
-  const request = streamRequest(t.port, CHAT_PATH, t.headers, STREAM_BODY);
+  const request = streamRequest(t.port, CHAT_PATH, t.headers, streamBody(BODY_KB));
   const timeoutMs = (CHUNKS + 2) * INTERVAL_MS + 60_000;
 
   // Warm-up: fast streams through the same path, so JIT, buffers and pools reach their working size.
@@ -232,6 +244,8 @@ async function measure(t: Target, mock: ChildServer, streams: number): Promise<M
         if (pid !== null) {
           allOpen = sample(pid);
           peak = allOpen.rssKiB;
+          // With BENCH_SLOW_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=DIR": what every held stream keeps.
+          if (process.env.BENCH_SLOW_SNAPSHOT && t.dbPath !== undefined) process.kill(pid, 'SIGUSR2');
         }
         holding = true;
       },
@@ -342,7 +356,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopAllChildren();
-    rmSync(tmp, { recursive: true, force: true });
+    if (process.env.BENCH_SLOW_KEEP_TMP) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }
 

@@ -52,10 +52,16 @@ export interface ConnectionOwner {
 // the parser copies what it keeps, so one buffer serves all connections and no read allocates.
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
+/** What an exchange's payload becomes once its answer has begun. */
+const SENT = Buffer.alloc(0);
+
 /** One request in flight or waiting for a connection; its control is handed to the caller. */
 export class Exchange implements RequestControl {
-  /** The framed request: one string or buffer, or pieces (a large upload) written together without being joined. */
-  readonly payload: string | Buffer | readonly Buffer[];
+  /**
+   * The framed request: one string or buffer, or pieces (a large upload) written together without
+   * being joined. Let go once the answer's head is in (see Connection.onHead).
+   */
+  payload: string | Buffer | readonly Buffer[];
   readonly sink: ResponseSink;
   connection: Connection | null = null;
   finished = false;
@@ -314,7 +320,14 @@ export class Connection implements ResponseEvents {
   onHead(head: ResponseHead): void {
     this.keepAliveMs = head.keepAliveMs;
     this.phase = Phase.Body;
-    this.#exchange?.sink.onResponseHead(head.status, head.contentType, head.contentLength);
+    const x = this.#exchange;
+    if (x === null) return;
+    // The request is never sent again once its answer has begun (a resend is only for a socket
+    // closed before any byte came back), so its bytes are let go here rather than held for as long
+    // as the answer lasts: a held stream kept a copy of its whole request, 100 KiB of RSS per
+    // stream for 100 KiB agent turns (bench/slow-streams.bench.ts, BENCH_SLOW_BODY_KB=100).
+    x.payload = SENT;
+    x.sink.onResponseHead(head.status, head.contentType, head.contentLength);
   }
 
   onBody(view: Buffer): void {
