@@ -55,6 +55,8 @@ export interface GatewayStartOptions {
   anthropicUrl?: string;
   /** `limits` settings beside the lifted `gatewayRpm` (a higher `publicRpmPerIp` for a bench that polls /health). */
   limits?: Record<string, number>;
+  /** The gateway's environment (NODE_EXTRA_CA_CERTS for a mock over TLS); default this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
@@ -82,6 +84,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     portFrom: listeningPort,
     timeoutMs: o.timeoutMs ?? 20_000,
     wrap: o.wrap,
+    env: o.env,
   });
   return { server, apiKey, dbPath };
 }

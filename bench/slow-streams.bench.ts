@@ -20,6 +20,8 @@
 //   BENCH_SLOW_TARGETS   default direct,nginx,bare-proxy,gateway (nginx is skipped when not installed); also floor
 //   BENCH_SLOW_CHUNKS    content chunks per stream, one a second (default 10)
 //   BENCH_SLOW_BATCH, BENCH_SLOW_GAP_MS   the ramp: streams started together, and how often (100, 100)
+//   BENCH_SLOW_TLS=1     the provider over TLS, as real ones are (the tests' certificate, trusted through
+//                        NODE_EXTRA_CA_CERTS); the clients still reach each target in clear; direct is skipped
 //   BENCH_SLOW_BODY_KB   request body size (default 1: the chat turn of gateway.bench; an agent's turn is 50-500)
 //   BENCH_SLOW_NODE_ARGS Node flags for the gateway (`--cpu-prof --cpu-prof-dir=/tmp/prof`)
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -46,6 +48,10 @@ const CHUNKS = Number(process.env.BENCH_SLOW_CHUNKS ?? 10);
 const BATCH = Number(process.env.BENCH_SLOW_BATCH ?? 100);
 const GAP_MS = Number(process.env.BENCH_SLOW_GAP_MS ?? 100);
 const BODY_KB = Number(process.env.BENCH_SLOW_BODY_KB ?? 1);
+const TLS = process.env.BENCH_SLOW_TLS === '1';
+const CA_FILE = fileURLToPath(new URL('../../test/fixtures/localhost-cert.pem', import.meta.url));
+/** Every server's environment: with TLS, the mock's certificate trusted. */
+const CHILD_ENV: NodeJS.ProcessEnv = TLS ? { ...process.env, NODE_EXTRA_CA_CERTS: CA_FILE } : process.env;
 const INTERVAL_MS = 1000;
 /** Content chunks, the usage chunk and [DONE]. */
 const EVENTS = CHUNKS + 2;
@@ -108,23 +114,26 @@ async function setMockDefault(mock: ChildServer, behavior: Behavior): Promise<vo
 }
 
 async function startTarget(name: string, mock: ChildServer, tmp: string, streams: number): Promise<Target> {
-  const child = (s: ChildServer, headers = requestHeaders(), dbPath?: string): Target =>
-    ({ name, port: s.port, headers, pid: s.pid, dbPath, stop: () => s.stop() });
+  const child = (c: ChildServer, headers = requestHeaders(), dbPath?: string): Target =>
+    ({ name, port: c.port, headers, pid: c.pid, dbPath, stop: () => c.stop() });
+  const upstream = `${TLS ? 'https' : 'http'}://127.0.0.1:${mock.port}`;
+  const proxy = (file: string): Promise<ChildServer> =>
+    startChild(name, { args: [sibling(file), upstream, String(streams + 1024)], portFrom: plainPort, env: CHILD_ENV });
   switch (name) {
     case 'direct':
       return { name, port: mock.port, headers: requestHeaders(), pid: null, stop: async () => {} };
     case 'nginx':
       // Each proxied stream holds two connections in the one worker.
-      return child(await startNginx(join(tmp, 'nginx'), mock.origin, 2 * streams + 3000));
+      return child(await startNginx(join(tmp, 'nginx'), upstream, 2 * streams + 3000));
     case 'bare-proxy':
-      return child(await startChild('bare-proxy', { args: [sibling('./bare-proxy.js'), mock.origin, String(streams + 1024)], portFrom: plainPort }));
+      return child(await proxy('./bare-proxy.js'));
     case 'floor':
-      return child(await startChild('floor', { args: [sibling('./floor-proxy.js'), mock.origin, String(streams + 1024)], portFrom: plainPort }));
+      return child(await proxy('./floor-proxy.js'));
     case 'gateway': {
       const dir = join(tmp, `gateway-${streams}`);
       mkdirSync(dir, { recursive: true });
       const nodeArgs = process.env.BENCH_SLOW_NODE_ARGS?.split(' ').filter((a) => a !== '');
-      const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { limits: { publicRpmPerIp: 1_000_000 }, nodeArgs });
+      const g = await startGateway(ROOT, dir, `${upstream}/v1`, { limits: { publicRpmPerIp: 1_000_000 }, nodeArgs, env: CHILD_ENV });
       return child(g.server, requestHeaders(g.apiKey), g.dbPath);
     }
     default:
@@ -331,13 +340,16 @@ async function main(): Promise<void> {
   const results: Measured[] = [];
   const skipped: string[] = [];
   try {
-    const mock = await startChild('mock', { args: [sibling('./mock-server.js'), JSON.stringify(FAST)], portFrom: plainPort });
+    const mock = await startChild('mock', {
+      args: [sibling('./mock-server.js'), JSON.stringify(FAST)], portFrom: plainPort, env: TLS ? { ...process.env, MOCK_TLS: '1' } : process.env,
+    });
     for (const streams of COUNTS) {
       for (const name of TARGETS) {
         if (name === 'nginx' && nginxBinary() === null) {
-          if (!skipped.includes(name)) skipped.push(name);
+          if (!skipped.includes(name)) skipped.push(`${name} (not installed)`);
           continue;
         }
+        if (name === 'direct' && TLS) continue; // the load generator speaks plain HTTP
         log(`${name}: ${streams} streams of ${CHUNKS} chunks, one a second`);
         const t = await startTarget(name, mock, tmp, streams);
         try {
@@ -363,7 +375,8 @@ async function main(): Promise<void> {
 
 function print(results: Measured[], skipped: string[]): void {
   console.log(`\nSlow streams: ${CHUNKS} chunks a stream, one a second (the first at once), then the usage chunk and ` +
-    `[DONE]: ${EVENTS} events, ${(CHUNKS + 1) * INTERVAL_MS / 1000} s a stream.`);
+    `[DONE]: ${EVENTS} events, ${(CHUNKS + 1) * INTERVAL_MS / 1000} s a stream; ${Math.round(Buffer.byteLength(streamBody(BODY_KB)) / 1024)} KiB ` +
+    `requests; the provider ${TLS ? 'over TLS' : 'in clear'}.`);
   console.log(`Ramp: ${BATCH} streams every ${GAP_MS} ms, paused while ${BATCH * 5} wait for their first byte; each target fresh ` +
     `and warmed with ${WARMUP_STREAMS} fast streams, ${WARMUP_CONCURRENCY} at a time. Raw sockets, one connection per stream (Connection: close).`);
   console.log('Gateway: upstream settings at their defaults; limits.gatewayRpm and limits.publicRpmPerIp lifted so that rate ' +
@@ -385,7 +398,7 @@ function print(results: Measured[], skipped: string[]): void {
         `(from ${f1(m.ramp.allOpenMs / 1000)} s to ${f1(m.ramp.firstEndMs / 1000)} s)`);
     }
   }
-  if (skipped.length > 0) console.log(`\nskipped: ${skipped.join(', ')} (not installed)`);
+  if (skipped.length > 0) console.log(`\nskipped: ${[...new Set(skipped)].join(', ')}`);
 }
 
 process.once('SIGINT', () => process.exit(130)); // the exit hook in child-server kills the children

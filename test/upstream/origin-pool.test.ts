@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { secureContextOf, type Target } from '../../src/upstream/connection.js';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
@@ -503,6 +504,14 @@ test('https origins, verified against the given certificate authority', async ()
     await untrusted.close();
     await close(server, sockets);
   }
+});
+
+test('TLS connections to one target share one secure context, made on first use', () => {
+  const target: Target = { host: '127.0.0.1', port: 443, tls: true, ca: CERT };
+  const first = secureContextOf(target);
+  assert.is(secureContextOf(target), first, 'made once, not per connection');
+  assert.is(target.context, first);
+  assert.is.not(secureContextOf({ host: '127.0.0.1', port: 443, tls: true }), first, 'another target (its own trusted roots) has its own');
 });
 
 test('a new https connection resumes the TLS session of an earlier one', async () => {
