@@ -65,14 +65,12 @@ export function runRamp(o: RampOptions): Promise<RampResult> {
     let rampEnd = NaN;
     let throttled = 0;
     let timer: NodeJS.Timeout | null = null;
-    const trace: [number, number][] = [];
 
     const on: StreamEvents = {
       firstByte(s) {
         opening--;
         open++;
         ttfb.push(s.firstByteAt - s.startedAt);
-        if (process.env.BENCH_SLOW_TRACE) trace.push([s.startedAt - t0, s.firstByteAt - s.startedAt]);
         if (open > peakOpen) peakOpen = open;
         if (open === o.streams && ended === 0) {
           allOpenAt = performance.now();
@@ -107,18 +105,6 @@ export function runRamp(o: RampOptions): Promise<RampResult> {
       if (timer !== null) clearTimeout(timer);
       clearTimeout(deadline);
       const sorted = Float64Array.from(ttfb).sort();
-      if (trace.length > 0) {
-        const bySecond = new Map<number, number[]>();
-        for (const [at, t] of trace) {
-          const k = Math.floor(at / 500);
-          if (!bySecond.has(k)) bySecond.set(k, []);
-          bySecond.get(k)!.push(t);
-        }
-        for (const [k, v] of [...bySecond].sort((a, b) => a[0] - b[0])) {
-          v.sort((a, b) => a - b);
-          console.error(`trace ${k * 0.5}s n=${v.length} p50=${v[v.length >> 1].toFixed(0)} max=${v[v.length - 1].toFixed(0)}`);
-        }
-      }
       const heldEvents = eventsAtAllOpen < 0 ? 0 : (eventsAtFirstEnd < 0 ? totalEvents : eventsAtFirstEnd) - eventsAtAllOpen;
       resolve({
         ttfb: sorted, rampMs: rampEnd - t0, allOpenMs: allOpenAt - t0, firstEndMs: firstEndAt - t0, lastEndMs: performance.now() - t0,
