@@ -15,7 +15,8 @@
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
 //                      the two streams that go through the relay's line editor; gateway-anthropic
 //                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
-//                      (-stream): POST /v1/responses, translated to chat completions and back
+//                      (-stream): POST /v1/responses, translated to chat completions and back; floor-agent,
+//                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof, and the
 //                      main thread's count split into timer-driven work and worker messages
@@ -35,7 +36,7 @@ import { plainPort, startChild, stopAllChildren, type ChildServer } from './chil
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
@@ -87,7 +88,7 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const path = responses ? RESPONSES_PATH : CHAT_PATH;
   const streamBody = responses ? RESPONSES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
-  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
+  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : undefined })
