@@ -38,7 +38,8 @@ const WINDOW = 1024;
  */
 export function scanUsage(bytes: Buffer, from = 0): TokenUsage | null {
   // Providers put usage at the end of an answer: the tail is read as text once and searched there,
-  // one native call fewer than searching the bytes first (~1.2k instructions, bench:instructions).
+  // one native call fewer than searching the bytes first: 3,593 -> 3,277 instructions a call on
+  // the benchmark's answer (callgrind, 20,000 and 120,000 calls, the difference divided).
   const start = Math.max(from, bytes.length - TAIL);
   const tail = bytes.toString('latin1', start, bytes.length);
   const inTail = tail.lastIndexOf(USAGE_KEY);
