@@ -78,7 +78,7 @@ export class UpstreamClient {
     const publicOnly = route.provider.publicOnly === true;
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered, secret);
     // Requests to the same route and path as the last one reuse its head and pool as they are:
-    // three identity comparisons, where finding them again was five map reads (~1.5k
+    // three identity comparisons, where finding them again was five map reads (~1k
     // instructions a request, bench:instructions).
     const last = this.#last;
     if (Buffer.isBuffer(body) && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
