@@ -4,6 +4,7 @@
 //   IR_INCLUSIVE=N  JS functions (or those matching IR_MATCH) with the most inclusive instructions per request (own and callees')
 //   IR_CALLEES=re   what the functions matching `re` spend in each callee, per request
 //   IR_CALLS=re     how often the functions matching `re` were called, per request
+//   IR_CALLERS=re   who calls the functions matching `re`, and what those calls cost, per request
 import { calleesOf, callGraph, inclusiveCosts } from './callgrind.js';
 
 const [file, map, requests] = process.argv.slice(2);
@@ -27,6 +28,14 @@ if (counted) {
   console.log(`\ncalls per request of functions matching /${counted}/`);
   const re = new RegExp(counted);
   for (const [name, c] of g.calls) if (re.test(name)) console.log(`${(c / n).toFixed(3).padStart(10)}  ${name.slice(0, 130)}`);
+}
+const callers = process.env.IR_CALLERS;
+if (callers) {
+  console.log(`\ncallers of /${callers}/, instructions per request spent in it from each`);
+  const re = new RegExp(callers);
+  const out = new Map<string, number>();
+  for (const [from, callees] of g.arcs) for (const [to, ir] of callees) if (re.test(to) && to !== from) out.set(from, (out.get(from) ?? 0) + ir);
+  for (const e of [...out].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(line(e));
 }
 const callees = process.env.IR_CALLEES;
 if (callees) {

@@ -5,7 +5,7 @@ import { isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../lib/logger.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
-import type { TokenEndpoint } from '../providers/types.js';
+import type { TokenEndpoint, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
@@ -121,7 +121,7 @@ export class InferenceService {
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
-    const res = adapter.streamTranslator === undefined ? sent
+    const res: UpstreamResponse = adapter.streamTranslator === undefined ? sent
       : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native);
     const ttfbMs = performance.now() - started;
     try {
@@ -130,7 +130,7 @@ export class InferenceService {
         if (first === null) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
         return { kind: 'stream', res, first, ttfbMs: performance.now() - started, native };
       }
-      return { kind: 'whole', res, body: await res.readAll(), ttfbMs, native };
+      return { kind: 'whole', res, body: res.arrived?.() ?? await res.readAll(), ttfbMs, native };
     } catch (e) {
       // The gateway's own limit (503 overloaded) is returned as is: another route would not help.
       throw isGatewayError(e) ? e : transportFailure(e);

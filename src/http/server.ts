@@ -46,7 +46,7 @@ export interface RunningServer {
 const CROSS_SITE = errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
 const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
 const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
-// As bytes, which uWS reads in place instead of converting a string per call (see statusLine).
+// As bytes, which uWS reads in place instead of converting a string to UTF-8 per call.
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 const ACCEPT = Buffer.from('accept', 'latin1');
 const ACCEPT_ENCODING = Buffer.from('accept-encoding', 'latin1');

@@ -30,7 +30,7 @@ export class UsageBatcher implements UsageSink {
   readonly #o: BatcherOptions;
   readonly #writer: WriterThread;
   readonly #buf = new UsageBatchBuilder();
-  #timer: NodeJS.Timeout | null = null;
+  #ticker: NodeJS.Timeout | null = null;
   #inFlight = 0;
   #idle: (() => void)[] = [];
   written = 0;
@@ -52,14 +52,25 @@ export class UsageBatcher implements UsageSink {
   record(r: UsageRecord): void {
     this.#buf.add(r);
     if (this.#buf.count >= this.#o.batchSize) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs);
+    else this.#ticker ??= setInterval(this.#tick, this.#o.flushMs);
   }
 
-  flush(): void {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
+  /**
+   * A partial batch is flushed at the next tick of an interval that runs while records arrive and
+   * stops at the first tick with none, so it waits at most flushMs. Arming and clearing a timeout
+   * per batch cost ~1.3k instructions a request at one connection under callgrind (a batch every
+   * ~15 requests, and timer code that runs too rarely to be optimised; bench:instructions).
+   */
+  readonly #tick = (): void => {
+    if (this.#buf.count > 0) {
+      this.flush();
+      return;
     }
+    clearInterval(this.#ticker!);
+    this.#ticker = null;
+  };
+
+  flush(): void {
     if (this.#buf.count === 0) return;
     const batch = this.#buf.take();
     this.#inFlight++;
@@ -96,6 +107,8 @@ export class UsageBatcher implements UsageSink {
 
   async close(): Promise<void> {
     await this.drain();
+    if (this.#ticker !== null) clearInterval(this.#ticker);
+    this.#ticker = null;
     await this.#writer.close();
   }
 }

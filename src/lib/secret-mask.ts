@@ -12,19 +12,15 @@ const STAR = 0x2a;
  * whether it is; a match that runs to a chunk's end goes on masking into the next one.
  *
  * Cost on the stream path: a search for the probe per chunk, and a look at the chunk's last 11
- * bytes (bench:instructions, docs/benchmarks.md). The probe is found by its rarest byte in JSON
- * (a one-byte search, then a compare): Buffer.indexOf of the whole probe stops at every
- * occurrence of its first byte, and keys start with common letters (`sk-`). On a 3.9 KB answer
- * 219 against 3,154 ns; on a 192-byte stream chunk 125 against 113 ns (a whole push against the
- * bare search), and level on the benchmark's 250-byte answer (bench:instructions).
+ * bytes (bench:instructions, docs/benchmarks.md). Finding the probe by its rarest byte (a
+ * one-byte search, then a compare) was 14x faster on a long answer with one candidate, but a
+ * native call per candidate: on the benchmark's stream, whose chunks arrive together and name
+ * `chatcmpl-…` and `gpt-4o-mini`, 26k instructions a request against ~10k (bench:instructions).
  */
 export class SecretMask {
   readonly #secret: Buffer;
   readonly #probe: Buffer;
   readonly #first: number;
-  /** Where the probe's rarest byte sits in it, and that byte. */
-  readonly #anchorAt: number;
-  readonly #anchor: number;
   /** Bytes of the secret matched at the end of the last chunk, still to be masked at the start of the next. */
   #into = 0;
   /** The last chunk's tail that may begin the secret, not yet handed on. */
@@ -35,8 +31,6 @@ export class SecretMask {
     this.#secret = b.secret;
     this.#probe = b.probe;
     this.#first = b.secret[0];
-    this.#anchorAt = b.anchorAt;
-    this.#anchor = b.probe[b.anchorAt];
   }
 
   /** The bytes of `chunk` that can be handed on, masked (`chunk` is the caller's own copy and is masked in place). */
@@ -54,7 +48,7 @@ export class SecretMask {
       this.#into = i === c.length && this.#into + i < s.length ? this.#into + i : 0;
       from = i;
     }
-    for (let at = this.#find(c, from); at >= 0; at = this.#find(c, from)) {
+    for (let at = c.indexOf(this.#probe, from); at >= 0; at = c.indexOf(this.#probe, from)) {
       let end = at;
       while (end < c.length && end - at < s.length && c[end] === s[end - at]) c[end++] = STAR;
       if (end === c.length && end - at < s.length) this.#into = end - at;
@@ -71,20 +65,6 @@ export class SecretMask {
     return c;
   }
 
-  /** `c.indexOf(probe, from)`, found through the anchor byte. */
-  #find(c: Buffer, from: number): number {
-    const p = this.#probe;
-    const k = this.#anchorAt;
-    for (let i = c.indexOf(this.#anchor, from + k); i >= 0; i = c.indexOf(this.#anchor, i + 1)) {
-      const start = i - k;
-      if (start + p.length > c.length) return -1;
-      let j = 0;
-      while (j < p.length && c[start + j] === p[j]) j++;
-      if (j === p.length) return start;
-    }
-    return -1;
-  }
-
   /** What was kept back at the end of the answer: never the whole probe, so never a secret. */
   end(): Buffer | null {
     const c = this.#carry;
@@ -97,30 +77,17 @@ export class SecretMask {
  * Platform and saved keys are few and sent on every request: their bytes, and the probe's view
  * of them, are made once (a Buffer view is a typed array, ~1.4k instructions to make).
  */
-const BYTES = new Map<string, { secret: Buffer; probe: Buffer; anchorAt: number }>();
+const BYTES = new Map<string, { secret: Buffer; probe: Buffer }>();
 const BYTES_KEPT = 256;
 
-function secretBytes(secret: string): { secret: Buffer; probe: Buffer; anchorAt: number } {
+function secretBytes(secret: string): { secret: Buffer; probe: Buffer } {
   let b = BYTES.get(secret);
   if (b === undefined) {
     // Per-request upstream_keys would otherwise fill it: start again rather than grow.
     if (BYTES.size >= BYTES_KEPT) BYTES.clear();
     const bytes = Buffer.from(secret);
-    const probe = bytes.subarray(0, Math.min(PROBE, bytes.length));
-    let anchorAt = 0;
-    for (let i = 1; i < probe.length; i++) if (commonness(probe[i]) < commonness(probe[anchorAt])) anchorAt = i;
-    b = { secret: bytes, probe, anchorAt };
+    b = { secret: bytes, probe: bytes.subarray(0, Math.min(PROBE, bytes.length)) };
     BYTES.set(secret, b);
   }
   return b;
-}
-
-/**
- * How often a byte turns up in JSON answers, roughly: lower-case letters, space and JSON's
- * punctuation most, digits less, everything else (upper case, `-`, `_`, other bytes) least.
- */
-function commonness(b: number): number {
-  if ((b >= 0x61 && b <= 0x7a) || b === 0x20 || b === 0x22 || b === 0x3a || b === 0x2c || b === 0x7b || b === 0x7d) return 2;
-  if (b >= 0x30 && b <= 0x39) return 1;
-  return 0;
 }

@@ -111,6 +111,12 @@ export interface UpstreamResponse {
   readonly contentType: string;
   /** The whole body, once it has arrived; rejects (and stops reading) past `maxBytes`. */
   readAll(maxBytes?: number): Promise<Buffer>;
+  /**
+   * The whole body if it has all arrived already and readAll() would resolve with it, else null
+   * (then readAll() is the way): a small answer is usually complete by the time its head is read,
+   * and awaiting a settled promise still costs a microtask turn.
+   */
+  arrived?(): Buffer | null;
   /** The next body chunk, or null at the end; rejects when the transport fails. */
   next(): Promise<Buffer | null>;
   /** The next chunk if one has already arrived, else null; never waits. */
