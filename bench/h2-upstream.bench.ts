@@ -8,6 +8,7 @@
 // CPU per short request (a non-streamed answer) at 50 concurrent requests afterwards.
 //   BENCH_H2_STREAMS       counts (default 2000,8000)
 //   BENCH_H2_TRANSPORTS    clear,tls (default both)
+//   BENCH_H2_PROTOCOLS     h1,h2 (default both)
 //   BENCH_H2_CHUNKS        chunks a stream, one a second (default 30)
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ const COUNTS = (process.env.BENCH_H2_STREAMS ?? '2000,8000').split(',').map(Numb
 const TRANSPORTS = (process.env.BENCH_H2_TRANSPORTS ?? 'clear,tls').split(',');
 // Long enough for 8,000 TLS connections to open (about 20 s here) before the first stream ends.
 const CHUNKS = Number(process.env.BENCH_H2_CHUNKS ?? 30);
+const PROTOCOLS = (process.env.BENCH_H2_PROTOCOLS ?? 'h1,h2').split(',') as ('h1' | 'h2')[];
 const MAX_STREAMS = Number(process.env.BENCH_H2_MAX_STREAMS ?? 100);
 const SHORT_REQUESTS = 20_000;
 const CONCURRENCY = 50;
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
   try {
     for (const streams of COUNTS) {
       for (const transport of TRANSPORTS) {
-        for (const protocol of ['h1', 'h2'] as const) {
+        for (const protocol of PROTOCOLS) {
           log(`${protocol} ${transport}: ${streams} streams`);
           runs.push(await measure(protocol, transport === 'tls', streams));
         }
