@@ -23,6 +23,9 @@ export interface ClientOptions {
   maxStreams: number;
   shortRequests: number;
   concurrency: number;
+  /** The opening: `batch` streams every `gapMs`. */
+  batch: number;
+  gapMs: number;
 }
 
 export interface ClientResult {
@@ -195,7 +198,7 @@ async function shorts(caller: Caller, n: number): Promise<number> {
   return done;
 }
 
-/** Opens `n` streams, 250 every 50 ms; resolves when all have ended. */
+/** Opens `n` streams, o.batch every o.gapMs; resolves when all have ended. */
 function streams(caller: Caller, n: number, hooks: { allOpen?: () => void; firstEnd?: () => void; events?: (k: number) => void }):
   Promise<{ failures: number; firstFailure: string | null; peak: number }> {
   return new Promise((resolve) => {
@@ -228,10 +231,10 @@ function streams(caller: Caller, n: number, hooks: { allOpen?: () => void; first
       });
     };
     const batch = (): void => {
-      const k = Math.min(250, n - started);
+      const k = Math.min(o.batch, n - started);
       for (let i = 0; i < k; i++) one();
       started += k;
-      if (started < n) setTimeout(batch, 50);
+      if (started < n) setTimeout(batch, o.gapMs);
     };
     batch();
   });

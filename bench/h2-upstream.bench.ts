@@ -9,6 +9,7 @@
 //   BENCH_H2_STREAMS       counts (default 2000,8000)
 //   BENCH_H2_TRANSPORTS    clear,tls (default both)
 //   BENCH_H2_PROTOCOLS     h1,h2 (default both)
+//   BENCH_H2_RAMP          streams opened together and ms between batches (default 250,50: 5,000 a second)
 //   BENCH_H2_CHUNKS        chunks a stream, one a second (default 30)
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,7 @@ const COUNTS = (process.env.BENCH_H2_STREAMS ?? '2000,8000').split(',').map(Numb
 const TRANSPORTS = (process.env.BENCH_H2_TRANSPORTS ?? 'clear,tls').split(',');
 // Long enough for 8,000 TLS connections to open (about 20 s here) before the first stream ends.
 const CHUNKS = Number(process.env.BENCH_H2_CHUNKS ?? 30);
+const [RAMP_BATCH, RAMP_GAP_MS] = (process.env.BENCH_H2_RAMP ?? '250,50').split(',').map(Number);
 const PROTOCOLS = (process.env.BENCH_H2_PROTOCOLS ?? 'h1,h2').split(',') as ('h1' | 'h2')[];
 const MAX_STREAMS = Number(process.env.BENCH_H2_MAX_STREAMS ?? 100);
 const SHORT_REQUESTS = 20_000;
@@ -60,6 +62,7 @@ async function measure(protocol: 'h1' | 'h2', tls: boolean, streams: number): Pr
   try {
     const r = await runClient({
       protocol, tls, port: mock.port, streams, events: CHUNKS + 2, maxStreams: MAX_STREAMS, shortRequests: SHORT_REQUESTS, concurrency: CONCURRENCY,
+      batch: RAMP_BATCH, gapMs: RAMP_GAP_MS,
     });
     return { protocol, tls, r };
   } finally {
@@ -118,7 +121,8 @@ async function main(): Promise<void> {
     await stopAllChildren();
   }
   console.log(`\nUpstream side only: ${CHUNKS} chunks a stream, one a second, then usage and [DONE]; h2 sessions carry at most ` +
-    `${MAX_STREAMS} streams; short requests: ${SHORT_REQUESTS} at ${CONCURRENCY} concurrent after the streams. CPU is the client process's, all threads.`);
+    `${MAX_STREAMS} streams; opened ${RAMP_BATCH} every ${RAMP_GAP_MS} ms; short requests: ${SHORT_REQUESTS} at ${CONCURRENCY} ` +
+    'concurrent after the streams. CPU is the client process\'s, all threads.');
   for (const streams of COUNTS) {
     console.log(`\n${streams} held streams`);
     console.log(grid(HEAD, runs.filter((x) => x.r.streams === streams).map(row)));
