@@ -23,12 +23,17 @@ export interface ClientOptions {
   maxStreams: number;
   shortRequests: number;
   concurrency: number;
+  /** The opening: `batch` streams every `gapMs`. */
+  batch: number;
+  gapMs: number;
 }
 
 export interface ClientResult {
   streams: number;
   failures: number;
   firstFailure: string | null;
+  /** Most streams open at once; below `streams` the figures taken while all are open are missing. */
+  peakOpen: number;
   connections: number;
   openMs: number;
   before: Usage;
@@ -193,11 +198,12 @@ async function shorts(caller: Caller, n: number): Promise<number> {
   return done;
 }
 
-/** Opens `n` streams, 250 every 50 ms; resolves when all have ended. */
+/** Opens `n` streams, o.batch every o.gapMs; resolves when all have ended. */
 function streams(caller: Caller, n: number, hooks: { allOpen?: () => void; firstEnd?: () => void; events?: (k: number) => void }):
-  Promise<{ failures: number; firstFailure: string | null }> {
+  Promise<{ failures: number; firstFailure: string | null; peak: number }> {
   return new Promise((resolve) => {
     let open = 0;
+    let peak = 0;
     let ended = 0;
     let failures = 0;
     let firstFailure: string | null = null;
@@ -210,23 +216,25 @@ function streams(caller: Caller, n: number, hooks: { allOpen?: () => void; first
         hooks.events?.(k);
         if (first) {
           first = false;
-          if (++open === n) hooks.allOpen?.();
+          if (++open > peak) peak = open;
+          if (open === n && ended === 0) hooks.allOpen?.();
         }
       }, (failure) => {
+        if (!first) open--;
         if (ended++ === 0) hooks.firstEnd?.();
         if (failure === null && events !== o.events) failure = `${events} events where ${o.events} were expected`;
         if (failure !== null) {
           failures++;
           firstFailure ??= failure;
         }
-        if (ended === n) resolve({ failures, firstFailure });
+        if (ended === n) resolve({ failures, firstFailure, peak });
       });
     };
     const batch = (): void => {
-      const k = Math.min(250, n - started);
+      const k = Math.min(o.batch, n - started);
       for (let i = 0; i < k; i++) one();
       started += k;
-      if (started < n) setTimeout(batch, 50);
+      if (started < n) setTimeout(batch, o.gapMs);
     };
     batch();
   });
@@ -284,7 +292,7 @@ async function main(): Promise<void> {
   const shortMs = performance.now() - t1;
   await caller.close();
   const result: ClientResult = {
-    streams: o.streams, failures: r.failures, firstFailure: r.firstFailure, connections, openMs, before, allOpen: allOpen ?? before,
+    streams: o.streams, failures: r.failures, firstFailure: r.firstFailure, peakOpen: r.peak, connections, openMs, before, allOpen: allOpen ?? before,
     allOpenGc: allOpenGc ?? before, openCpuUs, heldCpuUs, heldEvents: heldEvents < 0 ? 0 : heldEvents, shortCpuUs, shortMs, shortDone,
   };
   process.stdout.write(JSON.stringify(result) + '\n');

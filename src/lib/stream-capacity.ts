@@ -5,10 +5,10 @@ import { totalmem } from 'node:os';
  * Memory allowed per held upstream stream: the client's socket, the provider's socket, the
  * exchange and the relay. With the provider in clear, bench/held-streams.bench.ts measured 14.1 KiB
  * of RSS per stream with 2,000 held and 10.9 KiB with 4,000, and bench/slow-streams.bench.ts
- * 12.6-14.8 KiB with 2,000 slow streams and 13.8-14.0 KiB with 8,000. Providers are reached over
+ * 12.1-15.0 KiB with 2,000 slow streams and 13.0-14.0 KiB with 8,000. Providers are reached over
  * TLS, and each TLS connection keeps OpenSSL's state and buffers for as long as the stream lasts:
- * slow-streams with BENCH_SLOW_TLS=1 measured 57.5 KiB per stream with 2,000 (nginx, the same
- * way: 45.8). Twice that leaves room for chunks in flight to a slow client. Two descriptors per
+ * slow-streams with BENCH_SLOW_TLS=1 measured 57.5-58.8 KiB per stream with 2,000 (nginx, the same
+ * way: 44.9-45.8). Twice that leaves room for chunks in flight to a slow client. Two descriptors per
  * stream, measured the same way.
  */
 export const HELD_STREAM_BYTES = 128 * 1024;
