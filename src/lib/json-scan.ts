@@ -29,8 +29,8 @@ const CR = 0x0d;
 
 // String values are skipped in WebAssembly (SIMD, after one copy of the body into its memory).
 // Measured on the bench machine (node 20), the whole scan of the bench's 200 KB agent body took
-// 102–113 µs where decoding and parsing it took 426–443 µs, and of its 1 KB chat body 1.0 µs
-// against 1.2 µs. Tried first and measured slower: a JavaScript loop over every byte (207–287 µs
+// 70–113 µs where decoding and parsing it took 300–443 µs, and of its 1 KB chat body 1.0 µs
+// against 1.2 µs (docs/benchmarks.md, issue 17). Tried first and measured slower: a JavaScript loop over every byte (207–287 µs
 // at 200 KB, a table lookup per byte being the quicker form), a loop over 32-bit words with the
 // "has a byte less than" test (104 µs for the strings alone), and native searches (Buffer#indexOf
 // for each next quote and backslash, 29 memchr passes for control bytes: ~11 ns a call, and agent
@@ -107,17 +107,18 @@ let skip: ((from: number, to: number) => number) | null = null;
 /**
  * Scans `body`, which must be a JSON object, recording the wanted members. Null when the body is
  * not valid JSON, not an object, nests past `maxDepth`, is not valid UTF-8, gives a wanted name
- * twice (parsers disagree on which one counts), or has an escape in a top-level key.
+ * twice (parsers disagree on which one counts), or spells a wanted name with escapes. The result
+ * holds offsets into `body`.
  */
 export function scanObject(body: Buffer, o: ScanOptions): ObjectScan | null {
   b = body;
   n = body.length;
   p = 0;
   maxDepth = o.maxDepth;
-  skip = stringSkipper(body);
   try {
     // UTF-8 checked natively (simdutf) in one pass: 3 µs at 200 KB.
     if (!isUtf8(body)) return null;
+    skip = stringSkipper(body);
     return top(o);
   } finally {
     b = EMPTY;
