@@ -176,10 +176,10 @@ function printAgent(measured: TargetResult[], direct: TargetResult | undefined, 
     return m === undefined ? '-' : plusMs(m);
   };
   console.log('\nagent-sized bodies (~200 KB each), medians; ratios within each round (issue 17: gateway CPU <= 0.80x and throughput >= 1.20x the bare proxy)');
-  console.log(grid(['target', 'req/s', 'server CPU µs', 'req/s / bare', 'CPU / bare', '1-conn p50', 'added p50 ms'], rows.map((t) => [
+  console.log(grid(['target', 'req/s', 'server CPU µs (main + other)', 'req/s / bare', 'CPU / bare', '1-conn p50', 'added p50 ms'], rows.map((t) => [
     t.name,
     (over(t, (r) => r.agent?.rps) ?? NaN).toFixed(0),
-    us(over(t, cpu)),
+    `${us(over(t, cpu))} (${us(over(t, (r) => r.agent?.cpu?.serverMain ?? undefined))} + ${us(over(t, (r) => r.agent?.cpu?.serverOther ?? undefined))})`,
     t.name === 'direct' ? '-' : vsBare(t, (r) => r.agent?.rps),
     t.name === 'direct' ? '-' : vsBare(t, cpu),
     ms(over(t, (r) => r.agentOne?.latency.p50)),
