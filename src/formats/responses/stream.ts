@@ -1,4 +1,7 @@
+import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
+import { ChatDeltas } from '../chat-deltas.js';
+import { messageItemJson, ResponseJson, textPartJson } from './response-json.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
 import {
   functionCallItem, itemId, messageItem, reasoningItem, responseObject, responseUsage, statusOf, textPart,
@@ -9,14 +12,16 @@ interface OpenText {
   index: number;
   id: string;
   text: string;
+  /** `text` as the inside of its JSON string, joined from the pieces' literals. */
+  json: string;
+  /** Whether `json` is what JSON.stringify writes for `text` (see addText). */
+  exact: boolean;
 }
 
-interface OpenCall {
-  index: number;
-  id: string;
+/** A function call's arguments are its text. */
+interface OpenCall extends OpenText {
   callId: string;
   name: string;
-  args: string;
   done: boolean;
 }
 
@@ -46,14 +51,26 @@ export class ResponsesStream implements ChatStreamTranslator {
   readonly #ctx: ResponseContext;
   readonly #onComplete: (response: Record<string, unknown>) => void;
   readonly #lines = new LineReader();
-  readonly #onLine = (line: string): string => {
-    const l = line.trimEnd();
-    return l.startsWith('data:') ? this.#data(l.slice(5).trimStart()) : '';
+  readonly #deltas = new ChatDeltas();
+  /**
+   * A text delta is read in place (ChatDeltas) and written around its string as it came;
+   * any other line is parsed. Parsing every chunk was most of a translated stream's cost
+   * (bench:instructions, gateway-responses-stream, issue 17).
+   */
+  readonly #onLine = (text: string, start: number, end: number): string => {
+    if (!isDataLine(text, start)) return '';
+    const d = this.#deltas;
+    if (d.match(text, start + (text.charCodeAt(start + 5) === 0x20 ? 6 : 5), end)) {
+      return d.litTo - d.litFrom === 2 ? '' : this.#textDelta(literalValue(text, d.litFrom, d.litTo), text.slice(d.litFrom, d.litTo));
+    }
+    return this.#data(text.slice(start + 5, end).trim());
   };
   #seq = 0;
   #started = false;
   #ended = false;
   readonly #output: Record<string, unknown>[] = [];
+  readonly #outputJson: string[] = [];
+  readonly #json: ResponseJson;
   #text: OpenText | null = null;
   #reasoning: OpenText | null = null;
   readonly #calls = new Map<number, OpenCall>();
@@ -66,11 +83,12 @@ export class ResponsesStream implements ChatStreamTranslator {
   constructor(ctx: ResponseContext, onComplete: (response: Record<string, unknown>) => void) {
     this.#ctx = ctx;
     this.#onComplete = onComplete;
+    this.#json = new ResponseJson(ctx);
   }
 
   push(chunk: Buffer | string): string {
     let out = this.#started ? '' : this.#start();
-    return out + this.#lines.push(chunk, this.#onLine);
+    return out + this.#lines.pushSpans(chunk, this.#onLine);
   }
 
   end(): string {
@@ -80,23 +98,29 @@ export class ResponsesStream implements ChatStreamTranslator {
     const failed = this.#error !== null || !this.#done;
     out += this.#closeText(failed) + this.#closeReasoning();
     for (const c of this.#calls.values()) out += this.#closeCall(c);
+    const output = `[${this.#outputJson.join(',')}]`;
     if (failed) {
       const error = this.#error ?? { code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete' };
       out += this.#event('error', { code: error.code, message: error.message, param: null });
-      const response = responseObject(this.#ctx, 'failed', this.#output, this.#usage, null, error);
-      return out + this.#event('response.failed', { response });
+      return out + this.#raw('response.failed', `"response":${this.#json.write('failed', output, this.#usage, null, error)}`);
     }
     const { status, incomplete } = statusOf(this.#finish);
-    const response = responseObject(this.#ctx, status, this.#output, this.#usage, incomplete);
-    out += this.#event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
-    this.#onComplete(response);
+    out += this.#raw(status === 'completed' ? 'response.completed' : 'response.incomplete',
+      `"response":${this.#json.write(status, output, this.#usage, incomplete)}`);
+    this.#onComplete(responseObject(this.#ctx, status, this.#output, this.#usage, incomplete));
     return out;
   }
 
   #start(): string {
     this.#started = true;
-    const response = JSON.stringify(responseObject(this.#ctx, 'in_progress', [], null));
+    const response = this.#json.write('in_progress', '[]', null);
     return this.#raw('response.created', `"response":${response}`) + this.#raw('response.in_progress', `"response":${response}`);
+  }
+
+  /** Output item `index`, as an object (for the stored response) and as JSON text (for the events and the response written). */
+  #setItem(index: number, item: Record<string, unknown>, json: string): void {
+    this.#output[index] = item;
+    this.#outputJson[index] = json;
   }
 
   #event(type: string, body: Record<string, unknown>): string {
@@ -119,6 +143,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     } catch {
       return '';
     }
+    this.#deltas.learn(payload, 0, payload.length);
     if (chunk.error !== undefined && chunk.error !== null) {
       this.#error = { code: chunk.error.code ?? chunk.error.type ?? 'server_error', message: chunk.error.message ?? 'The upstream stream failed' };
       return '';
@@ -141,51 +166,56 @@ export class ResponsesStream implements ChatStreamTranslator {
   #reasoningDelta(delta: string): string {
     let out = '';
     if (this.#reasoning === null) {
-      this.#reasoning = { index: this.#output.length, id: itemId('rs'), text: '' };
-      const item = { id: this.#reasoning.id, type: 'reasoning', summary: [], content: [] };
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: this.#reasoning.index, item });
+      const r = this.#reasoning = openText(this.#output.length, itemId('rs'));
+      const item = { id: r.id, type: 'reasoning', summary: [], content: [] };
+      this.#setItem(r.index, item, `{"id":"${r.id}","type":"reasoning","summary":[],"content":[]}`);
+      out += this.#raw('response.output_item.added', `"output_index":${r.index},"item":${this.#outputJson[r.index]}`);
     }
     const r = this.#reasoning;
-    r.text += delta;
-    return out + this.#event('response.reasoning_text.delta', { item_id: r.id, output_index: r.index, content_index: 0, delta });
+    const literal = JSON.stringify(delta);
+    addText(r, delta, literal);
+    return out + this.#raw('response.reasoning_text.delta', `"item_id":"${r.id}","output_index":${r.index},"content_index":0,"delta":${literal}`);
   }
 
   #closeReasoning(): string {
     const r = this.#reasoning;
     if (r === null) return '';
     this.#reasoning = null;
-    const item = reasoningItem(r.id, r.text);
-    this.#output[r.index] = item;
-    return this.#event('response.reasoning_text.done', { item_id: r.id, output_index: r.index, content_index: 0, text: r.text }) +
-      this.#event('response.output_item.done', { output_index: r.index, item });
+    const text = textJson(r);
+    const json = `{"id":"${r.id}","type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":${text}}]}`;
+    this.#setItem(r.index, reasoningItem(r.id, r.text), json);
+    return this.#raw('response.reasoning_text.done', `"item_id":"${r.id}","output_index":${r.index},"content_index":0,"text":${text}`) +
+      this.#raw('response.output_item.done', `"output_index":${r.index},"item":${json}`);
   }
 
-  #textDelta(delta: string): string {
+  /** `literal`: the delta as JSON text, when it came so. */
+  #textDelta(delta: string, literal: string = JSON.stringify(delta)): string {
     let out = this.#closeReasoning();
     if (this.#text === null) {
-      this.#text = { index: this.#output.length, id: itemId('msg'), text: '' };
-      const item = { id: this.#text.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: this.#text.index, item }) +
-        this.#event('response.content_part.added', { item_id: this.#text.id, output_index: this.#text.index, content_index: 0, part: textPart('') });
+      const t = this.#text = openText(this.#output.length, itemId('msg'));
+      const item = { id: t.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+      this.#setItem(t.index, item, `{"id":"${t.id}","type":"message","status":"in_progress","role":"assistant","content":[]}`);
+      out += this.#raw('response.output_item.added', `"output_index":${t.index},"item":${this.#outputJson[t.index]}`) +
+        this.#raw('response.content_part.added', `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"part":${textPartJson('""')}`);
     }
     const t = this.#text;
-    t.text += delta;
+    addText(t, delta, literal);
     return out + this.#raw('response.output_text.delta',
-      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
+      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${literal},"logprobs":[]`);
   }
 
   #closeText(failed: boolean): string {
     const t = this.#text;
     if (t === null) return '';
     this.#text = null;
-    const base = { item_id: t.id, output_index: t.index, content_index: 0 };
-    const item = messageItem(t.id, t.text, failed || statusOf(this.#finish).status !== 'completed' ? 'incomplete' : 'completed');
-    this.#output[t.index] = item;
-    return this.#event('response.output_text.done', { ...base, text: t.text, logprobs: [] }) +
-      this.#event('response.content_part.done', { ...base, part: textPart(t.text) }) +
-      this.#event('response.output_item.done', { output_index: t.index, item });
+    const text = textJson(t);
+    const status = failed || statusOf(this.#finish).status !== 'completed' ? 'incomplete' : 'completed';
+    const json = messageItemJson(t.id, text, status);
+    this.#setItem(t.index, messageItem(t.id, t.text, status), json);
+    const base = `"item_id":"${t.id}","output_index":${t.index},"content_index":0`;
+    return this.#raw('response.output_text.done', `${base},"text":${text},"logprobs":[]`) +
+      this.#raw('response.content_part.done', `${base},"part":${textPartJson(text)}`) +
+      this.#raw('response.output_item.done', `"output_index":${t.index},"item":${json}`);
   }
 
   #callDelta(c: { index?: number; id?: string; function?: { name?: string; arguments?: string } }): string {
@@ -194,18 +224,19 @@ export class ResponsesStream implements ChatStreamTranslator {
     let call = this.#calls.get(key);
     if (call === undefined) {
       out += this.#closeText(false) + this.#closeReasoning();
-      call = { index: this.#output.length, id: itemId('fc'), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', args: '', done: false };
+      call = { ...openText(this.#output.length, itemId('fc')), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', done: false };
       this.#calls.set(key, call);
       const item = functionCallItem(call.id, call.callId, call.name, '', 'in_progress');
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: call.index, item });
+      this.#setItem(call.index, item, JSON.stringify(item));
+      out += this.#raw('response.output_item.added', `"output_index":${call.index},"item":${this.#outputJson[call.index]}`);
     } else if (typeof c.function?.name === 'string' && call.name === '') {
       call.name = c.function.name;
     }
     const delta = c.function?.arguments;
     if (typeof delta === 'string' && delta.length > 0) {
-      call.args += delta;
-      out += this.#raw('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.index},"delta":${JSON.stringify(delta)}`);
+      const literal = JSON.stringify(delta);
+      addText(call, delta, literal);
+      out += this.#raw('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.index},"delta":${literal}`);
     }
     return out;
   }
@@ -213,9 +244,34 @@ export class ResponsesStream implements ChatStreamTranslator {
   #closeCall(c: OpenCall): string {
     if (c.done) return '';
     c.done = true;
-    const item = functionCallItem(c.id, c.callId, c.name, c.args, 'completed');
-    this.#output[c.index] = item;
-    return this.#event('response.function_call_arguments.done', { item_id: c.id, output_index: c.index, name: c.name, arguments: c.args }) +
-      this.#event('response.output_item.done', { output_index: c.index, item });
+    const args = textJson(c);
+    const callId = JSON.stringify(c.callId);
+    const name = JSON.stringify(c.name);
+    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${callId},"name":${name}}`;
+    this.#setItem(c.index, functionCallItem(c.id, c.callId, c.name, c.text, 'completed'), json);
+    return this.#raw('response.function_call_arguments.done', `"item_id":"${c.id}","output_index":${c.index},"name":${name},"arguments":${args}`) +
+      this.#raw('response.output_item.done', `"output_index":${c.index},"item":${json}`);
   }
+}
+
+/** A fresh OpenText. */
+function openText(index: number, id: string): OpenText {
+  return { index, id, text: '', json: '', exact: true };
+}
+
+/**
+ * Adds a piece of text given with its JSON literal. The literals' insides are joined as they
+ * are, which JSON.stringify of the joined text writes the same, escapes and all, unless a piece
+ * ends or begins with half of a surrogate pair (written `\udXXX` alone): then the whole text is
+ * serialised again at the end.
+ */
+function addText(t: OpenText, value: string, literal: string): void {
+  t.text += value;
+  t.json += literal.slice(1, -1);
+  if (t.exact && literal.indexOf('\\ud') >= 0) t.exact = false;
+}
+
+/** The JSON string of an item's whole text. */
+function textJson(t: OpenText): string {
+  return t.exact ? `"${t.json}"` : JSON.stringify(t.text);
 }
