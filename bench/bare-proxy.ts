@@ -1,6 +1,7 @@
 // Child-process entry: the least a proxy can do — node:http in, undici Pool out, no auth and
 // no parsing. The gateway's overhead is judged against this, not against the mock alone.
-// argv[2] is the upstream origin (http://127.0.0.1:PORT). Prints `{"port":N}` once listening.
+// argv[2] is the upstream origin (http://127.0.0.1:PORT); argv[3], optional, the most sockets to it
+// (default 128; thousands of held streams need one each). Prints `{"port":N}` once listening.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutgoingHttpHeaders } from 'node:http';
@@ -8,7 +9,7 @@ import { Pool } from 'undici';
 
 const origin = process.argv[2];
 if (!origin) throw new Error('usage: bare-proxy <upstream origin>');
-const pool = new Pool(origin, { connections: 128, pipelining: 1 });
+const pool = new Pool(origin, { connections: Number(process.argv[3] ?? 128), pipelining: 1 });
 
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   pool.stream({

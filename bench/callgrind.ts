@@ -51,12 +51,30 @@ function symbolizer(ranges: Range[]): (name: string) => string {
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return best !== null && addr < best.start + best.size ? best.name : name;
+    // One JS function's tiers (~ interpreted, ^ baseline, + Maglev, * TurboFan) are one function here.
+    return best !== null && addr < best.start + best.size ? best.name.replace(/^JS:[~^+*]/, 'JS:') : name;
   };
 }
 
 /** Each function's own instructions (calls excluded) in one callgrind file, largest first. */
 export function selfCosts(file: string, perfMapPath: string | null): [string, number][] {
+  return [...callGraph(file, perfMapPath).self].sort((a, b) => b[1] - a[1]);
+}
+
+/**
+ * A callgrind file's functions, named (JIT code through the perf map, so the code objects of one
+ * JS function are merged): each one's own instructions, and the instructions of each call arc
+ * (caller to callee, the callee's inclusive cost as callgrind measured it on that arc).
+ */
+export interface CallGraph {
+  self: Map<string, number>;
+  /** caller -> callee -> instructions spent in the callee (and below) when called from there. */
+  arcs: Map<string, Map<string, number>>;
+  /** How many times each function was called (from anywhere). */
+  calls: Map<string, number>;
+}
+
+export function callGraph(file: string, perfMapPath: string | null): CallGraph {
   const names = new Map<string, string>();
   const named = (ref: string): string => {
     const m = /^\((\d+)\)(?: (.*))?$/.exec(ref);
@@ -65,27 +83,96 @@ export function selfCosts(file: string, perfMapPath: string | null): [string, nu
     return names.get(m[1]) ?? m[1];
   };
   const self = new Map<string, number>();
+  const arcs = new Map<string, Map<string, number>>();
   let fn: string | null = null;
+  let callee: string | null = null;
   let callCost = false;
+  const calls = new Map<string, number>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.startsWith('fn=')) fn = named(line.slice(3));
-    else if (line.startsWith('cfn=')) named(line.slice(4));
-    else if (line.startsWith('calls=')) callCost = true;
+    else if (line.startsWith('cfn=')) callee = named(line.slice(4));
+    else if (line.startsWith('calls=')) {
+      callCost = true;
+      if (callee !== null) calls.set(callee, (calls.get(callee) ?? 0) + Number(line.slice(6, line.indexOf(' '))));
+    }
     else if (fn !== null && /^[+\-*0-9]/.test(line)) {
+      const parts = line.trim().split(/\s+/);
+      const n = parts.length >= 2 ? Number(parts[parts.length - 1]) : 0;
       // The line after calls= is the call's inclusive cost, not the caller's own.
       if (callCost) {
         callCost = false;
+        if (callee !== null) {
+          let out = arcs.get(fn);
+          if (out === undefined) arcs.set(fn, (out = new Map()));
+          out.set(callee, (out.get(callee) ?? 0) + n);
+        }
         continue;
       }
-      const parts = line.trim().split(/\s+/);
-      if (parts.length >= 2) self.set(fn, (self.get(fn) ?? 0) + Number(parts[parts.length - 1]));
+      self.set(fn, (self.get(fn) ?? 0) + n);
     }
   }
   const sym = symbolizer(perfMapPath === null ? [] : perfMap(perfMapPath));
-  const merged = new Map<string, number>();
+  const merged: CallGraph = { self: new Map(), arcs: new Map(), calls: new Map() };
+  for (const [name, n] of calls) {
+    const k = sym(name);
+    merged.calls.set(k, (merged.calls.get(k) ?? 0) + n);
+  }
   for (const [name, n] of self) {
     const k = sym(name);
-    merged.set(k, (merged.get(k) ?? 0) + n);
+    merged.self.set(k, (merged.self.get(k) ?? 0) + n);
   }
-  return [...merged].sort((a, b) => b[1] - a[1]);
+  for (const [from, out] of arcs) {
+    const f = sym(from);
+    let m = merged.arcs.get(f);
+    if (m === undefined) merged.arcs.set(f, (m = new Map()));
+    for (const [to, n] of out) {
+      const t = sym(to);
+      m.set(t, (m.get(t) ?? 0) + n);
+    }
+  }
+  return merged;
+}
+
+/**
+ * Inclusive instructions per function: its own plus those of every call it makes to another
+ * function (calls to itself, or between code objects of the same JS function, are left out).
+ * Approximate where calls recurse through other functions (a JS function called back from the
+ * runtime it called counts twice), so read it for the functions that own the work, not as a sum.
+ */
+export function inclusiveCosts(g: CallGraph): [string, number][] {
+  const out = new Map<string, number>();
+  for (const [name, n] of g.self) out.set(name, n);
+  for (const [from, callees] of g.arcs) {
+    let sum = 0;
+    for (const [to, n] of callees) if (to !== from) sum += n;
+    out.set(from, (out.get(from) ?? 0) + sum);
+  }
+  return [...out].sort((a, b) => b[1] - a[1]);
+}
+
+/** The callees of functions whose names match `pattern`, with what each call arc cost, largest first. */
+export function calleesOf(g: CallGraph, pattern: RegExp): [string, number][] {
+  const out = new Map<string, number>();
+  for (const [from, callees] of g.arcs) {
+    if (!pattern.test(from)) continue;
+    for (const [to, n] of callees) if (to !== from) out.set(to, (out.get(to) ?? 0) + n);
+  }
+  return [...out].sort((a, b) => b[1] - a[1]);
+}
+
+/**
+ * Of a main thread's instructions, those spent in timer callbacks and worker-thread messages (work
+ * that comes with wall time, not with requests) and in garbage collection, from inclusive costs.
+ */
+export function backgroundShare(g: CallGraph): { timers: number; gc: number } {
+  const inclusive = new Map(inclusiveCosts(g));
+  const sum = (names: RegExp): number => {
+    let n = 0;
+    for (const [name, ir] of inclusive) if (names.test(name)) n += ir;
+    return n;
+  };
+  return {
+    timers: sum(/^JS:processTimers |^JS: node:internal\/per_context\/messageport:/),
+    gc: sum(/^v8::internal::Heap::CollectGarbage\(/),
+  };
 }

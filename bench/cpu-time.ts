@@ -13,14 +13,15 @@ export interface CpuPerRequest {
   loadGenerator: number;
 }
 
-const TICK_US = 10_000; // USER_HZ is 100 on Linux
+export const TICK_US = 10_000; // USER_HZ is 100 on Linux
 
-interface Ticks {
+export interface Ticks {
   main: number;
   other: number;
 }
 
-function threadTicks(pid: number): Ticks | null {
+/** CPU ticks (TICK_US each) a process has used so far: its main thread, and its other threads together. */
+export function threadTicks(pid: number): Ticks | null {
   const dir = `/proc/${pid}/task`;
   if (!existsSync(dir)) return null;
   let main = 0;

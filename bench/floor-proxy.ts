@@ -2,7 +2,8 @@
 // the gateway's upstream pool (src/upstream) out; no auth, no parsing, no limits, no routing,
 // no ledger. The gap between it and the gateway is what the gateway's logic costs; the gap
 // between it and the mock called directly is what two extra loopback hops cost on this machine.
-// argv[2] is the upstream origin (http://127.0.0.1:PORT). Prints `{"port":N}` once listening.
+// argv[2] is the upstream origin (http://127.0.0.1:PORT); argv[3], optional, the most sockets to it
+// (default 128; thousands of held streams need one each). Prints `{"port":N}` once listening.
 import uWS from 'uWebSockets.js';
 import { OriginPool } from '../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../src/upstream/response-sink.js';
@@ -11,7 +12,7 @@ const origin = process.argv[2];
 if (!origin) throw new Error('usage: floor-proxy <upstream origin>');
 const upstream = new URL(origin);
 const pool = new OriginPool(upstream, {
-  connections: 128, connectTimeoutMs: 5_000, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 30_000,
+  connections: Number(process.argv[3] ?? 128), connectTimeoutMs: 5_000, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 30_000,
 });
 
 /** Relays one answer: SSE as it arrives, anything else whole with its length. */

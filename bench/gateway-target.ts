@@ -11,6 +11,8 @@ const run = promisify(execFile);
 export interface GatewayTarget {
   server: ChildServer;
   apiKey: string;
+  /** The gateway's SQLite file (its ledger: `usage` rows with queue_ms). */
+  dbPath: string;
 }
 
 // The CLI may log before its result, so take the last JSON object line that has the field.
@@ -51,6 +53,10 @@ export interface GatewayStartOptions {
   timeoutMs?: number;
   /** The anthropic provider's base URL (the translated-path scenarios); absent, it is not configured. */
   anthropicUrl?: string;
+  /** `limits` settings beside the lifted `gatewayRpm` (a higher `publicRpmPerIp` for a bench that polls /health). */
+  limits?: Record<string, number>;
+  /** The gateway's environment (NODE_EXTRA_CA_CERTS for a mock over TLS); default this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
@@ -69,7 +75,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
       openai: { baseUrl: mockUrl, apiKey: 'sk-bench' }, groq: { baseUrl: mockUrl, apiKey: 'sk-bench' },
       ...(o.anthropicUrl ? { anthropic: { baseUrl: o.anthropicUrl, apiKey: 'sk-ant-bench' } } : {}),
     },
-    limits: { gatewayRpm: 100_000_000 },
+    limits: { gatewayRpm: 100_000_000, ...o.limits },
   }, null, 2));
 
   const server = await startChild('gateway', {
@@ -78,6 +84,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     portFrom: listeningPort,
     timeoutMs: o.timeoutMs ?? 20_000,
     wrap: o.wrap,
+    env: o.env,
   });
-  return { server, apiKey };
+  return { server, apiKey, dbPath };
 }

@@ -21,7 +21,7 @@ import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_CHUNKS,
 } from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
@@ -41,7 +41,12 @@ const SETTINGS = Object.freeze({
   streamConcurrency: 10,
   streams: 300,
   streamWarmupMs: 500,
+  agentConnections: 20,
+  agentOneConnectionRequests: 500,
 });
+
+/** Targets measured with the agent-sized body too: those whose request is the chat-completions one. */
+const AGENT_TARGETS = new Set(['direct', 'bare-proxy', 'floor', 'nginx', 'gateway']);
 
 interface Started {
   origin: string;
@@ -207,6 +212,18 @@ async function main(): Promise<void> {
         t.rounds[r].oneConnection = await measureOneConnection({
           origin: t.origin, path: q.path, headers: t.headers, body: q.body,
           requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
+        });
+      });
+      const agents = running.filter((t) => AGENT_TARGETS.has(t.name));
+      await eachTarget(agents, skipped, `${(AGENT_BODY.length / 1024).toFixed(0)} KB bodies, ${SETTINGS.agentConnections} connections for ${SETTINGS.durationS}s`, async (t) => {
+        t.rounds[r].agent = await measureThroughput({
+          url: t.origin + CHAT_PATH, headers: t.headers, body: AGENT_BODY,
+          connections: SETTINGS.agentConnections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
+          cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
+        });
+        t.rounds[r].agentOne = await measureOneConnection({
+          origin: t.origin, path: CHAT_PATH, headers: t.headers, body: AGENT_BODY,
+          requests: SETTINGS.agentOneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });
       await setMockDefault(mock, { kind: 'stream', chunks: STREAM_CHUNKS });

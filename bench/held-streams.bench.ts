@@ -2,7 +2,8 @@
 // upstream.connectionsPerOrigin (src/lib/stream-capacity.ts, docs/configuration.md). The mock
 // provider sends each stream one chunk and holds it open, as a long generation does; the
 // gateway's resident memory and open descriptors are read from /proc before and while
-// BENCH_STREAMS (default 2000) streams are held.
+// BENCH_STREAMS (default 2000) streams are held. bench/slow-streams.bench.ts is the fuller
+// scenario: chunks flowing, the default connection cap, nginx and the bare proxy beside it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { startGateway } from '../test/support/gateway-process.js';

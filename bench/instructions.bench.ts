@@ -15,21 +15,28 @@
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
 //                      the two streams that go through the relay's line editor; gateway-anthropic
 //                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
-//                      (-stream): POST /v1/responses, translated to chat completions and back
+//                      (-stream): POST /v1/responses, translated to chat completions and back; floor-agent,
+//                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
-//                      target's main thread, JIT code named through --perf-basic-prof
+//                      target's main thread, JIT code named through --perf-basic-prof, and the
+//                      main thread's count split into timer-driven work and worker messages
+//                      (the ledger's flush every 100 ms: their share per request grows as
+//                      callgrind runs slower on a busy machine), garbage collection (V8 sizes
+//                      the young generation from what survived, so the scavenges per request
+//                      changed up to 10x between runs of one build) and the rest, the request's
+//                      own work, which is the figure to compare between builds on a shared machine
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { selfCosts, threadCounts } from './callgrind.js';
+import { backgroundShare, callGraph, threadCounts } from './callgrind.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
@@ -81,7 +88,7 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const path = responses ? RESPONSES_PATH : CHAT_PATH;
   const streamBody = responses ? RESPONSES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
-  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
+  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : undefined })
@@ -106,8 +113,13 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
     const busy = threads.filter((t) => t.instructions / REQUESTS >= 100);
     console.log(`\n${name}: instructions per request by thread: ${busy.map((t) => `${t.thread}: ${(t.instructions / REQUESTS / 1000).toFixed(1)}k`).join(', ')}`);
     const file = join(dir, `cg.${server.pid}.1-01`);
+    const graph = callGraph(file, `/tmp/perf-${server.pid}.map`);
+    const k = (n: number): string => `${(n / REQUESTS / 1000).toFixed(1)}k`;
+    const split = backgroundShare(graph);
+    console.log(`\n${name}: main thread ${k(main)}: timers and worker messages ${k(split.timers)}, garbage collection ${k(split.gc)}, ` +
+      `the rest ${k(main - split.timers - split.gc)}`);
     console.log(`\n${name}: own instructions per request on the main thread, top ${TOP}`);
-    for (const [fn, n] of selfCosts(file, `/tmp/perf-${server.pid}.map`).slice(0, TOP)) {
+    for (const [fn, n] of [...graph.self].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
       console.log(`${String(Math.round(n / REQUESTS)).padStart(8)}  ${fn.replace(`file://${ROOT}`, '').slice(0, 120)}`);
     }
     if (!KEEP) rmSync(`/tmp/perf-${server.pid}.map`, { force: true });

@@ -1,4 +1,4 @@
-// Ledger writer throughput: records pushed through the real UsageBatcher into the piscina
+// Ledger writer throughput: records pushed through the real UsageBatcher into the
 // writer and a real SQLite file, as the data plane does, then drained. Prints rows/s and the
 // process RSS after the run (target: >= 50,000 rows/s batched). LEDGER_ROWS overrides 1,000,000.
 import { mkdtempSync, rmSync } from 'node:fs';

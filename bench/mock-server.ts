@@ -3,12 +3,18 @@
 // argv[2] (or MOCK_DEFAULT) is the initial default behaviour as JSON. Each stdin line
 // `{"default": Behavior}` replaces it and is acknowledged with `{"default":"<kind>"}`, so one
 // mock serves both the JSON and the streaming scenarios. stdin closing means the parent is
-// gone, and the mock exits with it.
+// gone, and the mock exits with it. MOCK_TLS=1 serves https with the tests' certificate for
+// localhost and 127.0.0.1 (test/fixtures; clients trust it through NODE_EXTRA_CA_CERTS).
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { startMockProvider, type Behavior } from '../test/support/mock-provider.js';
 
 const initial = process.argv[2] ?? process.env.MOCK_DEFAULT;
-const mock = await startMockProvider({ record: false });
+const fixtures = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
+const tls = process.env.MOCK_TLS === '1'
+  ? { cert: readFileSync(fixtures + 'localhost-cert.pem'), key: readFileSync(fixtures + 'localhost-key.pem') } : undefined;
+const mock = await startMockProvider({ record: false, tls });
 if (initial) mock.setDefault(JSON.parse(initial) as Behavior);
 
 const lines = createInterface({ input: process.stdin });

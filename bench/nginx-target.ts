@@ -35,19 +35,24 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startNginx(dir: string, upstreamOrigin: string): Promise<ChildServer> {
+/** `connections`: most connections the worker holds, both sides counted (each proxied stream takes two). */
+export async function startNginx(dir: string, upstreamOrigin: string, connections = 4096): Promise<ChildServer> {
   const binary = nginxBinary();
   if (binary === null) throw new Error('nginx is not installed (Debian package nginx-light)');
   const port = await freePort();
-  const upstream = new URL(upstreamOrigin).host;
+  const url = new URL(upstreamOrigin);
+  const upstream = url.host;
+  // An https upstream: TLS per upstream connection, sessions reused, the certificate not checked.
+  const scheme = url.protocol === 'https:' ? 'https' : 'http';
   for (const d of ['body', 'proxy']) mkdirSync(join(dir, d), { recursive: true });
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, `worker_processes 1;
+worker_rlimit_nofile ${connections + 64};
 master_process off;
 daemon off;
 pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 4096; }
+events { worker_connections ${connections}; }
 http {
   access_log off;
   client_body_temp_path ${join(dir, 'body')};
@@ -56,7 +61,7 @@ http {
   server {
     listen 127.0.0.1:${port};
     location / {
-      proxy_pass http://mock;
+      proxy_pass ${scheme}://mock;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_buffering off;

@@ -48,3 +48,24 @@ export function requestHeaders(apiKey?: string): Record<string, string> {
 export const ANTHROPIC_MODEL = 'claude-haiku-4-5';
 export const CHAT_BODY_ANTHROPIC = JSON.stringify({ ...JSON.parse(CHAT_BODY), model: ANTHROPIC_MODEL });
 export const STREAM_BODY_ANTHROPIC = JSON.stringify({ ...JSON.parse(STREAM_BODY), model: ANTHROPIC_MODEL });
+
+/**
+ * An agent's turn, ~200 KB: the whole conversation sent again, as coding agents do. A system
+ * prompt, user turns in prose, assistant tool calls (arguments are JSON inside a string) and
+ * tool outputs holding source code, so the body has the escapes real ones have (\n on every
+ * line, \" in code) as well as long plain runs. Deterministic, so every target gets the same bytes.
+ */
+export function agentBody(targetBytes: number, extra: Record<string, unknown> = {}): string {
+  const code = 'export function total(items: Item[]): number {\n  let sum = 0;\n  for (const it of items) sum += it.price * it.qty; // "price" in paise\n  return sum;\n}\n';
+  const prose = 'Please refactor the billing module so that totals are computed in paise, add tests for the rounding rules, and keep the public API unchanged. ';
+  const messages: Record<string, unknown>[] = [{ role: 'system', content: 'You are a coding agent working in a TypeScript repository. Use the tools to read and edit files. '.repeat(20) }];
+  for (let i = 0; JSON.stringify(messages).length < targetBytes - 200; i++) {
+    messages.push({ role: 'user', content: prose.repeat(3 + (i % 4)) });
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/billing/file-${i}.ts` }) } }] });
+    messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: code.repeat(4 + (i % 6)) });
+  }
+  return JSON.stringify({ model: BENCH_MODEL, messages, ...extra });
+}
+
+/** The agent-sized scenario: a ~200 KB conversation, answered with a short JSON completion. */
+export const AGENT_BODY = agentBody(200 * 1024);

@@ -12,6 +12,9 @@ export interface RoundResult {
   throughput?: ThroughputResult;
   oneConnection?: OneConnectionResult;
   streams?: StreamsResult;
+  /** The agent-sized body (~200 KB): throughput at its own connection count, and one connection. */
+  agent?: ThroughputResult;
+  agentOne?: OneConnectionResult;
 }
 
 export interface TargetResult {
@@ -147,6 +150,47 @@ export function printReport(results: TargetResult[], rounds: number): void {
   const rss = gateway?.skipped === null && gateway.rssMiB != null ? `${gateway.rssMiB.toFixed(1)} MiB` : 'n/a';
   console.log(`${'gateway RSS after the run'.padEnd(48)}${rss}`);
   printCpu(measured, gateway, by('bare-proxy'), by('floor'));
+  printAgent(measured, by('direct'), by('bare-proxy'));
+}
+
+/** Issue 17's agent-sized targets: each ratio taken within a round against that round's bare proxy, then the median. */
+function printAgent(measured: TargetResult[], direct: TargetResult | undefined, bare: TargetResult | undefined): void {
+  const rows = measured.filter((t) => t.rounds.some((r) => r.agent));
+  if (rows.length === 0) return;
+  const cpu = (r: RoundResult): number | undefined => {
+    const c = r.agent?.cpu;
+    return !c || c.serverMain === null || c.serverOther === null ? undefined : c.serverMain + c.serverOther;
+  };
+  const vsBare = (t: TargetResult, f: Metric): string => {
+    if (!bare) return '-';
+    const vs = t.rounds.map((r, i) => { const a = f(r); const b = bare.rounds[i] && f(bare.rounds[i]); return a !== undefined && b ? a / b : undefined; })
+      .filter((v): v is number => v !== undefined && Number.isFinite(v));
+    const m = median(vs);
+    return m === undefined ? '-' : vs.length > 1 ? `${times(m)} (${times(Math.min(...vs))}..${times(Math.max(...vs))})` : times(m);
+  };
+  const added = (t: TargetResult): string => {
+    if (!direct) return '-';
+    const vs = t.rounds.map((r, i) => { const a = r.agentOne?.latency.p50; const d = direct.rounds[i]?.agentOne?.latency.p50; return a !== undefined && d !== undefined ? a - d : undefined; })
+      .filter((v): v is number => v !== undefined);
+    const m = median(vs);
+    return m === undefined ? '-' : plusMs(m);
+  };
+  console.log('\nagent-sized bodies (~200 KB each), medians; ratios within each round (issue 17: gateway CPU <= 0.80x and throughput >= 1.20x the bare proxy)');
+  console.log(grid(['target', 'req/s', 'server CPU µs', 'req/s / bare', 'CPU / bare', '1-conn p50', 'added p50 ms'], rows.map((t) => [
+    t.name,
+    (over(t, (r) => r.agent?.rps) ?? NaN).toFixed(0),
+    us(over(t, cpu)),
+    t.name === 'direct' ? '-' : vsBare(t, (r) => r.agent?.rps),
+    t.name === 'direct' ? '-' : vsBare(t, cpu),
+    ms(over(t, (r) => r.agentOne?.latency.p50)),
+    t.name === 'direct' ? '-' : added(t),
+  ])));
+  for (const t of rows) {
+    t.rounds.forEach((r, i) => {
+      if (r.agent && (r.agent.non2xx || r.agent.errors)) console.log(`WARNING ${t.name} (round ${i + 1}): agent-sized run had ${r.agent.non2xx} non-2xx and ${r.agent.errors} errors/timeouts`);
+      if (r.agentOne?.failures) console.log(`WARNING ${t.name} (round ${i + 1}): ${r.agentOne.failures} agent-sized one-connection requests were not 200`);
+    });
+  }
 }
 
 const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(1));

@@ -11,7 +11,8 @@ export const PROMPT_ALLOWANCE = 1024;
 /** What the request sent and asked for: the ceiling on what a provider may report for it. */
 export interface UsageRequest {
   endpoint: TokenEndpoint;
-  payload: Record<string, unknown>;
+  /** The request as an object, read only when a prompt is over its byte bound (a getter on a scanned body, decoded then). */
+  request: { readonly payload: Record<string, unknown> };
   /** The request body's size in bytes. */
   bytes: number;
   maxTokens: number | null;
@@ -48,7 +49,7 @@ export function clampUsage(u: TokenUsage, r: UsageRequest): TokenUsage | null {
   }
   let prompt = u.promptTokens;
   if (!promptOk) {
-    const cap = textCap < ctx && !hasMedia(r.endpoint, r.payload) ? textCap : ctx;
+    const cap = textCap < ctx && !hasMedia(r.endpoint, r.request.payload) ? textCap : ctx;
     if (prompt > cap) prompt = cap;
   }
   const completion = completionOk ? u.completionTokens : completionCap;

@@ -12,7 +12,11 @@ import type { Extensions } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
+import type { RequestPayload } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
+
+/** Audio never reaches the sandbox (the catalog loader keeps it off), which alone reads the payload. */
+const NO_PAYLOAD: RequestPayload = { payload: {} };
 
 export interface AudioDeps extends RouteDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
@@ -88,9 +92,7 @@ export class AudioService {
     const s = parseSpeechBody(req.body);
     return {
       endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, responseFormat: '', holdUnits: s.characters,
-      // Each attempt gets its own copy: the adapter writes the route's model into it.
-      call: (a) => adapterFor(a.route.provider.entry.kind)
-        .buildCall('speech', { ...s.payload }, a.route.upstreamModel, { streamOptions: false }, null),
+      call: (a) => adapterFor(a.route.provider.entry.kind).buildCall('speech', s.payload, a.route.upstreamModel, { streamOptions: false }),
     };
   }
 
@@ -106,7 +108,7 @@ export class AudioService {
   }
 
   async #attempt(job: AudioJob, a: Attempt, reply: ClientReply, started: number): Promise<Served> {
-    const res = await openAnswer(this.#d.upstream, job.endpoint, a, job.call(a), {}, reply);
+    const res = await openAnswer(this.#d.upstream, job.endpoint, a, job.call(a), NO_PAYLOAD, reply);
     const ttfbMs = performance.now() - started;
     try {
       if (job.endpoint !== 'speech') return { kind: 'whole', res, body: await res.readAll(), ttfbMs };

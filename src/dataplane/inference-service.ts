@@ -5,14 +5,14 @@ import { isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../lib/logger.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
-import type { TokenEndpoint } from '../providers/types.js';
+import type { TokenEndpoint, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
-import { parseInferenceBody, type InferenceBody, type NativeRequest } from './inference-body.js';
+import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { firstServing, refusedAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
@@ -72,14 +72,9 @@ export class InferenceService {
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
     reply: ClientReply): Promise<number> {
-    const { model, payload, stream } = body;
-    const streamOptions = payload.stream_options;
-    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => {
-      // An adapter may have added stream_options for the route before.
-      if (streamOptions !== undefined) payload.stream_options = streamOptions;
-      else if (payload.stream_options !== undefined) delete payload.stream_options;
-      return this.#attempt(endpoint, a, payload, a.route.upstreamModel === model ? body.raw : null, stream, reply, started, body.native ?? null);
-    }, (a, i, status, code, latencyMs, queueMs) =>
+    const { model, stream } = body;
+    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
+      (a, i, status, code, latencyMs, queueMs) =>
       this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false, false, queueMs));
     if (won === null) return 0;
     const { a, i, served, started } = won;
@@ -103,7 +98,7 @@ export class InferenceService {
       return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
     }
     // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
-    const dropUsage = !usageAsked(streamOptions);
+    const dropUsage = !(body.usageAsked ?? usageAsked(body.payload.stream_options));
     const edits = renamed || dropUsage ? { model: renamed ? model : null, dropUsage } : null;
     const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
     const latencyMs = performance.now() - started;
@@ -114,25 +109,28 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: TokenEndpoint, a: Attempt, payload: Record<string, unknown>, raw: Buffer | null, stream: boolean,
-    abort: AbortSource, started: number, nativeRequest: NativeRequest | null): Promise<Served> {
+  async #attempt(endpoint: TokenEndpoint, a: Attempt, body: InferenceBody, abort: AbortSource, started: number): Promise<Served> {
     const adapter = adapterFor(a.route.provider.entry.kind);
+    const nativeRequest = body.native ?? null;
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
-    const call = native !== null
-      ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
-      : adapter.buildCall(endpoint, payload, a.route.upstreamModel, { streamOptions: a.route.provider.entry.streamOptions }, raw);
-    const sent = await openAnswer(this.#d.upstream, endpoint, a, call, payload, abort);
+    const caps = { streamOptions: a.route.provider.entry.streamOptions };
+    // `body.payload` is decoded only here, for a provider that cannot take the client's bytes.
+    const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
+      : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
+        : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
+    const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
+    if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
-    const res = adapter.streamTranslator === undefined ? sent
-      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, payload), native);
+    const res: UpstreamResponse = adapter.streamTranslator === undefined ? sent
+      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native);
     const ttfbMs = performance.now() - started;
     try {
-      if (stream && res.contentType.startsWith('text/event-stream')) {
+      if (body.stream && res.contentType.startsWith('text/event-stream')) {
         const first = await res.next();
         if (first === null) throw new RouteFailure('empty_stream', 'upstream ended the stream before sending any data');
         return { kind: 'stream', res, first, ttfbMs: performance.now() - started, native };
       }
-      return { kind: 'whole', res, body: await res.readAll(), ttfbMs, native };
+      return { kind: 'whole', res, body: res.arrived?.() ?? await res.readAll(), ttfbMs, native };
     } catch (e) {
       // The gateway's own limit (503 overloaded) is returned as is: another route would not help.
       throw isGatewayError(e) ? e : transportFailure(e);
@@ -142,7 +140,7 @@ export class InferenceService {
   #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, body: InferenceBody, a: Attempt, attempt: number,
     reported: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, queueMs: number, streamed: boolean, aborted: boolean,
     failure: RouteFailure | null = null): number {
-    const clamped = clampUsage(reported, { endpoint, payload: body.payload, bytes: body.bytes, maxTokens: body.maxTokens,
+    const clamped = clampUsage(reported, { endpoint, request: body, bytes: body.bytes, maxTokens: body.maxTokens,
       contextLength: a.route.contextLength });
     const u = clamped ?? reported;
     if (clamped !== null) {

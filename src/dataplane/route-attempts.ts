@@ -7,12 +7,12 @@ import type { Endpoint, UpstreamCall, UpstreamResponse } from '../providers/type
 import type { RequestGate } from '../domain/request-gate.js';
 import type { NativeBytes } from '../domain/native-bytes.js';
 import type { KeyAuthenticator } from './key-auth.js';
-import { isOpenBreakerError, type Breakers } from './breakers.js';
+import type { Breakers } from './breakers.js';
 import { RouteFailure, SATURATED, transportFailure } from './route-failure.js';
 import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
-import type { AbortSource, UpstreamClient } from './upstream-client.js';
+import type { AbortSource, RequestPayload, UpstreamClient } from './upstream-client.js';
 import type { UsageSink } from './usage-record.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
@@ -40,6 +40,9 @@ export interface RouteDeps {
   clock: Clock;
 }
 
+/** Thrown inside the attempt loop when a route's circuit refuses the call. */
+const CIRCUIT_OPEN = new Error('circuit open');
+
 /** An upstream error body is read for its message only; a larger one is classified by status alone. */
 const ERROR_BODY_BYTES = 1024 * 1024;
 
@@ -48,15 +51,22 @@ const ERROR_BODY_BYTES = 1024 * 1024;
  * message and thrown as a route failure (fail over) or the caller's own error (return as is).
  */
 export async function openAnswer(upstream: UpstreamClient, endpoint: Endpoint, a: Attempt, call: UpstreamCall,
-  payload: Record<string, unknown>, client: AbortSource): Promise<UpstreamResponse> {
-  const res = await upstream.send(endpoint, a.route, call, payload, a.headers, client, a.secret);
-  if (res.status >= 400) {
-    const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
-    const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
-    if (e instanceof RouteFailure) e.queueMs = res.queueMs;
-    throw e;
-  }
+  request: RequestPayload, client: AbortSource): Promise<UpstreamResponse> {
+  const res = await upstream.send(endpoint, a.route, call, request, a.headers, client, a.secret);
+  if (res.status >= 400) await refusedAnswer(res, a);
   return res;
+}
+
+/**
+ * Reads an answer with an error status for its message and throws it as a route failure (fail
+ * over) or the caller's own error (return as is). The inference path awaits the send itself and
+ * calls this only on an error status: openAnswer's async frame was one promise hop more a request.
+ */
+export async function refusedAnswer(res: UpstreamResponse, a: Attempt): Promise<never> {
+  const body = await res.readAll(ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
+  const e = classifyUpstreamError(res.status, body, a.byok, a.secret);
+  if (e instanceof RouteFailure) e.queueMs = res.queueMs;
+  throw e;
 }
 
 /** Told of each failed attempt, for the ledger. */
@@ -75,15 +85,25 @@ export async function firstServing<S>(breakers: Breakers, plan: readonly Attempt
     const a = plan[i];
     if (client.aborted) return null;
     const started = performance.now();
+    const breaker = breakers.for(a.route);
     try {
-      return { a, i, served: await breakers.fire(a.route, () => attempt(a, started)), started };
+      if (!breaker.enter()) throw CIRCUIT_OPEN;
+      let served: S;
+      try {
+        served = await attempt(a, started);
+      } catch (e) {
+        breaker.settle(e);
+        throw e;
+      }
+      breaker.settle(null);
+      return { a, i, served, started };
     } catch (e) {
       const latencyMs = performance.now() - started;
       if (isGatewayError(e)) {
         failed(a, i, e.status, e.code, latencyMs, 0);
         throw e;
       }
-      const failure = isOpenBreakerError(e) ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
+      const failure = e === CIRCUIT_OPEN ? new RouteFailure('circuit_open', 'circuit open (route failing; retried in about 30 s)', 503)
         : transportFailure(e);
       const aborted = client.aborted || failure.code === 'client_aborted';
       failed(a, i, aborted ? 499 : failure.status, aborted ? 'client_aborted' : failure.code, latencyMs, failure.queueMs);

@@ -142,6 +142,11 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     });
   }
 
+  arrived(): Buffer | null {
+    if (!this.#ended || this.#error !== null || this.#buffered > this.#maxBytes || this.#declared > this.#maxBytes) return null;
+    return this.#concat();
+  }
+
   next(): Promise<Buffer | null> {
     const c = this.take();
     if (c !== null) return Promise.resolve(c);

@@ -1,16 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 
-const LINES = new Map<number, Buffer>();
+const TEXTS = new Map<number, string>();
 
 /**
- * "200 OK"-style status lines for uWS writeStatus, built once per code. Bytes, not strings: uWS
- * reads a typed array in place, where it converts every string argument to UTF-8 first.
+ * "200 OK"-style status texts for uWS writeStatus, built once per code; UwsReply appends the
+ * answer's header lines to it (see there why).
  */
-export function statusLine(status: number): Buffer {
-  let s = LINES.get(status);
+export function statusText(status: number): string {
+  let s = TEXTS.get(status);
   if (s === undefined) {
-    s = Buffer.from(`${status} ${STATUS_CODES[status] ?? 'Unknown'}`, 'latin1');
-    LINES.set(status, s);
+    s = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    TEXTS.set(status, s);
   }
   return s;
 }

@@ -11,8 +11,11 @@ const STAR = 0x2a;
  * whose tail could be the start of the secret keeps that tail back until the next chunk shows
  * whether it is; a match that runs to a chunk's end goes on masking into the next one.
  *
- * Cost on the stream path: one Buffer.indexOf of the probe per chunk, and a look at the chunk's
- * last 11 bytes (bench:instructions, docs/benchmarks.md).
+ * Cost on the stream path: a search for the probe per chunk, and a look at the chunk's last 11
+ * bytes (bench:instructions, docs/benchmarks.md). Finding the probe by its rarest byte (a
+ * one-byte search, then a compare) was 14x faster on a long answer with one candidate, but a
+ * native call per candidate: on the benchmark's stream, whose chunks arrive together and name
+ * `chatcmpl-…` and `gpt-4o-mini`, 26k instructions a request against ~10k (bench:instructions).
  */
 export class SecretMask {
   readonly #secret: Buffer;
@@ -24,9 +27,10 @@ export class SecretMask {
   #carry: Buffer | null = null;
 
   constructor(secret: string) {
-    this.#secret = secretBytes(secret);
-    this.#probe = this.#secret.subarray(0, Math.min(PROBE, this.#secret.length));
-    this.#first = this.#secret[0];
+    const b = secretBytes(secret);
+    this.#secret = b.secret;
+    this.#probe = b.probe;
+    this.#first = b.secret[0];
   }
 
   /** The bytes of `chunk` that can be handed on, masked (`chunk` is the caller's own copy and is masked in place). */
@@ -69,16 +73,20 @@ export class SecretMask {
   }
 }
 
-/** Platform and saved keys are few and sent on every request: their bytes are made once. */
-const BYTES = new Map<string, Buffer>();
+/**
+ * Platform and saved keys are few and sent on every request: their bytes, and the probe's view
+ * of them, are made once (a Buffer view is a typed array, ~1.4k instructions to make).
+ */
+const BYTES = new Map<string, { secret: Buffer; probe: Buffer }>();
 const BYTES_KEPT = 256;
 
-function secretBytes(secret: string): Buffer {
+function secretBytes(secret: string): { secret: Buffer; probe: Buffer } {
   let b = BYTES.get(secret);
   if (b === undefined) {
     // Per-request upstream_keys would otherwise fill it: start again rather than grow.
     if (BYTES.size >= BYTES_KEPT) BYTES.clear();
-    b = Buffer.from(secret);
+    const bytes = Buffer.from(secret);
+    b = { secret: bytes, probe: bytes.subarray(0, Math.min(PROBE, bytes.length)) };
     BYTES.set(secret, b);
   }
   return b;

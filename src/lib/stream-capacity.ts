@@ -3,11 +3,15 @@ import { totalmem } from 'node:os';
 
 /**
  * Memory allowed per held upstream stream: the client's socket, the provider's socket, the
- * exchange and the relay. bench/held-streams.bench.ts measured 14.1 KiB of RSS per stream with
- * 2,000 held and 10.9 KiB with 4,000 (issue 14 saw about 17 KiB at 8,000); twice that leaves room
- * for chunks in flight to a slow client. Two descriptors per stream, measured the same way.
+ * exchange and the relay. With the provider in clear, bench/held-streams.bench.ts measured 14.1 KiB
+ * of RSS per stream with 2,000 held and 10.9 KiB with 4,000, and bench/slow-streams.bench.ts
+ * 12.1-15.0 KiB with 2,000 slow streams and 13.0-14.0 KiB with 8,000. Providers are reached over
+ * TLS, and each TLS connection keeps OpenSSL's state and buffers for as long as the stream lasts:
+ * slow-streams with BENCH_SLOW_TLS=1 measured 57.5-58.8 KiB per stream with 2,000 (nginx, the same
+ * way: 44.9-45.8). Twice that leaves room for chunks in flight to a slow client. Two descriptors per
+ * stream, measured the same way.
  */
-export const HELD_STREAM_BYTES = 32 * 1024;
+export const HELD_STREAM_BYTES = 128 * 1024;
 /** Descriptors kept for everything else: the database and its WAL, listeners, the ledger worker, logs. */
 const RESERVED_FDS = 256;
 /** The share of the machine's memory held streams may take. */
@@ -32,7 +36,7 @@ export function openFileLimit(): number | null {
  * The default connectionsPerOrigin: as many streams as the box can hold. Each held stream takes two
  * descriptors (the client's socket and the provider's) and about HELD_STREAM_BYTES, so the bound
  * is the smaller of half the descriptors left after RESERVED_FDS and a quarter of memory. With
- * `ulimit -n` 1024 that is 384; with 65,536, 32,640 unless memory is smaller.
+ * `ulimit -n` 1024 that is 384; with 65,536, 32,640 unless memory is smaller (under 16 GiB).
  */
 export function defaultConnectionsPerOrigin(fdLimit: number | null = openFileLimit(), memoryBytes: number = totalmem()): number {
   const byFds = Math.floor(((fdLimit ?? UNKNOWN_FD_LIMIT) - RESERVED_FDS) / 2);

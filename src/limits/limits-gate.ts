@@ -3,7 +3,7 @@ import { errors } from '../errors/catalog.js';
 import type { RequestGate, Ticket } from '../domain/request-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { nextIstMidnight, nextIstMonthStart, secondsUntil } from '../lib/ist.js';
-import type { SpendBook } from './spend-book.js';
+import type { KeyState, OrgState, SpendBook, WorkspaceState } from './spend-book.js';
 
 /**
  * Trial keys: hard caps (spec 5.4), which hold per key and for the org's trial keys together, so
@@ -19,6 +19,16 @@ export interface LimitsGateOptions {
   book: SpendBook;
   /** True while the ledger writer is behind: new requests are refused rather than records dropped. */
   ledgerSaturated: () => boolean;
+}
+
+/**
+ * A ticket with the key's, org's and workspace's states found at enter(): admit() and settle()
+ * use them rather than look each up again by id (six map reads a request, bench:instructions).
+ */
+class GateTicket implements Ticket {
+  admitted = false;
+  reservedMicros = 0;
+  constructor(readonly key: KeyRecord, readonly k: KeyState, readonly org: OrgState | null, readonly ws: WorkspaceState | null) {}
 }
 
 /**
@@ -63,8 +73,10 @@ export class LimitsGate implements RequestGate {
       t.window.add(now);
     }
 
+    let org: OrgState | null = null;
+    let ws: WorkspaceState | null = null;
     if (!trial) {
-      const org = book.org(key.orgId);
+      org = book.org(key.orgId);
       if (org.balance - org.reserved <= 0) throw errors.insufficientCredits();
       if (key.monthlyBudgetMicros !== null) {
         book.keyMonth(k, key.id, now);
@@ -72,43 +84,46 @@ export class LimitsGate implements RequestGate {
           throw errors.budgetExceeded(secondsUntil(now, nextIstMonthStart(now)), 'the key\'s monthly budget');
         }
       }
-      const ws = book.workspace(key.workspaceId, now);
+      ws = book.workspace(key.workspaceId, now);
       if (ws.budget !== null && ws.spent + ws.reserved >= ws.budget) {
         throw errors.budgetExceeded(secondsUntil(now, nextIstMonthStart(now)), 'the workspace\'s monthly budget');
       }
     }
     k.window.add(now);
-    return { key, admitted: false, reservedMicros: 0 };
+    return new GateTicket(key, k, org, ws);
   }
 
   admit(ticket: Ticket, maxCostMicros: number): void {
+    const t = ticket as GateTicket;
     const { clock, book } = this.#o;
-    const key = ticket.key;
+    const key = t.key;
     const now = clock.now();
-    const k = book.keyDay(book.key(key.id), key.id, now);
+    const k = book.keyDay(t.k, key.id, now);
     k.dayCount++;
-    ticket.admitted = true;
+    t.admitted = true;
     if (key.tier === 'trial') {
       book.trial(key.orgId, now).dayCount++;
       return;
     }
     if (maxCostMicros <= 0) return;
-    ticket.reservedMicros = maxCostMicros;
+    t.reservedMicros = maxCostMicros;
     k.reserved += maxCostMicros;
-    book.org(key.orgId).reserved += maxCostMicros;
-    book.workspace(key.workspaceId, now).reserved += maxCostMicros;
+    t.org!.reserved += maxCostMicros;
+    book.workspaceMonth(t.ws!, key.workspaceId, now).reserved += maxCostMicros;
   }
 
   settle(ticket: Ticket, costMicros: number): void {
+    const t = ticket as GateTicket;
     const { clock, book } = this.#o;
-    const key = ticket.key;
-    const held = ticket.reservedMicros;
-    ticket.reservedMicros = 0;
+    const key = t.key;
+    const held = t.reservedMicros;
+    t.reservedMicros = 0;
     if (held === 0 && costMicros === 0) return;
     const now = clock.now();
-    const k = book.keyMonth(book.key(key.id), key.id, now);
-    const org = book.org(key.orgId);
-    const ws = book.workspace(key.workspaceId, now);
+    const k = book.keyMonth(t.k, key.id, now);
+    // A trial key costs nothing, so only a standard key's ticket gets here: its org and workspace were found at enter().
+    const org = t.org ?? book.org(key.orgId);
+    const ws = book.workspaceMonth(t.ws ?? book.workspace(key.workspaceId, now), key.workspaceId, now);
     k.reserved -= held;
     org.reserved -= held;
     ws.reserved -= held;

@@ -33,7 +33,8 @@ export class WorkspaceState {
 /**
  * The in-memory counterpart of the ledger: per key, org and workspace, what the durable tables
  * say (read once, on first sight or at a new IST day/month) plus what this process has spent
- * since. Only this gateway debits usage, so nothing needs re-reading; credits made elsewhere
+ * since. A state object, once made, stays its id's for the process's life (so a request may keep
+ * it between admission and settlement). Only this gateway debits usage, so nothing needs re-reading; credits made elsewhere
  * arrive as money events through applyMoneyEvent().
  */
 export class SpendBook {
@@ -101,8 +102,14 @@ export class SpendBook {
   workspace(id: string, now: number): WorkspaceState {
     let w = this.#workspaces.get(id);
     if (!w) this.#workspaces.set(id, (w = new WorkspaceState(this.#reader.workspaceBudget(id))));
+    return this.workspaceMonth(w, id, now);
+  }
+
+  /** A workspace's spend for the IST month of `now` (when it has a budget), loaded from the ledger at a new month. */
+  workspaceMonth(w: WorkspaceState, id: string, now: number): WorkspaceState {
+    if (w.budget === null) return w;
     const month = this.#calendar.month(now);
-    if (w.budget !== null && w.month !== month) {
+    if (w.month !== month) {
       w.month = month;
       w.spent = this.#reader.monthlySpend(id, month);
     }

@@ -125,12 +125,12 @@ export class Monitor {
     const payload: Record<string, unknown> = endpoint === 'chat'
       ? { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }
       : { input: 'ping' };
-    const call = adapterFor(route.provider.entry.kind).buildCall(endpoint, payload, route.upstreamModel, { streamOptions: false }, null);
+    const call = adapterFor(route.provider.entry.kind).buildCall(endpoint, payload, route.upstreamModel, { streamOptions: false });
     const deadline = new Deadline(this.#d.config.monitoring.canaryTimeoutMs);
     const at = this.#d.clock.now();
     const started = performance.now();
     try {
-      const res = await this.#d.upstream.send(endpoint, route, call, payload, this.#headersFor(route), deadline);
+      const res = await this.#d.upstream.send(endpoint, route, call, { payload }, this.#headersFor(route), deadline);
       const body = await res.readAll(ANSWER_BYTES);
       const latency = performance.now() - started;
       // Shown to the collection's readers: a provider may echo the platform key it was sent.

@@ -1,12 +1,19 @@
 import type { FormPart } from '../lib/multipart.js';
 
+/** The client's JSON body as bytes to forward (dataplane/forward-body.ts). */
+export interface ClientBytes {
+  /** The bytes for a route whose model id is `upstreamModel`; with `wantUsage`, a stream is made to ask for usage. */
+  for(upstreamModel: string, wantUsage: boolean): Buffer | Buffer[];
+}
+
 /** What a provider adapter produces for one upstream call. */
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
   /**
-   * JSON text; the client's JSON bytes sent on as they came; or the pieces of a multipart upload,
-   * sent one after another (never joined into one copy).
+   * JSON text; the client's JSON bytes sent on as they came (whole, or in pieces around what the
+   * gateway edited); or the pieces of a multipart upload (with `contentType`). Pieces are sent one
+   * after another, never joined into one copy.
    */
   body: string | Buffer | readonly Buffer[];
   /** Replaces the route's JSON content-type (multipart uploads carry their boundary here). */
@@ -43,12 +50,13 @@ export interface AdapterCaps {
 export interface ProviderAdapter {
   /** The endpoints this wire format can serve; the catalog loader refuses routes to any other. */
   readonly endpoints: ReadonlySet<Endpoint>;
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
   /**
-   * `raw` is the client's JSON body when it says exactly what `payload` says with the model
-   * already the upstream's (null otherwise): an adapter that would send the payload unchanged
-   * sends these bytes instead of serialising it again.
+   * The same call from the client's own bytes (a chat or embeddings body the gateway scanned
+   * rather than decoded), for a provider that takes the client's format as it is: the body's
+   * `for()` sets the model id and, when the provider needs asking, the stream's usage.
    */
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps, raw: Buffer | null): UpstreamCall;
+  buildForwardCall?(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
   /**
    * A multipart upload: the client's fields (its `model` and the gateway's extensions already
    * taken out) sent on with the upstream's model id. May throw a GatewayError (400) for a request
@@ -103,6 +111,12 @@ export interface UpstreamResponse {
   readonly contentType: string;
   /** The whole body, once it has arrived; rejects (and stops reading) past `maxBytes`. */
   readAll(maxBytes?: number): Promise<Buffer>;
+  /**
+   * The whole body if it has all arrived already and readAll() would resolve with it, else null
+   * (then readAll() is the way): a small answer is usually complete by the time its head is read,
+   * and awaiting a settled promise still costs a microtask turn.
+   */
+  arrived?(): Buffer | null;
   /** The next body chunk, or null at the end; rejects when the transport fails. */
   next(): Promise<Buffer | null>;
   /** The next chunk if one has already arrived, else null; never waits. */

@@ -1,5 +1,5 @@
 import { connect as netConnect, isIP, isIPv6, type LookupFunction, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { socks5Connect } from './socks5.js';
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
@@ -18,6 +18,8 @@ export interface Target {
   port: number;
   tls: boolean;
   ca?: string | Buffer;
+  /** Made once from `ca` by secureContextOf and shared by every TLS connection to this target and its proxy. */
+  context?: SecureContext;
   /** The latest TLS session the origin gave us: a new connection resumes it instead of a full handshake. */
   session?: Buffer;
   /** A proxy to reach the origin through: an HTTP CONNECT tunnel, or SOCKS5 (TLS is still end to end). */
@@ -40,6 +42,17 @@ export interface TunnelProxy {
 /** The longest answer to CONNECT we read; a proxy's status line and headers are far shorter. */
 const MAX_TUNNEL_HEAD = 16 * 1024;
 
+/**
+ * The TLS context (trusted roots, protocol settings) for a target's connections, made on first use.
+ * tls.connect without one builds a new context per connection, loading the certificate store each
+ * time: 1,000 streams opened to a TLS provider spent 336 ms in SecureContext and its configuration,
+ * about 170 µs a connection (bench/slow-streams.bench.ts with BENCH_SLOW_TLS=1, --cpu-prof), and
+ * each connection kept a context of its own for as long as it lived.
+ */
+export function secureContextOf(target: Target): SecureContext {
+  return (target.context ??= createSecureContext({ ca: target.ca }));
+}
+
 /** What a connection tells its pool. */
 export interface ConnectionOwner {
   released(c: Connection): void;
@@ -52,10 +65,16 @@ export interface ConnectionOwner {
 // the parser copies what it keeps, so one buffer serves all connections and no read allocates.
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
+/** What an exchange's payload becomes once its answer has begun. */
+const SENT = Buffer.alloc(0);
+
 /** One request in flight or waiting for a connection; its control is handed to the caller. */
 export class Exchange implements RequestControl {
-  /** The framed request: one string or buffer, or pieces (a large upload) written together without being joined. */
-  readonly payload: string | Buffer | readonly Buffer[];
+  /**
+   * The framed request: one string or buffer, or pieces (a large upload) written together without
+   * being joined. Let go once the answer's head is in (see Connection.onHead).
+   */
+  payload: string | Buffer | readonly Buffer[];
   readonly sink: ResponseSink;
   connection: Connection | null = null;
   finished = false;
@@ -144,7 +163,8 @@ export class Connection implements ResponseEvents {
   #secure(target: Target, tunnel: Socket | undefined): Socket {
     const s = tlsConnect({
       socket: tunnel, host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host,
-      ALPNProtocols: ['http/1.1'], ca: target.ca, session: target.session, lookup: tunnel === undefined ? target.lookup : undefined,
+      ALPNProtocols: ['http/1.1'], secureContext: secureContextOf(target), session: target.session,
+      lookup: tunnel === undefined ? target.lookup : undefined,
     });
     s.on('session', (session: Buffer) => {
       target.session = session;
@@ -172,7 +192,7 @@ export class Connection implements ResponseEvents {
   #openTunnel(target: Target, proxy: TunnelProxy): Socket {
     // Over an https proxy the origin's TLS runs inside the proxy's: TLS over a TLS socket.
     const raw = this.#toProxy(proxy.tls
-      ? tlsConnect({ host: proxy.host, port: proxy.port, servername: isIP(proxy.host) ? undefined : proxy.host, ca: target.ca })
+      ? tlsConnect({ host: proxy.host, port: proxy.port, servername: isIP(proxy.host) ? undefined : proxy.host, secureContext: secureContextOf(target) })
       : netConnect({ host: proxy.host, port: proxy.port }), proxy);
     const authority = `${isIPv6(target.host) ? `[${target.host}]` : target.host}:${target.port}`;
     raw.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n` +
@@ -314,7 +334,14 @@ export class Connection implements ResponseEvents {
   onHead(head: ResponseHead): void {
     this.keepAliveMs = head.keepAliveMs;
     this.phase = Phase.Body;
-    this.#exchange?.sink.onResponseHead(head.status, head.contentType, head.contentLength);
+    const x = this.#exchange;
+    if (x === null) return;
+    // The request is never sent again once its answer has begun (a resend is only for a socket
+    // closed before any byte came back), so its bytes are let go here rather than held for as long
+    // as the answer lasts: a held stream kept a copy of its whole request, 100 KiB of RSS per
+    // stream for 100 KiB agent turns (bench/slow-streams.bench.ts, BENCH_SLOW_BODY_KB=100).
+    x.payload = SENT;
+    x.sink.onResponseHead(head.status, head.contentType, head.contentLength);
   }
 
   onBody(view: Buffer): void {

@@ -67,7 +67,7 @@ test('cached reads beyond the prompt (a provider bug) never make the uncached in
   assert.is(costMicros(mini, usage(1_000, 0, 1_500)), 6_600);
   // 800 cached × 6.6 + the 200 left of the prompt as cache writes, at the input price × 13.2.
   assert.is(costMicros(mini, usage(1_000, 0, 800, 700)), 7_920);
-  const clamped = clampUsage(usage(1_000, 0, 1_500), { endpoint: 'chat', payload: { messages: [] }, bytes: 10_000, maxTokens: null, contextLength: 128_000 });
+  const clamped = clampUsage(usage(1_000, 0, 1_500), { endpoint: 'chat', request: { payload: { messages: [] } }, bytes: 10_000, maxTokens: null, contextLength: 128_000 });
   assert.equal(clamped, usage(1_000, 0, 1_000));
   assert.is(costMicros(mini, clamped!), 6_600);
 });

@@ -8,7 +8,7 @@ const u = (promptTokens: number, completionTokens: number, cachedTokens = 0, cac
   ({ promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens });
 
 const text: UsageRequest = {
-  endpoint: 'chat', payload: { messages: [{ role: 'user', content: 'hi' }] }, bytes: 100, maxTokens: null, contextLength: 8_192,
+  endpoint: 'chat', request: { payload: { messages: [{ role: 'user', content: 'hi' }] } }, bytes: 100, maxTokens: null, contextLength: 8_192,
 };
 
 test('usage within the bounds is left alone, with nothing allocated', () => {
@@ -26,13 +26,13 @@ test('counts too long for a double (Infinity) are cut like any other', () => {
 
 test('a prompt with an image part is bounded by the context window only', () => {
   const payload = { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' } }] }] };
-  assert.is(clampUsage(u(5_000, 1), { ...text, payload }), null);
-  assert.equal(clampUsage(u(9_000, 1), { ...text, payload }), u(8_192, 1));
+  assert.is(clampUsage(u(5_000, 1), { ...text, request: { payload } }), null);
+  assert.equal(clampUsage(u(9_000, 1), { ...text, request: { payload } }), u(8_192, 1));
 });
 
 test('max_tokens above the context window still stops at the window; embeddings generate nothing', () => {
   assert.equal(clampUsage(u(1, 1e9), { ...text, maxTokens: 1e12 }), u(1, 8_192));
-  assert.equal(clampUsage(u(5, 3), { ...text, endpoint: 'embeddings', payload: { input: 'x' } }),
+  assert.equal(clampUsage(u(5, 3), { ...text, endpoint: 'embeddings', request: { payload: { input: 'x' } } }),
     u(5, 0));
 });
 

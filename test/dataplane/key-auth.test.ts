@@ -88,4 +88,40 @@ test('more distinct headers than the cache holds still authenticate correctly', 
   }
 });
 
+test('a cached record is read again from the store once its TTL has passed, and at once after invalidate', () => {
+  const s = store();
+  const auth = new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 2, max: 100 });
+  const key = mintApiKey('standard');
+  s.byHash.set(hashApiKey(key), record('k1'));
+  auth.authenticate(`Bearer ${key}`);
+  auth.authenticate(`Bearer ${key}`);
+  assert.is(s.lookups, 1);
+  // The TTL runs on the monotonic clock, not the injected one: wait for it to pass.
+  const until = performance.now() + 3;
+  while (performance.now() < until);
+  s.byHash.set(hashApiKey(key), record('k1', { revokedAt: 1 }));
+  assert.match(refusal(() => auth.authenticate(`Bearer ${key}`)), /revoked/);
+  assert.is(s.lookups, 2);
+  s.byHash.set(hashApiKey(key), record('k1'));
+  auth.invalidate('k1');
+  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
+  assert.is(s.lookups, 3);
+});
+
+test('a record the bounded cache drops is read again for every header that named it', () => {
+  const s = store();
+  const auth = new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 2 });
+  const keys = ['a', 'b', 'c'].map((id) => {
+    const k = mintApiKey('standard');
+    s.byHash.set(hashApiKey(k), record(id));
+    return k;
+  });
+  for (const k of keys) auth.authenticate(`Bearer ${k}`);
+  assert.is(s.lookups, 3);
+  // 'a' was dropped to make room for 'c': revoking it is seen without an invalidate.
+  s.byHash.set(hashApiKey(keys[0]), record('a', { revokedAt: 1 }));
+  assert.match(refusal(() => auth.authenticate(`Bearer ${keys[0]}`)), /revoked/);
+  assert.is(s.lookups, 4);
+});
+
 test.run();

@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI, { APIError } from 'openai';
+import { connect } from 'node:net';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { query, waitForValue } from '../support/ledger.js';
 import { signIn, type Browser } from '../support/session.js';
@@ -123,6 +124,57 @@ test('every 401 of an API-key route carries WWW-Authenticate: Bearer, /mcp and u
   assert.is(me.status, 401);
   assert.is(me.headers.get('www-authenticate'), null);
   await me.arrayBuffer();
+});
+
+/** One raw request on its own connection: the answer's head lines as sent, and its body. */
+function rawHead(path: string, authorization: string, body: string): Promise<{ lines: string[]; body: string }> {
+  return new Promise((resolve, reject) => {
+    const s = connect(gw.port, '127.0.0.1');
+    let text = '';
+    s.setEncoding('latin1');
+    s.on('data', (d) => {
+      text += d;
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const lines = text.slice(0, end).split('\r\n');
+      const length = lines.find((l) => l.startsWith('Content-Length: '));
+      const rest = text.slice(end + 4);
+      if (length ? rest.length >= Number(length.slice(16)) : rest.endsWith('0\r\n\r\n')) {
+        s.destroy();
+        resolve({ lines, body: rest });
+      }
+    });
+    s.on('error', reject);
+    s.write(`POST ${path} HTTP/1.1\r\nHost: gw\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
+test('the head of an answer is each header on its own line, in order, then uWS\'s own', async () => {
+  const chat = JSON.stringify({ model: 'sandbox/echo', messages: [{ role: 'user', content: 'hi' }] });
+  const plain = await rawHead('/v1/chat/completions', `Bearer ${key}`, chat);
+  const id = plain.lines[2].slice('x-request-id: '.length);
+  assert.match(id, ID);
+  assert.equal(plain.lines.filter((l) => !l.startsWith('Date: ')), [
+    'HTTP/1.1 200 OK', 'content-type: application/json', `x-request-id: ${id}`, 'x-gw-provider: sandbox', `x-gw-request-id: ${id}`,
+    'x-gw-upstream-model: echo', 'uWebSockets: 20', `Content-Length: ${Buffer.byteLength(plain.body)}`,
+  ]);
+  const streamed = await rawHead('/v1/chat/completions', `Bearer ${key}`, JSON.stringify({ ...JSON.parse(chat), stream: true }));
+  const sid = streamed.lines[3].slice('x-request-id: '.length);
+  assert.match(sid, ID);
+  // The sandbox's stream is all there at once, so it may go out with a length rather than chunked.
+  const framing = streamed.lines.pop()!;
+  assert.match(framing, /^(Content-Length: \d+|Transfer-Encoding: chunked)$/);
+  assert.equal(streamed.lines.filter((l) => !l.startsWith('Date: ')), [
+    'HTTP/1.1 200 OK', 'content-type: text/event-stream; charset=utf-8', 'cache-control: no-cache', `x-request-id: ${sid}`,
+    'x-gw-provider: sandbox', `x-gw-request-id: ${sid}`, 'x-gw-upstream-model: echo', 'uWebSockets: 20',
+  ]);
+  const refused = await rawHead('/v1/chat/completions', 'Bearer gw-wrong', chat);
+  const rid = refused.lines[2].slice('x-request-id: '.length);
+  assert.equal(refused.lines.filter((l) => !l.startsWith('Date: ')), [
+    'HTTP/1.1 401 Unauthorized', 'content-type: application/json', `x-request-id: ${rid}`, 'www-authenticate: Bearer realm="gw"',
+    'uWebSockets: 20', `Content-Length: ${Buffer.byteLength(refused.body)}`,
+  ]);
 });
 
 test.run();

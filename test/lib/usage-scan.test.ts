@@ -81,4 +81,19 @@ test('embeddings usage (no completion) still reads; a null usage is none', () =>
   assert.is(scanUsage(Buffer.from('{"usage":null}')), null);
 });
 
+test('usage anywhere in a long answer is found, the last one winning, whether in the tail read first or before it', () => {
+  const block = (n: number) => `"usage":{"prompt_tokens":${n},"completion_tokens":${n + 1},"total_tokens":${2 * n + 1}}`;
+  const filler = 'x'.repeat(5_000);
+  assert.equal(scanUsage(Buffer.from(`{${block(3)},"content":"${filler}"}`)), usage(3, 4), 'usage first, 5 KB before the end');
+  assert.equal(scanUsage(Buffer.from(`{${block(3)},"content":"${filler}",${block(5)}}`)), usage(5, 6), 'the last one');
+  // A key cut by the start of the tail read first (the last 2,048 bytes): found by the search over the whole answer.
+  for (let d = 1; d <= 6; d++) {
+    const b = block(9);
+    const text = `{"c":"${'p'.repeat(100)}",${b},"d":"${'q'.repeat(2048 + d - (b.length + 6 + 2))}"}`;
+    assert.is(text.length - text.indexOf('"usage"'), 2048 + d);
+    assert.equal(scanUsage(Buffer.from(text)), usage(9, 10), `key ${d} bytes before the tail`);
+  }
+  assert.is(scanUsage(Buffer.from(`{"content":"${filler}"}`)), null);
+});
+
 test.run();

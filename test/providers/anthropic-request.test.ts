@@ -66,7 +66,7 @@ test('what Anthropic cannot take is refused with 400 bad_request naming the fiel
 });
 
 test('the adapter posts to /messages with x-api-key and anthropic-version, and serves chat only', () => {
-  const call = anthropicAdapter.buildCall('chat', chat({ stream: true }), 'claude-sonnet-4-5-20250929', { streamOptions: false }, Buffer.from('{}'));
+  const call = anthropicAdapter.buildCall('chat', chat({ stream: true }), 'claude-sonnet-4-5-20250929', { streamOptions: false });
   assert.is(call.path, '/messages');
   const body = JSON.parse(call.body as string);
   assert.equal([body.model, body.stream, body.max_tokens], ['claude-sonnet-4-5-20250929', true, 4096], 'the raw client bytes are never sent');

@@ -8,16 +8,16 @@ const caps = { streamOptions: false };
 
 test('embeddings go to models/{model}:batchEmbedContents, one request per input naming the model, dimensions as outputDimensionality', () => {
   const f = fixture('embeddings.json');
-  const call = geminiAdapter.buildCall('embeddings', structuredClone(f.openai), 'gemini-embedding-001', caps, null);
+  const call = geminiAdapter.buildCall('embeddings', structuredClone(f.openai), 'gemini-embedding-001', caps);
   assert.is(call.path, '/models/gemini-embedding-001:batchEmbedContents');
   assert.equal(JSON.parse(call.body as string), f.gemini);
-  const one = geminiAdapter.buildCall('embeddings', { model: 'x', input: 'solo' }, 'gemini-embedding-001', caps, null);
+  const one = geminiAdapter.buildCall('embeddings', { model: 'x', input: 'solo' }, 'gemini-embedding-001', caps);
   assert.equal(JSON.parse(one.body as string).requests.length, 1);
 });
 
 test('token-id inputs are refused with a 400: Gemini embeds text', () => {
   try {
-    geminiAdapter.buildCall('embeddings', { model: 'x', input: [[1, 2, 3]] }, 'gemini-embedding-001', caps, null);
+    geminiAdapter.buildCall('embeddings', { model: 'x', input: [[1, 2, 3]] }, 'gemini-embedding-001', caps);
     assert.unreachable('not refused');
   } catch (e) {
     assert.ok(isGatewayError(e) && e.status === 400 && /input\[0\]/.test(e.message), String(e));

@@ -5,7 +5,7 @@ import { geminiAdapter } from '../../src/providers/gemini/adapter.js';
 import { fixture } from './gemini-fixtures.js';
 
 const caps = { streamOptions: false };
-const build = (payload: Record<string, unknown>) => geminiAdapter.buildCall('chat', structuredClone(payload), 'gemini-2.5-flash', caps, null);
+const build = (payload: Record<string, unknown>) => geminiAdapter.buildCall('chat', structuredClone(payload), 'gemini-2.5-flash', caps);
 const bodyOf = (payload: Record<string, unknown>) => JSON.parse(build(payload).body as string);
 const chat = (extra: Record<string, unknown>) => ({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], ...extra });
 

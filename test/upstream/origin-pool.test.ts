@@ -5,6 +5,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { secureContextOf, type Target } from '../../src/upstream/connection.js';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
@@ -437,6 +440,36 @@ test('pause holds the socket until resume; abort mid-body closes it at the serve
   }
 });
 
+test('a held stream keeps no copy of its request once the answer has begun', async () => {
+  // A full collection on demand, to see what is still reachable.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const { server, port, sockets } = await listen(echoServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: 1\n\n');
+  }));
+  const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
+  try {
+    const s = new Collector();
+    // An agent's turn: the whole conversation, resent with every request.
+    const send = (): { control: ReturnType<OriginPool['request']>; sent: WeakRef<Buffer> } => {
+      const request = Buffer.from(post('/stream', JSON.stringify({ messages: [{ role: 'user', content: 'y'.repeat(512 * 1024) }] })));
+      return { control: pool.request(request, s), sent: new WeakRef(request) };
+    };
+    const { control, sent } = send();
+    for (let i = 0; i < 100 && s.chunks.length === 0; i++) await sleep(10);
+    assert.is(s.chunks.length, 1, 'the stream has begun and is held open');
+    await sleep(0);
+    gc();
+    assert.is(sent.deref(), undefined, 'the 512 KiB request was let go while its answer streams');
+    control.abort();
+    assert.is((await s.done).error?.code, 'aborted');
+  } finally {
+    await pool.close();
+    await close(server, sockets);
+  }
+});
+
 /** A node:https server with the test certificate (SAN localhost and 127.0.0.1), answering after the body. */
 function testHttpsServer(answer: (req: IncomingMessage, res: ServerResponse) => void) {
   return listen(createHttpsServer({ cert: CERT, key: readFileSync(FIXTURES + 'localhost-key.pem') }, (req, res) => {
@@ -471,6 +504,14 @@ test('https origins, verified against the given certificate authority', async ()
     await untrusted.close();
     await close(server, sockets);
   }
+});
+
+test('TLS connections to one target share one secure context, made on first use', () => {
+  const target: Target = { host: '127.0.0.1', port: 443, tls: true, ca: CERT };
+  const first = secureContextOf(target);
+  assert.is(secureContextOf(target), first, 'made once, not per connection');
+  assert.is(target.context, first);
+  assert.is.not(secureContextOf({ host: '127.0.0.1', port: 443, tls: true }), first, 'another target (its own trusted roots) has its own');
 });
 
 test('a new https connection resumes the TLS session of an earlier one', async () => {

@@ -1,5 +1,5 @@
 import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js';
-import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
+import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
 const PATHS: Record<Endpoint, string> = {
   chat: '/chat/completions', embeddings: '/embeddings', transcriptions: '/audio/transcriptions', translations: '/audio/translations', speech: '/audio/speech',
@@ -11,17 +11,19 @@ const PATHS: Record<Endpoint, string> = {
  */
 export const openAiCompatibleAdapter: ProviderAdapter = {
   endpoints: new Set<Endpoint>(['chat', 'embeddings', 'transcriptions', 'translations', 'speech']),
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps,
-    raw: Buffer | null): UpstreamCall {
-    payload.model = upstreamModel;
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
+    // A copy: the payload is the request's, and the next attempt may go to another route.
+    const out: Record<string, unknown> = { ...payload, model: upstreamModel };
     const given = payload.stream_options;
     if (endpoint === 'chat' && payload.stream === true && caps.streamOptions && !usageRequested(given)) {
-      raw = null;
-      payload.stream_options = given && typeof given === 'object' && !Array.isArray(given)
+      out.stream_options = given && typeof given === 'object' && !Array.isArray(given)
         ? { ...(given as object), include_usage: true }
         : { include_usage: true };
     }
-    return { path: PATHS[endpoint], body: raw ?? JSON.stringify(payload) };
+    return { path: PATHS[endpoint], body: JSON.stringify(out) };
+  },
+  buildForwardCall(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
+    return { path: PATHS[endpoint], body: body.for(upstreamModel, endpoint === 'chat' && caps.streamOptions) };
   },
   buildFormCall(endpoint: Endpoint, fields: readonly FormPart[], upstreamModel: string): UpstreamCall {
     const { body, contentType } = encodeMultipart([textPart('model', upstreamModel), ...fields.map((f) => f.raw)]);
