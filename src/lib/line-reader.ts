@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 const NL = 0x0a;
 
 /** A line as a span of a decoded text: text.slice(start, end), without its newline, not sliced out. */
@@ -11,6 +13,8 @@ export type LineSpan = (text: string, start: number, end: number) => string;
  */
 export class LineReader {
   #rest: Buffer | null = null;
+  /** The bytes behind the byte text of the last pushBytes() or restBytes(). */
+  #bytes: Buffer = Buffer.alloc(0);
 
   /** Calls `line` for each line `chunk` completes (without its newline) and joins what they return. */
   push(chunk: Buffer | string, line: (text: string) => string): string {
@@ -41,6 +45,50 @@ export class LineReader {
       start = nl + 1;
     }
     return out + span(text, start, text.length);
+  }
+
+  /**
+   * pushSpans() over the lines' bytes as byte text (lib/byte-text.ts: a character a byte, offsets
+   * are byte offsets): a fast path copies a slice of it to its output as the bytes it stands for.
+   * Bytes that are not valid UTF-8 are first replaced as a UTF-8 decode replaces them, so that
+   * what is copied is what decoding the line would have read. `utf8()` decodes a line for a
+   * full parse.
+   */
+  pushBytes(chunk: Buffer | string, span: LineSpan): string {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
+    const last = buf.lastIndexOf(NL);
+    if (last < 0) {
+      this.#rest = buf.length === 0 ? null : buf;
+      return '';
+    }
+    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    // The complete lines, without the last one's newline.
+    let lines = buf.subarray(0, last);
+    if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
+    this.#bytes = lines;
+    const text = lines.toString('latin1');
+    let out = '';
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      out += span(text, start, nl);
+      start = nl + 1;
+    }
+    return out + span(text, start, text.length);
+  }
+
+  /** The line [start, end) of the byte text pushBytes() last gave, decoded. */
+  utf8(start: number, end: number): string {
+    return this.#bytes.toString('utf8', start, end);
+  }
+
+  /** The last line as byte text (see rest()). */
+  restBytes(): string | null {
+    const r = this.#rest;
+    this.#rest = null;
+    if (r === null) return null;
+    this.#bytes = isUtf8(r) ? r : Buffer.from(r.toString('utf8'));
+    return this.#bytes.toString('latin1');
   }
 
   /**
