@@ -5,7 +5,9 @@ import { startMockAnthropic } from '../test/support/mock-anthropic.js';
 import { STREAM_CHUNKS } from './payloads.js';
 
 const deltas = Array.from({ length: STREAM_CHUNKS }, (_, i) => `token${i} `);
-const mock = await startMockAnthropic({ record: false });
+// One write per stream, as bench/mock-server.ts's OpenAI-shaped streams: the translated and the
+// passed-through stream then reach the gateway in as many pieces, and differ by the translation.
+const mock = await startMockAnthropic({ record: false, oneWrite: true });
 mock.setDefault({ kind: 'text', text: deltas.join(''), deltas });
 process.stdin.on('data', () => {});
 process.stdin.on('end', () => void mock.close().then(() => process.exit(0)));

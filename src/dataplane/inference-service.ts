@@ -92,14 +92,15 @@ export class InferenceService {
         ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
         headers[ESTIMATED_HEADER] = 'estimated';
       }
-      if (renamed) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
+      if (renamed && served.res.named !== true) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
       return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
     }
     // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
     const dropUsage = !(body.usageAsked ?? usageAsked(body.payload.stream_options));
-    const edits = renamed || dropUsage ? { model: renamed ? model : null, dropUsage } : null;
+    const rename = renamed && served.res.named !== true;
+    const edits = rename || dropUsage ? { model: rename ? model : null, dropUsage } : null;
     const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
@@ -122,7 +123,8 @@ export class InferenceService {
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
     const res: UpstreamResponse = adapter.streamTranslator === undefined ? sent
-      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native);
+      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native,
+        a.route.upstreamModel === body.model ? undefined : body.model);
     const ttfbMs = performance.now() - started;
     try {
       if (body.stream && res.contentType.startsWith('text/event-stream')) {

@@ -84,7 +84,7 @@ export class ResponsesService {
     const { chat, input, echo } = responsesToChat(p, history);
     const model = p.model as string;
     const ctx = { id: `resp_${randomBytes(24).toString('hex')}`, createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
-    const onComplete = echo.store ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, input) : noop;
+    const onComplete = echo.store ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, input) : null;
     format.begin(ctx, onComplete);
     return {
       payload: chat, model, stream: chat.stream === true, maxTokens: (chat.max_tokens ?? null) as number | null,
@@ -103,6 +103,4 @@ export class ResponsesService {
     }
   }
 }
-
-function noop(): void {}
 

@@ -12,24 +12,31 @@ const JSON_TYPE = 'application/json';
 export class TranslatedResponse implements UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
+  readonly named: boolean;
   readonly #res: UpstreamResponse;
   readonly #adapter: ProviderAdapter;
   readonly #endpoint: TokenEndpoint;
   readonly #stream: StreamTranslator | null;
   readonly #upstreamModel: string;
   readonly #format: string;
+  readonly #answerModel: string | undefined;
   /** Translated output not yet handed out; the translator's end() once the provider's stream is over. */
   #ended = false;
-  #pending: string | null = null;
+  #pending: Buffer | null = null;
   readonly #native: NativeBytes | null;
 
   /**
    * `format`: what the client asked the answer's encoding to be (embeddings' encoding_format), else ''.
    * `native`: also keeps the provider's bytes as they came, for a client in the provider's own format.
+   * `answerModel`: for chat, the model the client asked for when the provider's id differs; the
+   * translation names it, so the data plane need not rename the answer afterwards (which, on a
+   * stream, is an edit of every chunk: ~150k instructions for the benchmark's Anthropic stream,
+   * bench:instructions, issue 17).
    */
   constructor(res: UpstreamResponse, adapter: ProviderAdapter, endpoint: TokenEndpoint, upstreamModel: string, format = '',
-    native: NativeBytes | null = null) {
+    native: NativeBytes | null = null, answerModel?: string) {
     this.#res = res;
+    this.#answerModel = endpoint === 'chat' ? answerModel : undefined;
     this.#upstreamModel = upstreamModel;
     this.#format = format;
     this.#native = native;
@@ -37,7 +44,9 @@ export class TranslatedResponse implements UpstreamResponse {
     this.#endpoint = endpoint;
     this.status = res.status;
     const streamed = res.contentType.startsWith('text/event-stream');
-    this.#stream = streamed ? adapter.streamTranslator!(endpoint, upstreamModel) : null;
+    this.#stream = streamed ? adapter.streamTranslator!(endpoint, upstreamModel, this.#answerModel) : null;
+    // An error answer is not translated (readAll), and so names nothing.
+    this.named = this.#answerModel !== undefined && (streamed || (adapter.readAnswer !== undefined && res.status < 400));
     this.contentType = streamed ? SSE : res.contentType.startsWith(JSON_TYPE) ? JSON_TYPE : res.contentType;
   }
 
@@ -54,7 +63,7 @@ export class TranslatedResponse implements UpstreamResponse {
     const body = await this.#res.readAll(maxBytes);
     this.#native?.add(body);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
-    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel).body;
+    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel, this.#answerModel).body;
     return typeof out === 'string' ? Buffer.from(out) : out;
   }
 
@@ -70,13 +79,13 @@ export class TranslatedResponse implements UpstreamResponse {
 
   take(): Buffer | null {
     if (this.#stream === null) return null;
-    let out = this.#pending ?? '';
+    let out = this.#pending;
     this.#pending = null;
     if (!this.#ended) {
-      for (let c = this.#res.take(); c !== null; c = this.#res.take()) out += this.#push(c);
-      if (this.#res.finished) out += this.#finish();
+      for (let c = this.#res.take(); c !== null; c = this.#res.take()) out = joined(out, this.#push(c));
+      if (this.#res.finished) out = joined(out, this.#finish());
     }
-    return out.length === 0 ? null : Buffer.from(out);
+    return out === null || out.length === 0 ? null : out;
   }
 
   get finished(): boolean {
@@ -87,14 +96,19 @@ export class TranslatedResponse implements UpstreamResponse {
     this.#res.cancel();
   }
 
-  #push(c: Buffer): string {
+  #push(c: Buffer): Buffer {
     this.#native?.add(c);
     return this.#stream!.push(c);
   }
 
-  #finish(): string {
-    if (this.#ended) return '';
+  #finish(): Buffer | null {
+    if (this.#ended) return null;
     this.#ended = true;
     return this.#stream!.end();
   }
+}
+
+function joined(a: Buffer | null, b: Buffer | null): Buffer | null {
+  if (a === null || a.length === 0) return b;
+  return b === null || b.length === 0 ? a : Buffer.concat([a, b]);
 }

@@ -4,8 +4,8 @@
  * One instance serves one request, so it may keep what it needs (ids, items to store).
  */
 export interface ReplyFormat {
-  /** A whole `chat.completion` JSON answer (status 200) → this format's JSON answer. */
-  answer(chat: Buffer): string;
+  /** A whole `chat.completion` JSON answer (status 200) → this format's JSON answer (text, or its UTF-8 bytes). */
+  answer(chat: Buffer): string | Buffer;
   /** A translator for this request's chat-completion SSE stream. */
   stream(): ChatStreamTranslator;
   /**
@@ -22,7 +22,8 @@ export interface ReplyFormat {
  * format's own failure event, never a clean completion.
  */
 export interface ChatStreamTranslator {
-  push(chunk: Buffer | string): string;
+  /** Chat SSE in; the bytes of this format's events it completes (empty when none yet). */
+  push(chunk: Buffer | string): Buffer;
   /** The chat stream is over: what is left to write (a failure event if it never completed). */
-  end(): string;
+  end(): Buffer;
 }

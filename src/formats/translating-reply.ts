@@ -48,7 +48,7 @@ export class TranslatingReply implements ClientReply {
       this.#inner.send(200, contentType, this.#native.drain() ?? EMPTY, headers);
     } else if (status === 200) {
       // Whatever the provider called its answer's type, the client's format is JSON written from it.
-      let out: string;
+      let out: string | Buffer;
       try {
         out = this.#format.answer(typeof body === 'string' ? Buffer.from(body) : body);
       } catch (e) {
@@ -78,7 +78,7 @@ export class TranslatingReply implements ClientReply {
       this.#failure = this.#format.failureEvent?.(first) ?? '';
       return this.#inner.streamStart(status, contentType, headers, this.#native.drain() ?? EMPTY);
     }
-    return this.#inner.streamStart(status, contentType, headers, Buffer.from(this.#stream.push(first)));
+    return this.#inner.streamStart(status, contentType, headers, this.#stream.push(first));
   }
 
   streamWrite(chunk: Buffer | string): boolean {
@@ -104,7 +104,8 @@ export class TranslatingReply implements ClientReply {
       this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]));
       return;
     }
-    this.#inner.streamEnd((last === undefined ? '' : s.push(last)) + s.end());
+    const end = s.end();
+    this.#inner.streamEnd(last === undefined ? end : Buffer.concat([s.push(last), end]));
   }
 
   streamAbort(): void {

@@ -1,4 +1,9 @@
+import { isUtf8 } from 'node:buffer';
+
 const NL = 0x0a;
+
+/** A line as a span of a decoded text: text.slice(start, end), without its newline, not sliced out. */
+export type LineSpan = (text: string, start: number, end: number) => string;
 
 /**
  * Whole lines out of a stream read chunk by chunk (an SSE stream, cut anywhere by the network).
@@ -8,9 +13,48 @@ const NL = 0x0a;
  */
 export class LineReader {
   #rest: Buffer | null = null;
+  /** The bytes behind the byte text of the last pushBytes() or restBytes(). */
+  #bytes: Buffer = Buffer.alloc(0);
 
   /** Calls `line` for each line `chunk` completes (without its newline) and joins what they return. */
   push(chunk: Buffer | string, line: (text: string) => string): string {
+    const text = this.#text(chunk);
+    if (text === null) return '';
+    let out = '';
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      out += line(text.slice(start, nl));
+      start = nl + 1;
+    }
+    return out + line(start === 0 ? text : text.slice(start));
+  }
+
+  /**
+   * push() for fast paths that read lines in place: `span` gets the decoded text and each line's
+   * bounds. Matching a line with startsWith at an offset of the whole text keeps V8's fast
+   * path; on a sliced-out line (an indirect string) each startsWith is a runtime call, which
+   * cost a text delta's translation ~4,000 instructions (callgrind, issue 17).
+   */
+  pushSpans(chunk: Buffer | string, span: LineSpan): string {
+    const text = this.#text(chunk);
+    if (text === null) return '';
+    let out = '';
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      out += span(text, start, nl);
+      start = nl + 1;
+    }
+    return out + span(text, start, text.length);
+  }
+
+  /**
+   * pushSpans() over the lines' bytes as byte text (lib/byte-text.ts: a character a byte, offsets
+   * are byte offsets): a fast path copies a slice of it to its output as the bytes it stands for.
+   * Bytes that are not valid UTF-8 are first replaced as a UTF-8 decode replaces them, so that
+   * what is copied is what decoding the line would have read. `utf8()` decodes a line for a
+   * full parse.
+   */
+  pushBytes(chunk: Buffer | string, span: LineSpan): string {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
     const last = buf.lastIndexOf(NL);
@@ -19,13 +63,51 @@ export class LineReader {
       return '';
     }
     this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    // The complete lines, without the last one's newline.
+    let lines = buf.subarray(0, last);
+    if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
+    this.#bytes = lines;
+    const text = lines.toString('latin1');
     let out = '';
-    for (let start = 0; start <= last;) {
-      const nl = buf.indexOf(NL, start);
-      out += line(buf.toString('utf8', start, nl));
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      out += span(text, start, nl);
       start = nl + 1;
     }
-    return out;
+    return out + span(text, start, text.length);
+  }
+
+  /** The line [start, end) of the byte text pushBytes() last gave, decoded. */
+  utf8(start: number, end: number): string {
+    return this.#bytes.toString('utf8', start, end);
+  }
+
+  /** The last line as byte text (see rest()). */
+  restBytes(): string | null {
+    const r = this.#rest;
+    this.#rest = null;
+    if (r === null) return null;
+    this.#bytes = isUtf8(r) ? r : Buffer.from(r.toString('utf8'));
+    return this.#bytes.toString('latin1');
+  }
+
+  /**
+   * The complete lines the stream now holds, decoded at once (the last one's newline left out),
+   * or null if it holds none yet. One decode for all the lines: a decode per line (a call into
+   * C++ each, blank lines and `event:` lines included) cost more than translating a text delta
+   * (bench:instructions, issue 17). A newline never falls inside a UTF-8 character, so the
+   * lines are the ones a per-line decode gives.
+   */
+  #text(chunk: Buffer | string): string | null {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
+    const last = buf.lastIndexOf(NL);
+    if (last < 0) {
+      this.#rest = buf.length === 0 ? null : buf;
+      return null;
+    }
+    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    return buf.toString('utf8', 0, last);
   }
 
   /** The last line, when the stream ended without its newline (null when there is none); forgotten once read. */

@@ -67,16 +67,20 @@ export interface ProviderAdapter {
    * Rewrites a successful whole answer into OpenAI's shape, for providers whose answers differ;
    * absent, answers pass through as the provider wrote them. `format` is the response_format asked for
    * (embeddings: the encoding_format); `upstreamModel` is the provider's model id, for answers that do not name it.
+   * `answerModel`, given for chat, is the model the answer is to name (the catalog id the client asked for).
    */
-  readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel?: string): { body: Buffer | string; contentType: string };
+  readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel?: string,
+    answerModel?: string): { body: Buffer | string; contentType: string };
   authHeaders(apiKey: string): Record<string, string>;
   /**
    * Providers with their own answer format (Anthropic, Gemini): a chat answer's stream in their
    * format → OpenAI `chat.completion.chunk` SSE, as it arrives. Absent, streams pass through as
    * the provider wrote them. Such adapters also have `readAnswer`, which for `chat` returns an
    * OpenAI `chat.completion` JSON answer (usage normalised as `usage-scan.ts` reads it).
+   * `answerModel`, given for chat, is the model every chunk names (the catalog id the client
+   * asked for), in place of the provider's: the data plane then has nothing to rename.
    */
-  streamTranslator?(endpoint: Endpoint, upstreamModel: string): StreamTranslator;
+  streamTranslator?(endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator;
   /** The inbound format this provider speaks as its own, if any. */
   readonly nativeFormat?: NativeFormat;
   /**
@@ -92,14 +96,14 @@ export interface ProviderAdapter {
  * lines. Usage goes in a last chunk with empty `choices`, as OpenAI sends it with `include_usage`.
  */
 export interface StreamTranslator {
-  /** Provider bytes in; the chat SSE they complete ('' when none yet). */
-  push(chunk: Buffer): string;
+  /** Provider bytes in; the chat SSE bytes they complete (empty when none yet). */
+  push(chunk: Buffer): Buffer;
   /**
    * The provider's stream has ended: what is left. `data: [DONE]` is written only when the
    * provider's stream said the answer was complete (Anthropic's `message_stop`, Gemini's
    * `finishReason`), so a cut stream is never passed on as a clean end.
    */
-  end(): string;
+  end(): Buffer;
 }
 
 /**
@@ -109,6 +113,11 @@ export interface StreamTranslator {
 export interface UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
+  /**
+   * The answer already names the model the client asked for (a translated chat answer, written
+   * so), and is not to be renamed; absent, it names the provider's.
+   */
+  readonly named?: boolean;
   /** The whole body, once it has arrived; rejects (and stops reading) past `maxBytes`. */
   readAll(maxBytes?: number): Promise<Buffer>;
   /**

@@ -43,7 +43,7 @@ test('a chat stream cut off without [DONE] ends in an error event, never message
 
 test("the gateway's own overload mid-stream is Anthropic's overloaded_error", () => {
   const t = translator(fixture('stream-text'));
-  const out = t.push('data: {"error":{"message":"busy","type":"server_error","code":"overloaded"}}\n\ndata: [DONE]\n\n') + t.end();
+  const out = t.push('data: {"error":{"message":"busy","type":"server_error","code":"overloaded"}}\n\ndata: [DONE]\n\n').toString() + t.end().toString();
   assert.equal(events(out).map((e) => e.event), ['error']);
   assert.is(events(out)[0].data.error.type, 'overloaded_error');
 });
@@ -51,7 +51,7 @@ test("the gateway's own overload mid-stream is Anthropic's overloaded_error", ()
 test('a matched stop sequence named by the server is stop_sequence in message_delta', () => {
   const t = new MessagesStream({ model: 'm', stops: ['END'], inputEstimate: 0, requestId: null });
   const out = t.push('data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n' +
-    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":"END"}]}\n\ndata: [DONE]\n\n') + t.end();
+    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":"END"}]}\n\ndata: [DONE]\n\n').toString() + t.end().toString();
   const delta = events(out).find((e) => e.event === 'message_delta')!;
   assert.equal(delta.data.delta, { stop_reason: 'stop_sequence', stop_sequence: 'END' });
 });
@@ -59,8 +59,8 @@ test('a matched stop sequence named by the server is stop_sequence in message_de
 test('nothing is written after the stream is complete', () => {
   const t = translator(fixture('stream-text'));
   t.push('data: [DONE]\n\n');
-  assert.is(t.push('data: {"choices":[]}\n\n'), '');
-  assert.is(t.end(), '');
+  assert.is(t.push('data: {"choices":[]}\n\n').toString(), '');
+  assert.is(t.end().toString(), '');
 });
 
 test.run();

@@ -57,7 +57,7 @@ test('an answer that is not JSON becomes a failed response, not a throw, and is 
   const f = new ResponsesFormat();
   const stored: unknown[] = [];
   f.begin(ctx, (r) => stored.push(r));
-  const r = JSON.parse(f.answer(Buffer.from('<html>bad gateway</html>')));
+  const r = JSON.parse(f.answer(Buffer.from('<html>bad gateway</html>')).toString());
   assert.is(r.status, 'failed');
   assert.is(r.error.code, 'server_error');
   assert.is(stored.length, 0);

@@ -75,9 +75,9 @@ test('an error event before any content translates to nothing at all (so the dat
 
 test('a last line with no newline is read at the end; pings and unknown events write nothing', () => {
   const t = new AnthropicStreamTranslator('m', FIXED_NOW);
-  assert.is(t.push(Buffer.from('event: ping\ndata: {"type":"ping"}\n\nevent: future\ndata: {"type":"future_event"}\n\n')), '');
-  assert.is(t.push(Buffer.from('data: {"type":"message_stop"}')), '');
-  assert.match(t.end(), 'data: [DONE]\n\n');
+  assert.is(t.push(Buffer.from('event: ping\ndata: {"type":"ping"}\n\nevent: future\ndata: {"type":"future_event"}\n\n')).toString(), '');
+  assert.is(t.push(Buffer.from('data: {"type":"message_stop"}')).toString(), '');
+  assert.match(t.end().toString(), 'data: [DONE]\n\n');
 });
 
 test('the adapter gives a fresh translator per stream', () => {
@@ -85,7 +85,7 @@ test('the adapter gives a fresh translator per stream', () => {
   const b = anthropicAdapter.streamTranslator!('chat', 'm');
   assert.is.not(a, b);
   a.push(Buffer.from('data: {"type":"message_st'));
-  assert.is(b.push(Buffer.from('data: {"type":"message_stop"}\n\n')).endsWith('data: [DONE]\n\n'), true);
+  assert.is(b.push(Buffer.from('data: {"type":"message_stop"}\n\n')).toString().endsWith('data: [DONE]\n\n'), true);
 });
 
 test.run();

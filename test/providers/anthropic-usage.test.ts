@@ -38,7 +38,7 @@ test('the gateway\'s usage scan reads the translated answer\'s and stream\'s cou
   const answer = Buffer.from(toChatCompletion(fixtureBytes('answer-cached.message.json'), 'm', FIXED_NOW));
   assert.equal(scanUsage(answer), { promptTokens: 100_298, completionTokens: 503, cachedTokens: 100_000, cacheWriteTokens: 248, reasoningTokens: 0 });
   const t = new AnthropicStreamTranslator('m', FIXED_NOW);
-  const out = t.push(fixtureBytes('stream-tool.sse')) + t.end();
+  const out = t.push(fixtureBytes('stream-tool.sse')).toString() + t.end().toString();
   const usageChunk = sseData(out).find((d: any) => d !== '[DONE]' && d.usage !== undefined) as any;
   assert.equal(scanUsage(Buffer.from(JSON.stringify(usageChunk))), { promptTokens: 849 + 2048, completionTokens: 47, cachedTokens: 2048,
     cacheWriteTokens: 0, reasoningTokens: 0 });

@@ -46,8 +46,13 @@ export interface MockAnthropic {
 
 let seq = 0;
 
-/** `record: false` keeps no requests (benchmarks send hundreds of thousands). */
-export async function startMockAnthropic(opts: { record?: boolean } = {}): Promise<MockAnthropic> {
+/**
+ * `record: false` keeps no requests (benchmarks send hundreds of thousands). `oneWrite` writes a
+ * stream's events in one write, as the OpenAI-shaped mock writes its streams (benchmarks: one
+ * write each, the two paths read their streams in the same number of pieces); by default each
+ * event is a write of its own.
+ */
+export async function startMockAnthropic(opts: { record?: boolean; oneWrite?: boolean } = {}): Promise<MockAnthropic> {
   const requests: AnthropicRequest[] = [];
   const queue: AnthropicBehavior[] = [];
   let fallback: AnthropicBehavior = { kind: 'text' };
@@ -61,7 +66,7 @@ export async function startMockAnthropic(opts: { record?: boolean } = {}): Promi
         body = JSON.parse(Buffer.concat(parts).toString('utf8'));
       } catch { /* refused below */ }
       if (opts.record !== false) requests.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
-      serve(req, res, body, queue.shift() ?? fallback);
+      serve(req, res, body, queue.shift() ?? fallback, opts.oneWrite === true);
     });
   });
   server.on('connection', (s) => {
@@ -87,7 +92,7 @@ export async function startMockAnthropic(opts: { record?: boolean } = {}): Promi
   };
 }
 
-function serve(req: IncomingMessage, res: ServerResponse, body: any, b: AnthropicBehavior): void {
+function serve(req: IncomingMessage, res: ServerResponse, body: any, b: AnthropicBehavior, oneWrite: boolean): void {
   if (req.method !== 'POST' || req.url !== '/v1/messages') return error(res, 404, 'not_found_error', `Not found: ${req.method} ${req.url}`);
   if (typeof req.headers['x-api-key'] !== 'string') return error(res, 401, 'authentication_error', 'x-api-key header is required');
   if (req.headers['anthropic-version'] !== '2023-06-01') return error(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
@@ -102,6 +107,10 @@ function serve(req: IncomingMessage, res: ServerResponse, body: any, b: Anthropi
     // Cut once the events are on the wire: destroyed before, the client would see a reset with
     // no answer at all (and may resend), not a stream broken mid-way.
     res.write(events.slice(0, limit).join(''), () => res.socket?.destroy());
+    return;
+  }
+  if (oneWrite && b.kind !== 'stream-error') {
+    res.end(events.slice(0, limit).join(''));
     return;
   }
   for (let i = 0; i < limit && i < events.length; i++) res.write(events[i]);

@@ -26,7 +26,7 @@ export class MessagesReply implements ReplyFormat {
     const text = typeof last === 'string' ? last : last.toString('utf8');
     if (!text.includes('"error"')) return '';
     const s = this.stream();
-    return s.push(text) + s.end();
+    return Buffer.concat([s.push(text), s.end()]).toString('utf8');
   }
 
   stream(): ChatStreamTranslator {

@@ -1,4 +1,7 @@
+import { byteText, textBytes } from '../../lib/byte-text.js';
+import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
+import { ChatDeltas } from '../chat-deltas.js';
 import { errors } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
@@ -23,12 +26,17 @@ export interface MessagesStreamOptions {
  * the input tokens and message_delta the real counts, which the SDKs take over message_start's.
  * A stream that broke (the data plane's `data: {"error":…}`) or ended without [DONE] ends with
  * Anthropic's `event: error` and no message_stop, so no client takes it for a whole answer.
+ *
+ * The chat stream is read and the events written as byte text (lib/byte-text.ts): a plain text
+ * delta (ChatDeltas) is matched in place and its string copied as the bytes it came as; any
+ * other chunk is decoded and parsed.
  */
 export class MessagesStream implements ChatStreamTranslator {
   readonly #o: MessagesStreamOptions;
   readonly #lines = new LineReader();
+  readonly #deltas = new ChatDeltas();
   /** Lines after [DONE] (or a failure) are not read. */
-  readonly #onLine = (line: string): string => (this.#done ? '' : this.#line(line));
+  readonly #onLine = (text: string, start: number, end: number): string => (this.#done ? '' : this.#line(text, start, end));
   #started = false;
   #done = false;
   #error: GatewayError | null = null;
@@ -45,19 +53,23 @@ export class MessagesStream implements ChatStreamTranslator {
     this.#o = o;
   }
 
-  push(chunk: Buffer | string): string {
-    return this.#done ? '' : this.#lines.push(chunk, this.#onLine);
+  push(chunk: Buffer | string): Buffer {
+    return this.#done ? EMPTY : textBytes(this.#lines.pushBytes(chunk, this.#onLine));
   }
 
-  end(): string {
-    if (this.#done) return '';
+  end(): Buffer {
+    if (this.#done) return EMPTY;
     this.#done = true;
-    return this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete'));
+    return textBytes(this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete')));
   }
 
-  #line(line: string): string {
-    if (!line.startsWith('data:')) return '';
-    const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5).trimEnd();
+  /** The line text[start, end) (byte text), translated to byte text. */
+  #line(text: string, start: number, end: number): string {
+    if (!isDataLine(text, start)) return '';
+    const at = start + (text.charCodeAt(start + 5) === 32 ? 6 : 5);
+    const d = this.#deltas;
+    if (d.match(text, at, end)) return this.#start() + (d.litTo - d.litFrom === 2 ? '' : this.#text(text.slice(d.litFrom, d.litTo)));
+    const data = this.#lines.utf8(at, end).trimEnd();
     if (data === '[DONE]') {
       this.#done = true;
       return this.#error !== null ? this.#fail(this.#error) : this.#complete();
@@ -68,6 +80,7 @@ export class MessagesStream implements ChatStreamTranslator {
     } catch {
       return '';
     }
+    d.learn(text, at, end);
     if (ev.error !== undefined && ev.choices === undefined) {
       const e = ev.error as Obj;
       // The gateway's own overload (503) is Anthropic's overloaded_error; anything else an api_error.
@@ -79,17 +92,22 @@ export class MessagesStream implements ChatStreamTranslator {
     const choice = (ev.choices as Obj[] | undefined)?.[0];
     if (choice === undefined) return out;
     const delta = (choice.delta ?? {}) as Obj;
-    if (typeof delta.content === 'string' && delta.content.length > 0) {
-      if (this.#open !== 'text') out += this.#openBlock('text', { type: 'text', text: '' });
-      // Written around the text, the same bytes as event()'s: a stream's bulk, and an object serialised per delta cost 20x more.
-      out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#block},"delta":{"type":"text_delta","text":${JSON.stringify(delta.content)}}}\n\n`;
-    }
+    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(byteText(JSON.stringify(delta.content)));
     if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.#finish = choice.finish_reason;
       this.#matched = choice.stop_reason;
     }
     return out;
+  }
+
+  /**
+   * A text delta, its JSON literal given as byte text. Written around the text, the same bytes as
+   * event()'s: a stream's bulk, and an object serialised per delta cost 20x more.
+   */
+  #text(json: string): string {
+    const open = this.#open === 'text' ? '' : this.#openBlock('text', { type: 'text', text: '' });
+    return `${open}event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#block},"delta":{"type":"text_delta","text":${json}}}\n\n`;
   }
 
   #toolDelta(c: Obj): string {
@@ -145,10 +163,13 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   #fail(e: GatewayError): string {
-    return anthropicErrorEvent(e, this.#o.requestId);
+    return byteText(anthropicErrorEvent(e, this.#o.requestId));
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** An event as byte text. */
 function event(type: string, data: Obj): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: ${type}\ndata: ${byteText(JSON.stringify(data))}\n\n`;
 }

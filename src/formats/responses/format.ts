@@ -1,5 +1,7 @@
+import { textBytes } from '../../lib/byte-text.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
-import { chatToResponse, responseObject, type ResponseContext } from './answer.js';
+import { chatToResponse, type ResponseContext, type ResponseStatus, type ResponseUsage } from './answer.js';
+import { outputJson, ResponseJson } from './response-json.js';
 import { ResponsesStream } from './stream.js';
 
 type OnComplete = (response: Record<string, unknown>) => void;
@@ -8,18 +10,19 @@ type OnComplete = (response: Record<string, unknown>) => void;
  * The Responses API's half of one request's answers. It exists before the request is parsed
  * (an error may come first, in the shared envelope); `begin` gives it the request's context.
  * `onComplete` receives each finished response object (whole or streamed), so that it can be
- * stored; a failed one never reaches it.
+ * stored; a failed one never reaches it. It is null when the request is not to be stored.
  */
 export class ResponsesFormat implements ReplyFormat {
   #ctx: ResponseContext | null = null;
-  #onComplete: OnComplete = () => {};
+  #onComplete: OnComplete | null = null;
 
-  begin(ctx: ResponseContext, onComplete: OnComplete): void {
+  begin(ctx: ResponseContext, onComplete: OnComplete | null): void {
     this.#ctx = ctx;
     this.#onComplete = onComplete;
   }
 
-  answer(chat: Buffer): string {
+  /** The response written as JSON around pieces made once (response-json.ts), not by serialising its object. */
+  answer(chat: Buffer): Buffer {
     let parsed: unknown;
     try {
       parsed = JSON.parse(chat.toString('utf8'));
@@ -27,13 +30,15 @@ export class ResponsesFormat implements ReplyFormat {
       parsed = null;
     }
     // The data plane has already billed this answer; a throw here would lose its ledger row.
+    const json = new ResponseJson(this.#ctx!);
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      return JSON.stringify(responseObject(this.#ctx!, 'failed', [], null, null,
+      return textBytes(json.write('failed', '[]', null, null,
         { code: 'server_error', message: "The provider's answer was not a chat completion the gateway could read" }));
     }
     const response = chatToResponse(this.#ctx!, parsed as Record<string, unknown>);
-    this.#onComplete(response);
-    return JSON.stringify(response);
+    this.#onComplete?.(response);
+    return textBytes(json.write(response.status as ResponseStatus, outputJson(response.output as Record<string, unknown>[]),
+      response.usage as ResponseUsage | null, response.incomplete_details as { reason: string } | null));
   }
 
   stream(): ChatStreamTranslator {

@@ -1,22 +1,27 @@
+import { byteText, decodeText, textBytes } from '../../lib/byte-text.js';
+import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
+import { ChatDeltas } from '../chat-deltas.js';
+import { messageItemJson, ResponseJson, textPartJson } from './response-json.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
 import {
-  functionCallItem, itemId, messageItem, reasoningItem, responseObject, responseUsage, statusOf, textPart,
+  functionCallItem, itemId, messageItem, reasoningItem, responseObject, responseUsage, statusOf,
   type ResponseContext, type ResponseUsage,
 } from './answer.js';
 
 interface OpenText {
   index: number;
   id: string;
-  text: string;
+  /** The text as the inside of its JSON string (byte text), joined from the pieces' literals. */
+  json: string;
+  /** Whether `json` is what JSON.stringify writes for the joined text (see addText). */
+  exact: boolean;
 }
 
-interface OpenCall {
-  index: number;
-  id: string;
+/** A function call's arguments are its text. */
+interface OpenCall extends OpenText {
   callId: string;
   name: string;
-  args: string;
   done: boolean;
 }
 
@@ -34,6 +39,8 @@ interface Chunk {
   error?: { message?: string; code?: string; type?: string };
 }
 
+type OnComplete = (response: Record<string, unknown>) => void;
+
 /**
  * Chat-completion SSE → the Responses API's typed event stream: response.created and
  * response.in_progress first, each output item opened (output_item.added, content_part.added),
@@ -41,19 +48,32 @@ interface Chunk {
  * response.completed (response.incomplete when the model hit max_output_tokens) with usage.
  * A chat stream that ends without [DONE], or with the data plane's error event, ends with
  * `error` and response.failed instead: a cut answer never reads as a finished one.
+ *
+ * The chat stream is read as byte text and the events written as byte text (lib/byte-text.ts):
+ * a text delta (ChatDeltas) is matched in place and its string copied into its event as the
+ * bytes it came as; any other chunk is decoded and parsed. Parsing every chunk, and serialising
+ * the response objects, was most of a translated stream's cost (bench:instructions,
+ * gateway-responses-stream, issue 17).
  */
 export class ResponsesStream implements ChatStreamTranslator {
   readonly #ctx: ResponseContext;
-  readonly #onComplete: (response: Record<string, unknown>) => void;
+  readonly #onComplete: OnComplete | null;
   readonly #lines = new LineReader();
-  readonly #onLine = (line: string): string => {
-    const l = line.trimEnd();
-    return l.startsWith('data:') ? this.#data(l.slice(5).trimStart()) : '';
+  readonly #deltas = new ChatDeltas();
+  readonly #onLine = (text: string, start: number, end: number): string => {
+    if (!isDataLine(text, start)) return '';
+    const at = start + (text.charCodeAt(start + 5) === 0x20 ? 6 : 5);
+    const d = this.#deltas;
+    if (d.match(text, at, end)) return d.litTo - d.litFrom === 2 ? '' : this.#textDelta(text.slice(d.litFrom, d.litTo));
+    return this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
   };
   #seq = 0;
   #started = false;
   #ended = false;
+  /** The output items as objects (only when a finished response is stored) and as JSON byte text. */
   readonly #output: Record<string, unknown>[] = [];
+  readonly #outputJson: string[] = [];
+  readonly #json: ResponseJson;
   #text: OpenText | null = null;
   #reasoning: OpenText | null = null;
   readonly #calls = new Map<number, OpenCall>();
@@ -62,53 +82,61 @@ export class ResponsesStream implements ChatStreamTranslator {
   #error: { code: string; message: string } | null = null;
   #done = false;
 
-  /** `onComplete` gets the final response object of a stream that finished (not of a failed one). */
-  constructor(ctx: ResponseContext, onComplete: (response: Record<string, unknown>) => void) {
+  /** `onComplete` gets the final response object of a stream that finished (not of a failed one); null when none is kept. */
+  constructor(ctx: ResponseContext, onComplete: OnComplete | null) {
     this.#ctx = ctx;
     this.#onComplete = onComplete;
+    this.#json = new ResponseJson(ctx);
   }
 
-  push(chunk: Buffer | string): string {
-    let out = this.#started ? '' : this.#start();
-    return out + this.#lines.push(chunk, this.#onLine);
+  push(chunk: Buffer | string): Buffer {
+    const out = this.#started ? '' : this.#start();
+    return textBytes(out + this.#lines.pushBytes(chunk, this.#onLine));
   }
 
-  end(): string {
-    if (this.#ended) return '';
+  end(): Buffer {
+    if (this.#ended) return EMPTY;
     this.#ended = true;
     let out = this.#started ? '' : this.#start();
     const failed = this.#error !== null || !this.#done;
     out += this.#closeText(failed) + this.#closeReasoning();
     for (const c of this.#calls.values()) out += this.#closeCall(c);
+    const output = `[${this.#outputJson.join(',')}]`;
     if (failed) {
       const error = this.#error ?? { code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete' };
       out += this.#event('error', { code: error.code, message: error.message, param: null });
-      const response = responseObject(this.#ctx, 'failed', this.#output, this.#usage, null, error);
-      return out + this.#event('response.failed', { response });
+      return textBytes(out + this.#raw('response.failed', `"response":${this.#json.write('failed', output, this.#usage, null, error)}`));
     }
     const { status, incomplete } = statusOf(this.#finish);
-    const response = responseObject(this.#ctx, status, this.#output, this.#usage, incomplete);
-    out += this.#event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
-    this.#onComplete(response);
-    return out;
+    out += this.#raw(status === 'completed' ? 'response.completed' : 'response.incomplete',
+      `"response":${this.#json.write(status, output, this.#usage, incomplete)}`);
+    this.#onComplete?.(responseObject(this.#ctx, status, this.#output, this.#usage, incomplete));
+    return textBytes(out);
   }
 
   #start(): string {
     this.#started = true;
-    const response = JSON.stringify(responseObject(this.#ctx, 'in_progress', [], null));
+    const response = this.#json.write('in_progress', '[]', null);
     return this.#raw('response.created', `"response":${response}`) + this.#raw('response.in_progress', `"response":${response}`);
   }
 
-  #event(type: string, body: Record<string, unknown>): string {
-    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#seq++, ...body })}\n\n`;
+  /** Output item `index` as JSON byte text, and (only when it is to be stored) as an object, made by `item` on demand. */
+  #setItem(index: number, json: string, item: () => Record<string, unknown>): void {
+    this.#outputJson[index] = json;
+    if (this.#onComplete !== null) this.#output[index] = item();
   }
 
-  /** An event from already-serialised fields: the deltas, one per chunk, are written without building objects. */
+  #event(type: string, body: Record<string, unknown>): string {
+    return `event: ${type}\ndata: ${byteText(JSON.stringify({ type, sequence_number: this.#seq++, ...body }))}\n\n`;
+  }
+
+  /** An event from already-serialised fields (byte text): the deltas, one per chunk, are written without building objects. */
   #raw(type: string, fields: string): string {
     return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.#seq++},${fields}}\n\n`;
   }
 
-  #data(payload: string): string {
+  /** A chunk that is not a plain text delta, decoded (`payload`) and at text[at, end) as byte text. */
+  #data(payload: string, text: string, at: number, end: number): string {
     if (payload === '[DONE]') {
       this.#done = true;
       return '';
@@ -119,6 +147,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     } catch {
       return '';
     }
+    this.#deltas.learn(text, at, end);
     if (chunk.error !== undefined && chunk.error !== null) {
       this.#error = { code: chunk.error.code ?? chunk.error.type ?? 'server_error', message: chunk.error.message ?? 'The upstream stream failed' };
       return '';
@@ -132,8 +161,8 @@ export class ResponsesStream implements ChatStreamTranslator {
     let out = '';
     const reasoning = d.reasoning_content ?? d.reasoning;
     if (typeof reasoning === 'string' && reasoning.length > 0) out += this.#reasoningDelta(reasoning);
-    const text = typeof d.content === 'string' ? d.content : typeof d.refusal === 'string' ? d.refusal : '';
-    if (text.length > 0) out += this.#textDelta(text);
+    const content = typeof d.content === 'string' ? d.content : typeof d.refusal === 'string' ? d.refusal : '';
+    if (content.length > 0) out += this.#textDelta(literal(content));
     if (Array.isArray(d.tool_calls)) for (const c of d.tool_calls) out += this.#callDelta(c);
     return out;
   }
@@ -141,51 +170,56 @@ export class ResponsesStream implements ChatStreamTranslator {
   #reasoningDelta(delta: string): string {
     let out = '';
     if (this.#reasoning === null) {
-      this.#reasoning = { index: this.#output.length, id: itemId('rs'), text: '' };
-      const item = { id: this.#reasoning.id, type: 'reasoning', summary: [], content: [] };
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: this.#reasoning.index, item });
+      const r = this.#reasoning = openText(this.#output.length, itemId('rs'));
+      this.#setItem(r.index, `{"id":"${r.id}","type":"reasoning","summary":[],"content":[]}`,
+        () => ({ id: r.id, type: 'reasoning', summary: [], content: [] }));
+      out += this.#raw('response.output_item.added', `"output_index":${r.index},"item":${this.#outputJson[r.index]}`);
     }
     const r = this.#reasoning;
-    r.text += delta;
-    return out + this.#event('response.reasoning_text.delta', { item_id: r.id, output_index: r.index, content_index: 0, delta });
+    const json = literal(delta);
+    addText(r, json);
+    return out + this.#raw('response.reasoning_text.delta', `"item_id":"${r.id}","output_index":${r.index},"content_index":0,"delta":${json}`);
   }
 
   #closeReasoning(): string {
     const r = this.#reasoning;
     if (r === null) return '';
     this.#reasoning = null;
-    const item = reasoningItem(r.id, r.text);
-    this.#output[r.index] = item;
-    return this.#event('response.reasoning_text.done', { item_id: r.id, output_index: r.index, content_index: 0, text: r.text }) +
-      this.#event('response.output_item.done', { output_index: r.index, item });
+    const text = textJson(r);
+    const json = `{"id":"${r.id}","type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":${text}}]}`;
+    this.#setItem(r.index, json, () => reasoningItem(r.id, textValue(r)));
+    return this.#raw('response.reasoning_text.done', `"item_id":"${r.id}","output_index":${r.index},"content_index":0,"text":${text}`) +
+      this.#raw('response.output_item.done', `"output_index":${r.index},"item":${json}`);
   }
 
-  #textDelta(delta: string): string {
+  /** A text delta, given as its JSON literal (byte text). */
+  #textDelta(json: string): string {
     let out = this.#closeReasoning();
     if (this.#text === null) {
-      this.#text = { index: this.#output.length, id: itemId('msg'), text: '' };
-      const item = { id: this.#text.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: this.#text.index, item }) +
-        this.#event('response.content_part.added', { item_id: this.#text.id, output_index: this.#text.index, content_index: 0, part: textPart('') });
+      const t = this.#text = openText(this.#output.length, itemId('msg'));
+      this.#setItem(t.index, `{"id":"${t.id}","type":"message","status":"in_progress","role":"assistant","content":[]}`,
+        () => ({ id: t.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] }));
+      out += this.#raw('response.output_item.added', `"output_index":${t.index},"item":${this.#outputJson[t.index]}`) +
+        this.#raw('response.content_part.added', `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"part":${textPartJson('""')}`);
     }
     const t = this.#text;
-    t.text += delta;
+    addText(t, json);
     return out + this.#raw('response.output_text.delta',
-      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
+      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${json},"logprobs":[]`);
   }
 
   #closeText(failed: boolean): string {
     const t = this.#text;
     if (t === null) return '';
     this.#text = null;
-    const base = { item_id: t.id, output_index: t.index, content_index: 0 };
-    const item = messageItem(t.id, t.text, failed || statusOf(this.#finish).status !== 'completed' ? 'incomplete' : 'completed');
-    this.#output[t.index] = item;
-    return this.#event('response.output_text.done', { ...base, text: t.text, logprobs: [] }) +
-      this.#event('response.content_part.done', { ...base, part: textPart(t.text) }) +
-      this.#event('response.output_item.done', { output_index: t.index, item });
+    const text = textJson(t);
+    const status = failed || statusOf(this.#finish).status !== 'completed' ? 'incomplete' : 'completed';
+    const json = messageItemJson(t.id, text, status);
+    this.#setItem(t.index, json, () => messageItem(t.id, textValue(t), status));
+    const base = `"item_id":"${t.id}","output_index":${t.index},"content_index":0`;
+    return this.#raw('response.output_text.done', `${base},"text":${text},"logprobs":[]`) +
+      this.#raw('response.content_part.done', `${base},"part":${textPartJson(text)}`) +
+      this.#raw('response.output_item.done', `"output_index":${t.index},"item":${json}`);
   }
 
   #callDelta(c: { index?: number; id?: string; function?: { name?: string; arguments?: string } }): string {
@@ -194,18 +228,19 @@ export class ResponsesStream implements ChatStreamTranslator {
     let call = this.#calls.get(key);
     if (call === undefined) {
       out += this.#closeText(false) + this.#closeReasoning();
-      call = { index: this.#output.length, id: itemId('fc'), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', args: '', done: false };
+      const opened: OpenCall = call = { ...openText(this.#output.length, itemId('fc')), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', done: false };
       this.#calls.set(key, call);
       const item = functionCallItem(call.id, call.callId, call.name, '', 'in_progress');
-      this.#output.push(item);
-      out += this.#event('response.output_item.added', { output_index: call.index, item });
+      this.#setItem(call.index, byteText(JSON.stringify(item)), () => item);
+      out += this.#raw('response.output_item.added', `"output_index":${opened.index},"item":${this.#outputJson[opened.index]}`);
     } else if (typeof c.function?.name === 'string' && call.name === '') {
       call.name = c.function.name;
     }
     const delta = c.function?.arguments;
     if (typeof delta === 'string' && delta.length > 0) {
-      call.args += delta;
-      out += this.#raw('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.index},"delta":${JSON.stringify(delta)}`);
+      const json = literal(delta);
+      addText(call, json);
+      out += this.#raw('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.index},"delta":${json}`);
     }
     return out;
   }
@@ -213,9 +248,43 @@ export class ResponsesStream implements ChatStreamTranslator {
   #closeCall(c: OpenCall): string {
     if (c.done) return '';
     c.done = true;
-    const item = functionCallItem(c.id, c.callId, c.name, c.args, 'completed');
-    this.#output[c.index] = item;
-    return this.#event('response.function_call_arguments.done', { item_id: c.id, output_index: c.index, name: c.name, arguments: c.args }) +
-      this.#event('response.output_item.done', { output_index: c.index, item });
+    const args = textJson(c);
+    const name = literal(c.name);
+    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${byteText(JSON.stringify(c.callId))},"name":${name}}`;
+    this.#setItem(c.index, json, () => functionCallItem(c.id, c.callId, c.name, textValue(c), 'completed'));
+    return this.#raw('response.function_call_arguments.done', `"item_id":"${c.id}","output_index":${c.index},"name":${name},"arguments":${args}`) +
+      this.#raw('response.output_item.done', `"output_index":${c.index},"item":${json}`);
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A decoded string's JSON literal as byte text. */
+function literal(s: string): string {
+  return byteText(JSON.stringify(s));
+}
+
+function openText(index: number, id: string): OpenText {
+  return { index, id, json: '', exact: true };
+}
+
+/**
+ * Adds a piece of text given as its JSON literal (byte text). The literals' insides are joined
+ * as they are, which is what JSON.stringify writes for the joined text, escapes and all, unless
+ * a piece ends or begins with half of a surrogate pair (written `\udXXX` alone): then the joined
+ * text is serialised again at the end.
+ */
+function addText(t: OpenText, json: string): void {
+  t.json += json.slice(1, -1);
+  if (t.exact && json.indexOf('\\ud') >= 0) t.exact = false;
+}
+
+/** The joined text, decoded (for the stored response). */
+function textValue(t: OpenText): string {
+  return JSON.parse(decodeText(`"${t.json}"`)) as string;
+}
+
+/** The JSON string of an item's whole text, as byte text. */
+function textJson(t: OpenText): string {
+  return t.exact ? `"${t.json}"` : literal(textValue(t));
 }

@@ -27,12 +27,13 @@ export const anthropicAdapter: ProviderAdapter = {
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },
-  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string): { body: Buffer | string; contentType: string } {
+  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, _format: string, _upstreamModel?: string,
+    answerModel?: string): { body: Buffer | string; contentType: string } {
     if (endpoint !== 'chat') return { body: answer, contentType };
-    return { body: toChatCompletion(answer, ''), contentType: 'application/json' };
+    return { body: toChatCompletion(answer, '', Date.now(), answerModel), contentType: 'application/json' };
   },
-  streamTranslator(_endpoint: Endpoint, upstreamModel: string): StreamTranslator {
-    return new AnthropicStreamTranslator(upstreamModel);
+  streamTranslator(_endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator {
+    return new AnthropicStreamTranslator(upstreamModel, Date.now(), answerModel);
   },
   authHeaders(apiKey: string): Record<string, string> {
     return { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION };

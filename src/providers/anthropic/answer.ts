@@ -14,8 +14,9 @@ interface MessageAnswer {
  * into `content`; `tool_use` blocks become `tool_calls` with their input as JSON text. Thinking
  * blocks are left out: the gateway never asks for them, and OpenAI's answer has no place for them.
  * Throws on a body that is not a message, which the data plane treats as a failed route.
+ * `answerModel`, when given, is the model the answer names in place of the message's own.
  */
-export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number = Date.now()): string {
+export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number = Date.now(), answerModel?: string): string {
   const msg = JSON.parse(answer.toString('utf8')) as MessageAnswer;
   if (typeof msg !== 'object' || msg === null || !Array.isArray(msg.content)) throw new Error('the Anthropic answer is not a message');
   let text: string | null = null;
@@ -34,7 +35,7 @@ export function toChatCompletion(answer: Buffer, upstreamModel: string, now: num
     id: typeof msg.id === 'string' ? msg.id : 'msg',
     object: 'chat.completion',
     created: Math.floor(now / 1000),
-    model: typeof msg.model === 'string' ? msg.model : upstreamModel,
+    model: answerModel ?? (typeof msg.model === 'string' ? msg.model : upstreamModel),
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(msg.stop_reason) }],
     usage: canonicalUsage(counts),
   });

@@ -23,7 +23,8 @@ export const geminiAdapter: ProviderAdapter = {
     const path = payload.stream === true ? `/models/${model}:streamGenerateContent?alt=sse` : `/models/${model}:generateContent`;
     return { path, body: JSON.stringify(generateContentRequest(payload)) };
   },
-  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel = ''): { body: Buffer | string; contentType: string } {
+  readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel = '',
+    answerModel?: string): { body: Buffer | string; contentType: string } {
     let doc: unknown;
     try {
       doc = JSON.parse(answer.toString('utf8'));
@@ -33,11 +34,11 @@ export const geminiAdapter: ProviderAdapter = {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { body: answer, contentType };
     const out = endpoint === 'embeddings'
       ? embeddingList(doc as Record<string, unknown>, upstreamModel, format)
-      : chatCompletion(doc, upstreamModel);
+      : chatCompletion(doc, upstreamModel, answerModel);
     return { body: JSON.stringify(out), contentType: JSON_TYPE };
   },
-  streamTranslator(_endpoint: Endpoint, upstreamModel: string): StreamTranslator {
-    return new GeminiStreamTranslator(upstreamModel);
+  streamTranslator(_endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator {
+    return new GeminiStreamTranslator(answerModel ?? upstreamModel);
   },
   authHeaders(apiKey: string): Record<string, string> {
     return { 'x-goog-api-key': apiKey };

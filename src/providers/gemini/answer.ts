@@ -67,7 +67,8 @@ export function blockedMessage(reason: string): string {
  * scanning for the last `"usage"` key). A prompt Gemini blocks has no candidates: it becomes one
  * choice with empty content, `finish_reason: "content_filter"` and the block reason in `refusal`.
  */
-export function chatCompletion(r: GeminiResponse, model: string): Json {
+/** `answerModel`, when given, is the model the answer names in place of Gemini's. */
+export function chatCompletion(r: GeminiResponse, model: string, answerModel?: string): Json {
   const choices: Json[] = [];
   const candidates = r.candidates ?? [];
   for (let i = 0; i < candidates.length; i++) {
@@ -88,7 +89,7 @@ export function chatCompletion(r: GeminiResponse, model: string): Json {
   }
   const out: Json = {
     id: completionId(r.responseId), object: 'chat.completion', created: Math.floor(Date.now() / 1000),
-    model: r.modelVersion ?? model, choices,
+    model: answerModel ?? r.modelVersion ?? model, choices,
   };
   if (r.usageMetadata !== undefined) out.usage = chatUsage(r.usageMetadata);
   return out;

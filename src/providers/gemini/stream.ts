@@ -36,16 +36,16 @@ export class GeminiStreamTranslator implements StreamTranslator {
     this.#model = upstreamModel;
   }
 
-  push(chunk: Buffer): string {
-    return this.#lines.push(chunk, this.#onLine);
+  push(chunk: Buffer): Buffer {
+    return Buffer.from(this.#lines.push(chunk, this.#onLine));
   }
 
-  end(): string {
+  end(): Buffer {
     const rest = this.#lines.rest();
     let out = rest === null ? '' : this.#line(rest);
     if (this.#usage !== null) out += this.#chunk([], chatUsage(this.#usage));
     if (this.#complete()) out += 'data: [DONE]\n\n';
-    return out;
+    return Buffer.from(out);
   }
 
   #complete(): boolean {

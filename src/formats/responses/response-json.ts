@@ -1,0 +1,107 @@
+import { byteText } from '../../lib/byte-text.js';
+import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js';
+
+// The Responses API's answers as JSON text written around pieces made once per request: the
+// same bytes as JSON.stringify of the objects answer.ts builds (a test holds them to it), for
+// a fraction of the cost. V8 11's JSON.stringify copies a string of more than a few characters
+// one character at a time through a checked append (~27 instructions a character, callgrind),
+// so a response object, whose echo of the request (instructions, tools) a stream writes twice
+// and whose text it writes four times, cost more than the rest of the translation; and each
+// call costs ~1,500 instructions before the first character (6,000 for a three-member object).
+// Everything here is byte text (lib/byte-text.ts), as the stream translators write.
+
+/** `,` and JSON.stringify's members of `o` (keys whose value is undefined left out, as it leaves them), or '' when there are none. */
+function members(o: Record<string, unknown>): string {
+  const s = byteText(JSON.stringify(o));
+  return s.length === 2 ? '' : `,${s.slice(1, -1)}`;
+}
+
+/** The `response` object of one request as JSON byte text: responseObject(ctx, …) serialised, its constant parts once. */
+export class ResponseJson {
+  readonly #open: string;
+  readonly #echo: string;
+  readonly #settings: string;
+  readonly #close: string;
+
+  constructor(ctx: ResponseContext) {
+    const e = ctx.echo;
+    this.#open = `{${members({ id: ctx.id, object: 'response', created_at: ctx.createdAt }).slice(1)},"status":`;
+    this.#echo = `${members({ instructions: e.instructions, max_output_tokens: e.max_output_tokens, model: ctx.model })},"output":`;
+    this.#settings = `${members({
+      parallel_tool_calls: e.parallel_tool_calls, previous_response_id: e.previous_response_id,
+      reasoning: e.reasoning ?? { effort: null, summary: null }, store: e.store, temperature: e.temperature, text: e.text,
+      tool_choice: e.tool_choice, tools: e.tools, top_p: e.top_p, truncation: 'disabled',
+    })},"usage":`;
+    this.#close = `${members(e.user !== undefined ? { metadata: e.metadata, user: e.user } : { metadata: e.metadata })}}`;
+  }
+
+  /** `output`: the output items' JSON array (byte text). */
+  write(status: ResponseStatus, output: string, usage: ResponseUsage | null, incomplete: { reason: string } | null = null,
+    error: { code: string; message: string } | null = null): string {
+    return `${this.#open}"${status}","background":false,"error":${error === null ? 'null' : byteText(JSON.stringify(error))},` +
+      `"incomplete_details":${incomplete === null ? 'null' : JSON.stringify(incomplete)}${this.#echo}${output}${this.#settings}` +
+      `${usage === null ? 'null' : usageJson(usage)}${this.#close}`;
+  }
+}
+
+function usageJson(u: ResponseUsage): string {
+  return `{"input_tokens":${n(u.input_tokens)},"input_tokens_details":{"cached_tokens":${n(u.input_tokens_details.cached_tokens)}},` +
+    `"output_tokens":${n(u.output_tokens)},"output_tokens_details":{"reasoning_tokens":${n(u.output_tokens_details.reasoning_tokens)}},` +
+    `"total_tokens":${n(u.total_tokens)}}`;
+}
+
+/** A number as JSON.stringify writes it. */
+function n(v: number): string {
+  return Number.isFinite(v) ? String(v) : 'null';
+}
+
+/** `{"type":"output_text",…,"text":…}`: textPart's JSON, `text` already JSON (byte) text. */
+export function textPartJson(text: string): string {
+  return `{"type":"output_text","annotations":[],"logprobs":[],"text":${text}}`;
+}
+
+/** messageItem(id, text, status)'s JSON (no refusal), `text` already JSON (byte) text; ids are written as they are (prefix and hex). */
+export function messageItemJson(id: string, text: string, status: 'in_progress' | 'completed' | 'incomplete'): string {
+  return `{"id":"${id}","type":"message","status":"${status}","role":"assistant","content":[${textPartJson(text)}]}`;
+}
+
+/**
+ * The JSON byte text of output items as answer.ts builds them (message, reasoning, function
+ * call): JSON.stringify(items), written per item type around each value.
+ */
+export function outputJson(items: readonly Record<string, unknown>[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += ',';
+    out += itemJson(items[i]);
+  }
+  return `${out}]`;
+}
+
+function itemJson(item: Record<string, unknown>): string {
+  const id = byteText(JSON.stringify(item.id));
+  switch (item.type) {
+    case 'message': {
+      let content = '';
+      for (const p of item.content as Record<string, unknown>[]) {
+        if (content !== '') content += ',';
+        content += p.type === 'output_text' ? textPartJson(value(p.text)) : `{"type":"refusal","refusal":${value(p.refusal)}}`;
+      }
+      return `{"id":${id},"type":"message","status":${value(item.status)},"role":"assistant","content":[${content}]}`;
+    }
+    case 'reasoning': {
+      const text = value((item.content as { text: unknown }[])[0].text);
+      return `{"id":${id},"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":${text}}]}`;
+    }
+    case 'function_call':
+      return `{"id":${id},"type":"function_call","status":${value(item.status)},"arguments":${value(item.arguments)},` +
+        `"call_id":${value(item.call_id)},"name":${value(item.name)}}`;
+    default:
+      return byteText(JSON.stringify(item));
+  }
+}
+
+/** A value as JSON byte text (undefined, which JSON.stringify leaves out of an object, does not occur here). */
+function value(v: unknown): string {
+  return byteText(JSON.stringify(v));
+}
