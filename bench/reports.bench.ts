@@ -102,7 +102,7 @@ const routes = usageRoutes({
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };
 const route = (path: string) => routes.find((r) => r.path === path)!;
 async function call(path: string, query = ''): Promise<any> {
-  const ctx: RequestContext = { params: {}, query, headers: {}, body: null, ip: '', session };
+  const ctx: RequestContext = { params: {}, query, headers: {}, body: null, ip: '', session, key: null };
   return (await route(path).handle(ctx)).body;
 }
 

@@ -260,6 +260,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
     rejectRepeatedContentLength: config.rejectRepeatedContentLength,
+    keys: auth,
     publicGate: gatePublic,
     sessions: (token) => readSession(token, clock.now()),
     allowedOrigins,

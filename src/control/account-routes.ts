@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
 import { deleteSession, hashToken } from '../store/sessions.js';
 import { attributionPending, findUser, updateUser } from '../store/users.js';
@@ -45,7 +45,7 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
     };
   };
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true, headers: ['accept'],
       summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to the dashboard (/, or return_to=/path)',
       handle: (ctx) => toSignInPage(ctx.headers.accept, async () => {
@@ -56,8 +56,8 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
         const { setCookie } = startSession(d, { email });
         return { status: 302, headers: { location: sameSitePath(q.get('return_to')) ?? '/', 'set-cookie': setCookie } };
       }),
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'], sameOrigin: true,
       summary: 'Sign out: ends the session server-side and clears the cookie',
       response: Type.Object({ signed_out: Type.Boolean() }),
@@ -66,13 +66,13 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
         if (token) deleteSession(d.db, hashToken(token));
         return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(secure) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me', auth: 'session', response: MeBody,
       summary: 'The signed-in user and the active org',
-      handle: (ctx) => ({ body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) }),
-    },
-    {
+      handle: (ctx) => ({ body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) }),
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me', auth: 'session', response: MeBody,
       body: Type.Object({
         name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 80 }), Type.Null()])),
@@ -80,23 +80,23 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       }, { additionalProperties: false }),
       summary: 'Update the display name or remove the avatar',
       handle: (ctx) => {
-        const b = ctx.body as { name?: string | null; remove_avatar?: true };
+        const b = ctx.body;
         const name = typeof b.name === 'string' ? cleanName(b.name, 80, 'Display') : b.name;
-        updateUser(d.db, ctx.session!.userId, { name, avatarUrl: b.remove_avatar ? null : undefined });
-        return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
+        updateUser(d.db, ctx.session.userId, { name, avatarUrl: b.remove_avatar ? null : undefined });
+        return { body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me/org', auth: 'session', role: 'owner', response: MeBody,
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
       summary: 'Rename the active org (owner)',
       handle: (ctx) => {
-        const { name } = ctx.body as { name: string };
-        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(cleanName(name, 80, 'Org'), ctx.session!.orgId);
-        return { body: me(ctx.session!.userId, ctx.session!.orgId, ctx.session!.role) };
+        const { name } = ctx.body;
+        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(cleanName(name, 80, 'Org'), ctx.session.orgId);
+        return { body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/attribution', auth: 'session',
       body: Type.Object({
         source: Type.String({ minLength: 1, maxLength: 200 }),
@@ -106,10 +106,10 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       summary: 'The one-time signup survey; a second answer is refused',
       handle: (ctx) => {
         const res = d.db.prepare('INSERT OR IGNORE INTO attributions (user_id, answers, created_at) VALUES (?, ?, ?)')
-          .run(ctx.session!.userId, JSON.stringify(ctx.body), d.clock.now());
+          .run(ctx.session.userId, JSON.stringify(ctx.body), d.clock.now());
         if (res.changes === 0) throw errors.rule('already_answered', 'The signup survey has already been answered');
         return { status: 201, body: { saved: true } };
       },
-    },
+    }),
   ];
 }

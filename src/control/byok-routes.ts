@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog, Provider } from '../catalog/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { maskSecret, seal, sealContext, unseal } from '../lib/secret-box.js';
 import { deleteByokKey, findByokKey, listByokKeys, markByokVerified, saveByokKey, type ByokKeyRow } from '../store/byok-keys.js';
@@ -67,7 +67,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
   });
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/byok', auth: 'session', role: 'owner',
       response: Type.Object({
         data: Type.Array(Type.Object({
@@ -78,20 +78,20 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
       summary: 'Providers that take the org\'s own key, each with the saved key if any (masked)',
       handle: (ctx) => {
         enabled();
-        const mine = new Map(listByokKeys(db, ctx.session!.orgId).map((r) => [r.provider, r]));
+        const mine = new Map(listByokKeys(db, ctx.session.orgId).map((r) => [r.provider, r]));
         const data = [...catalog.providers.values()].filter(takesSavedKeys).map((p) => {
           const r = mine.get(p.id);
           return { provider: p.id, name: p.entry.name, residency: p.entry.residency, saved: r ? view(r) : null };
         });
         return { body: { data } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'put', path: '/me/byok/:provider', auth: 'session', role: 'owner', body: Put, response: SavedKey,
       summary: 'Save the org\'s key for a provider: checked live (400 bad_key when refused), sealed, its models discovered',
       handle: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const b = ctx.body as Static<typeof Put>;
+        const b = ctx.body;
         if (!KEY_RE.test(b.key)) throw errors.badKey(`That does not look like a ${provider.entry.name} key: 8 to 512 visible ASCII characters`);
         const label = b.label === undefined || b.label === null ? null : b.label.trim();
         if (label !== null && (label.length === 0 || label.length > LABEL_MAX || /[\u0000-\u001f\u007f]/.test(label))) {
@@ -102,7 +102,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
           throw check.result === 'rejected' ? errors.badKey(`${check.message}; nothing was saved`)
             : errors.serviceUnavailable(`Could not check the key: ${check.message}; nothing was saved`);
         }
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const now = d.clock.now();
         const alwaysUse = b.always_use ?? false;
         saveByokKey(db, {
@@ -112,8 +112,8 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
         d.notify.orgKeyChanged(orgId, provider.id, { key: b.key, alwaysUse });
         return { body: view(findByokKey(db, orgId, provider.id)!) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/byok/:provider/test', auth: 'session', role: 'owner',
       response: Type.Object({
         provider: Type.String(), result: Type.Union([Type.Literal('ok'), Type.Literal('rejected'), Type.Literal('unreachable')]),
@@ -122,7 +122,7 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
       summary: 'Check the saved key against the provider now: ok, rejected or unreachable; ok refreshes its model list',
       handle: async (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const row = saved(orgId, provider);
         const check = await checkProviderKey(provider, unseal(row.key_sealed, d.masterKey, sealContext.providerKey(orgId, provider.id)), dispatchers, timeoutMs);
         const now = d.clock.now();
@@ -134,8 +134,8 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/byok/:provider/models', auth: 'session', role: 'owner',
       response: Type.Object({
         provider: Type.String(),
@@ -144,21 +144,21 @@ export function byokRoutes(d: ByokRouteDeps): RouteSpec[] {
       summary: 'The models the provider listed for the saved key, each addressable as provider/model-id',
       handle: (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const row = saved(ctx.session!.orgId, provider);
+        const row = saved(ctx.session.orgId, provider);
         return { body: { provider: provider.id, data: row.models.map((id) => ({ id, model: `${provider.id}/${id}` })) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/byok/:provider', auth: 'session', role: 'owner',
       response: Type.Object({ provider: Type.String(), deleted: Type.Boolean() }),
       summary: 'Remove the saved key: the provider is called with the platform key again, and provider/model-id needs upstream_key',
       handle: (ctx) => {
         const provider = providerOf(ctx.params.provider);
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         if (!deleteByokKey(db, orgId, provider.id)) throw errors.notFound(`No saved key for '${provider.id}'`);
         d.notify.orgKeyChanged(orgId, provider.id, null);
         return { body: { provider: provider.id, deleted: true } };
       },
-    },
+    }),
   ];
 }

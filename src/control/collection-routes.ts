@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ChainStep } from '../domain/chain.js';
-import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
+import { type RequestContext, type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import type { Db } from '../store/database.js';
 import {
@@ -104,7 +104,7 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
     create(orgId, { name: source.name, model: source.model, steps: source.steps, readme_md: source.readme_md, public: false }, source.slug);
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/v1/collections', auth: 'public',
       response: Type.Object({ data: Type.Array(PublicItem) }),
       summary: 'Public collections registry, most starred first; query model (one model\'s), limit (1-100, default 50)',
@@ -114,8 +114,8 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
         if (!Number.isInteger(limit) || limit < 1 || limit > PUBLIC_LIST_MAX) throw errors.badRequest(`'limit' must be an integer from 1 to ${PUBLIC_LIST_MAX}`);
         return { body: { data: listPublicCollections(db, q.get('model') ?? null, limit).map(publicItem) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/v1/collections/:slug', auth: 'public',
       response: Type.Composite([PublicItem, Type.Object({ versions: Versions })]),
       summary: 'One public collection with its version history (404 not_found when private or unknown)',
@@ -123,12 +123,12 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
         const c = visible(ctx.params.slug, null);
         return { body: { ...publicItem(c), versions: versionsOf(c) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/collections/:slug', auth: 'session', response: SeenItem,
       summary: 'One collection as the active org sees it: its own (private too) or a public one, with whether the org starred it and the version history',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const c = visible(ctx.params.slug, orgId);
         const own = c.org_id === orgId;
         return {
@@ -138,31 +138,31 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/collections', auth: 'session', response: Type.Object({ data: Type.Array(OrgItem) }),
       summary: 'The active org\'s collections: private, public and forked',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const starred = starredBy(db, orgId);
         return { body: { data: listOrgCollections(db, orgId).map((c) => orgItem(c, starred.has(c.id))) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections', auth: 'session', role: 'admin', body: Create, response: OrgItem,
       summary: 'Create a collection (owner/admin): name, model, steps, readme_md, public; at most orgs.maxCollectionsPerOrg per org (400 cap)',
       handle: (ctx) => {
-        const b = ctx.body as Static<typeof Create>;
+        const b = ctx.body;
         const f = fields(catalog, { name: b.name, model: b.model, steps: b.steps, readme_md: b.readme_md ?? '', public: b.public ?? false });
-        return { status: 201, body: orgItem(create(ctx.session!.orgId, f, null), false) };
+        return { status: 201, body: orgItem(create(ctx.session.orgId, f, null), false) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me/collections/:id', auth: 'session', role: 'admin', body: Edit, response: OrgItem,
       summary: 'Edit a collection (owner/admin): any of name, model, steps, readme_md, public; each edit bumps its version',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
-        const b = ctx.body as Static<typeof Edit>;
+        const orgId = ctx.session.orgId;
+        const b = ctx.body;
         if (Object.keys(b).length === 0) throw errors.badRequest('Nothing to change: send name, model, steps, readme_md or public');
         const updated = db.transaction(() => {
           const c = inOrg(ctx.params.id, orgId);
@@ -175,43 +175,43 @@ export function collectionRoutes(d: CollectionRouteDeps): RouteSpec[] {
         }).immediate();
         return { body: orgItem(updated, starredBy(db, orgId).has(updated.id)) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/collections/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), deleted: Type.Boolean() }),
       summary: 'Delete a collection (owner/admin), with its versions and stars; forks of it are the forkers\' own and stay',
       handle: (ctx) => {
-        const c = inOrg(ctx.params.id, ctx.session!.orgId);
+        const c = inOrg(ctx.params.id, ctx.session.orgId);
         deleteCollection(db, c.id);
         return { body: { id: c.id, deleted: true } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections/star/:slug', auth: 'session',
       response: Type.Object({ slug: Type.String(), starred: Type.Boolean(), stars: Type.Integer() }),
       summary: 'Star a public collection for the active org, or take the star back (one star per org)',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const c = visible(ctx.params.slug, orgId);
         const starred = toggleStar(db, c.id, orgId, d.clock.now());
         return { body: { slug: c.slug, starred, stars: findCollection(db, c.id)!.stars } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections/fork/:slug', auth: 'session', response: OrgItem,
       summary: 'Fork a public collection into the active org: a private copy at version 1 that names its source (400 cap)',
-      handle: (ctx) => ({ status: 201, body: orgItem(fork(visible(ctx.params.slug, ctx.session!.orgId), ctx.session!.orgId), false) }),
-    },
-    {
+      handle: (ctx) => ({ status: 201, body: orgItem(fork(visible(ctx.params.slug, ctx.session.orgId), ctx.session.orgId), false) }),
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections/import/:slug', auth: 'session', role: 'admin',
       response: Type.Object({ collection: OrgItem, chain: Type.Object({ model: Type.String(), steps: Type.Array(StepView), routes: ExpandedRoutes }) }),
       summary: 'Apply a collection as the org\'s routing chain for its model (owner/admin), forking it first when it is another org\'s',
       handle: (ctx) => importCollection(ctx),
-    },
+    }),
   ];
 
-  function importCollection(ctx: RequestContext) {
-    const { orgId, userId } = ctx.session!;
+  function importCollection(ctx: RequestContext<'session'>) {
+    const { orgId, userId } = ctx.session;
     const source = visible(ctx.params.slug, orgId);
     const own = source.org_id === orgId ? source : fork(source, orgId);
     // The catalog may have changed since the collection was saved: its steps are checked again.

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
 import { maskSecret, seal, sealContext, unseal } from '../lib/secret-box.js';
@@ -79,17 +79,17 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
   const run = (baseUrl: string, key: string | null) => testEndpoint(baseUrl, key, dispatchers, cfg.testTimeoutMs, !cfg.allowInternalAddresses);
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/endpoints', auth: 'session', response: Type.Object({ data: Type.Array(Item) }),
       summary: 'The org\'s registered endpoints, keys masked, with their compliance status',
-      handle: (ctx) => ({ body: { data: listEndpoints(db, ctx.session!.orgId).map(view) } }),
-    },
-    {
+      handle: (ctx) => ({ body: { data: listEndpoints(db, ctx.session.orgId).map(view) } }),
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/endpoints', auth: 'session', role: 'admin', body: Config, response: Item,
       summary: 'Register an OpenAI-compatible endpoint (owner/admin): guarded against internal addresses and compliance-tested inline',
       handle: async (ctx) => {
-        const orgId = ctx.session!.orgId;
-        const b = ctx.body as Static<typeof Config>;
+        const orgId = ctx.session.orgId;
+        const b = ctx.body;
         const { baseUrl, key } = await checked(b, orgId);
         if (endpointNameTaken(db, orgId, b.name)) throw errors.badRequest(`An endpoint named '${b.name}' already exists in this organisation`);
         if (countEndpoints(db, orgId) >= cfg.maxPerOrg) throw errors.rule('cap', `An organisation can register at most ${cfg.maxPerOrg} endpoints`);
@@ -110,21 +110,21 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
         publish(row, key);
         return { status: 201, body: view(row) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/endpoints/test', auth: 'session', body: Type.Omit(Config, ['name']), response: Report,
       summary: 'Compliance-test an endpoint config without saving anything',
       handle: async (ctx) => {
-        const b = ctx.body as Omit<Static<typeof Config>, 'name'>;
+        const b = ctx.body;
         const { baseUrl, key } = await checked({ ...b, name: '' }, null);
         return { body: await run(baseUrl, key) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/endpoints/:id/retest', auth: 'session', role: 'admin', response: Item,
       summary: 'Test a registered endpoint again (owner/admin); it is called only while its last test passed',
       handle: async (ctx) => {
-        const r = inOrg(ctx.params.id, ctx.session!.orgId);
+        const r = inOrg(ctx.params.id, ctx.session.orgId);
         const key = r.key_sealed === null ? null : unseal(r.key_sealed, d.masterKey, sealContext.endpointKey(r.org_id, r.name));
         // The address is checked again: a name may since resolve elsewhere.
         const blocked = await blockedReason(new URL(r.base_url), cfg.allowInternalAddresses);
@@ -135,17 +135,17 @@ export function endpointRoutes(d: EndpointRouteDeps): RouteSpec[] {
         publish(row, key);
         return { body: view(row) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/endpoints/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), deleted: Type.Boolean() }),
       summary: 'Remove a registered endpoint (owner/admin); requests for it stop at once',
       handle: (ctx) => {
-        const r = inOrg(ctx.params.id, ctx.session!.orgId);
+        const r = inOrg(ctx.params.id, ctx.session.orgId);
         deleteEndpoint(db, r.id);
         d.notify.endpointChanged(r.org_id, r.name, null);
         return { body: { id: r.id, deleted: true } };
       },
-    },
+    }),
   ];
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { inrToMicros, iso, microsToInr } from './team-rules.js';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
 import { countActiveKeys, findKeyById, insertKey, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { findDefaultWorkspaceId, findOrg, orgIsFunded } from '../store/orgs.js';
@@ -49,12 +49,12 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
     return k;
   };
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/keys', auth: 'session', response: Type.Object({ data: Type.Array(KeyListItem) }),
       summary: 'The org\'s keys: prefix, name, tier, limits, monthly budget, spend this month, last used',
       handle: (ctx) => {
         const now = d.clock.now();
-        const rows = listStmt.all(istMonth(now), ctx.session!.orgId) as Record<string, any>[];
+        const rows = listStmt.all(istMonth(now), ctx.session.orgId) as Record<string, any>[];
         return {
           body: {
             data: rows.map((k) => ({
@@ -67,8 +67,8 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/keys', auth: 'session',
       body: Type.Object({
         name: Type.Optional(Type.String({ minLength: 1, maxLength: KEY_NAME_MAX })),
@@ -83,8 +83,8 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
       }),
       summary: 'Mint a key; the full key is in this response only',
       handle: (ctx) => {
-        const b = ctx.body as { name?: string; budget_inr?: number; expires_days?: number; workspace_id?: string };
-        const orgId = ctx.session!.orgId;
+        const b = ctx.body;
+        const orgId = ctx.session.orgId;
         const now = d.clock.now();
         const org = findOrg(db, orgId)!;
         const tier = orgIsFunded(org) ? 'standard' : 'trial';
@@ -113,8 +113,8 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me/keys/:id', auth: 'session', role: 'admin',
       body: Type.Object({
         rpm_limit: Type.Optional(NullableInt),
@@ -127,8 +127,8 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
       }),
       summary: 'Change a key\'s limits (owner/admin); the data plane applies them at once',
       handle: (ctx) => {
-        const b = ctx.body as { rpm_limit?: number | null; daily_limit?: number | null; budget_inr?: number | null };
-        const k = keyInOrg(ctx.params.id, ctx.session!.orgId);
+        const b = ctx.body;
+        const k = keyInOrg(ctx.params.id, ctx.session.orgId);
         if (k.revokedAt !== null) throw errors.notFound('No such active key in this organisation');
         if (k.tier === 'trial') {
           if ((b.rpm_limit ?? 0) > TRIAL_RPM || (b.daily_limit ?? 0) > TRIAL_DAILY) {
@@ -146,17 +146,17 @@ export function keyRoutes(d: ControlDeps): RouteSpec[] {
           body: { id: k.id, tier: after.tier, ...effectiveLimits(after.tier, after.rpmLimit, after.dailyLimit), monthly_budget: microsToInr(after.monthlyBudgetMicros) },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/keys/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), revoked: Type.Boolean() }),
       summary: 'Revoke a key (owner/admin); permanent, effective at once',
       handle: (ctx) => {
-        const k = keyInOrg(ctx.params.id, ctx.session!.orgId);
+        const k = keyInOrg(ctx.params.id, ctx.session.orgId);
         revokeKey(db, k.id, d.clock.now());
         d.notify.keyChanged(k.id);
         return { body: { id: k.id, revoked: true } };
       },
-    },
+    }),
   ];
 }

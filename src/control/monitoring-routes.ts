@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog } from '../catalog/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
 import { seal, sealContext } from '../lib/secret-box.js';
@@ -91,23 +91,23 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
   });
 
   return [
-    {
+    route({
       kind: 'json', method: 'post', path: '/me/collections/:slug/monitor', auth: 'session', role: 'admin',
       body: Type.Object({ monitored: Type.Boolean() }, { additionalProperties: false }),
       response: Type.Object({ slug: Type.String(), monitored: Type.Boolean() }),
       summary: 'Turn monitoring of a collection on or off (owner/admin): canaries every monitoring.intervalMs',
       handle: (ctx) => {
-        const c = own(ctx.params.slug, ctx.session!.orgId);
-        const monitored = (ctx.body as { monitored: boolean }).monitored;
+        const c = own(ctx.params.slug, ctx.session.orgId);
+        const monitored = (ctx.body).monitored;
         setMonitored(db, c.id, monitored);
         return { body: { slug: c.slug, monitored } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections/:slug/check', auth: 'session', response: Health,
       summary: 'Canary every step of the collection now and return fresh health (the last 7 days)',
       handle: async (ctx) => {
-        const c = own(ctx.params.slug, ctx.session!.orgId);
+        const c = own(ctx.params.slug, ctx.session.orgId);
         const now = d.clock.now();
         const wait = (lastCheck.get(c.id) ?? -Infinity) + cfg.minCheckIntervalMs - now;
         if (wait > 0) throw errors.rateLimitExceeded(Math.ceil(wait / 1000), `a collection is checked at most every ${cfg.minCheckIntervalMs} ms`);
@@ -115,29 +115,29 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
         await d.check(c.id);
         return { body: health(c, 7, c.monitored) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/collections/:slug/health', auth: 'session', response: Health,
       summary: 'Per-step uptime, p95 latency and last canary; query days 1-90 (default 7)',
       handle: (ctx) => {
-        const c = own(ctx.params.slug, ctx.session!.orgId);
+        const c = own(ctx.params.slug, ctx.session.orgId);
         const q = queryParams(ctx.query, ['days']);
         const days = q.has('days') ? Number(q.get('days')) : 7;
         if (!Number.isInteger(days) || days < 1 || days > 90) throw errors.badRequest(`'days' must be an integer from 1 to 90`);
         return { body: health(c, days, c.monitored) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/collections/:slug/alerts', auth: 'session', response: Type.Object({ data: Type.Array(Alert) }),
       summary: 'The collection\'s alerts, each with whether it is firing and its last delivery',
-      handle: (ctx) => ({ body: { data: listAlerts(db, own(ctx.params.slug, ctx.session!.orgId).id).map(view) } }),
-    },
-    {
+      handle: (ctx) => ({ body: { data: listAlerts(db, own(ctx.params.slug, ctx.session.orgId).id).map(view) } }),
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/collections/:slug/alerts', auth: 'session', role: 'admin', body: NewAlert, response: CreatedAlert,
       summary: 'Create an alert on error_rate or latency_p95 over window_minutes, delivered to a signed webhook or by email (owner/admin)',
       handle: async (ctx) => {
-        const c = own(ctx.params.slug, ctx.session!.orgId);
-        const b = ctx.body as Static<typeof NewAlert>;
+        const c = own(ctx.params.slug, ctx.session.orgId);
+        const b = ctx.body;
         const bad = b.metric === 'error_rate' ? !(b.threshold > 0 && b.threshold <= 1) : !(b.threshold > 0 && b.threshold <= MAX_LATENCY_MS);
         if (bad) throw errors.badRequest(b.metric === 'error_rate' ? `'threshold' for error_rate is a share above 0, at most 1`
           : `'threshold' for latency_p95 is milliseconds above 0, at most ${MAX_LATENCY_MS}`);
@@ -174,18 +174,18 @@ export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
         }, d.clock.now());
         return { status: 201, body: { ...view(findAlert(db, id)!), secret } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/collections/:slug/alerts/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), deleted: Type.Boolean() }),
       summary: 'Remove an alert (owner/admin)',
       handle: (ctx) => {
-        const c = own(ctx.params.slug, ctx.session!.orgId);
+        const c = own(ctx.params.slug, ctx.session.orgId);
         const a = findAlert(db, ctx.params.id);
         if (!a || a.collection_id !== c.id) throw errors.notFound('No such alert on this collection');
         deleteAlert(db, a.id);
         return { body: { id: a.id, deleted: true } };
       },
-    },
+    }),
   ];
 }

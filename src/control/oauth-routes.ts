@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
 import { IdpHttp } from './oauth/idp-http.js';
 import { oauthStates } from './oauth/oauth-states.js';
@@ -39,12 +39,12 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
     login_link: true,
   };
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/auth/methods', auth: 'public', response: SignInMethods,
       summary: 'The sign-in methods configured on this gateway (the dashboard shows a button for each); login links from `gw login-link` always work',
       handle: () => ({ body: methods }),
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/auth/:provider', auth: 'public', redirects: true,
       summary: 'Start signing in with google, github or a configured OpenID provider: redirects to the provider. '
         + 'Optional return_to=/path is where the browser lands afterwards (default /, the dashboard)',
@@ -61,8 +61,8 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
         });
         return { status: 302, headers: { location, 'set-cookie': bindingCookie(state, d.baseUrl.startsWith('https://')) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/auth/:provider/callback', auth: 'public', headers: ['cookie', 'accept'], redirects: true,
       summary: 'Where the provider sends the browser back: checks state, exchanges the code, sets the session cookie and redirects; '
         + "a refusal is the error envelope, or for a browser (Accept: text/html) a redirect to the dashboard's sign-in page that says why",
@@ -91,7 +91,7 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
         const cleared = `${BINDING_COOKIE}=; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=0${d.baseUrl.startsWith('https://') ? '; Secure' : ''}`;
         return { status: 302, headers: { location: row.return_to ?? DEFAULT_RETURN, 'set-cookie': [setCookie, cleared] } };
       }),
-    },
+    }),
   ];
 }
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { fetch } from 'undici';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/schema.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
@@ -149,9 +149,9 @@ function round(v: number, digits: number): number {
 }
 
 export function pricingRoutes(comparer: PriceComparer): RouteSpec[] {
-  return [{
+  return [route({
     kind: 'json', method: 'get', path: '/v1/pricing/compare', auth: 'public', response: PriceCompareBody,
     summary: 'The catalog\'s INR prices beside another router\'s, converted to INR, refreshed hourly',
     handle: async () => ({ body: await comparer.read() }),
-  }];
+  })];
 }

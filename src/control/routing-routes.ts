@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Catalog } from '../catalog/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { deleteChain, findChain, listChains, saveChain, type ChainRow } from '../store/routing-chains.js';
 import { catalogModel, checkSteps, expandSteps, StepsField, StepView, ExpandedRoutes } from './chain-steps.js';
@@ -52,40 +52,40 @@ export function routingRoutes(d: ControlDeps, catalog: Catalog): RouteSpec[] {
   // Model ids may hold a slash (sandbox/echo): each route also has a two-segment form.
   const slashed = (p: Record<string, string>) => `${p.owner}/${p.name}`;
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/routing', auth: 'session', response: Type.Object({ data: Type.Array(ChainItem) }),
       summary: 'The active org\'s saved routing chains, with the routes each expands to',
-      handle: (ctx) => ({ body: { data: listChains(db, ctx.session!.orgId).map(item) } }),
-    },
-    {
+      handle: (ctx) => ({ body: { data: listChains(db, ctx.session.orgId).map(item) } }),
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/routing/:model', auth: 'session', response: ChainItem,
       summary: 'One saved chain (404 when the model has none)',
-      handle: (ctx) => one(ctx.session!.orgId, ctx.params.model),
-    },
-    {
+      handle: (ctx) => one(ctx.session.orgId, ctx.params.model),
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/routing/:owner/:name', auth: 'session', response: ChainItem,
       summary: 'The same, for a model id with a slash in it',
-      handle: (ctx) => one(ctx.session!.orgId, slashed(ctx.params)),
-    },
-    {
+      handle: (ctx) => one(ctx.session.orgId, slashed(ctx.params)),
+    }),
+    route({
       kind: 'json', method: 'put', path: '/me/routing/:model', auth: 'session', role: 'admin', body: ChainBody, response: ChainItem,
       summary: 'Save or replace the chain for a model (owner/admin): 1-10 steps, each a catalog model of the same kind and optionally one provider (400 bad_steps, bad_model)',
-      handle: (ctx) => put(ctx.session!.orgId, ctx.session!.userId, ctx.params.model, ctx.body as Static<typeof ChainBody>),
-    },
-    {
+      handle: (ctx) => put(ctx.session.orgId, ctx.session.userId, ctx.params.model, ctx.body),
+    }),
+    route({
       kind: 'json', method: 'put', path: '/me/routing/:owner/:name', auth: 'session', role: 'admin', body: ChainBody, response: ChainItem,
       summary: 'The same, for a model id with a slash in it',
-      handle: (ctx) => put(ctx.session!.orgId, ctx.session!.userId, slashed(ctx.params), ctx.body as Static<typeof ChainBody>),
-    },
-    {
+      handle: (ctx) => put(ctx.session.orgId, ctx.session.userId, slashed(ctx.params), ctx.body),
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/routing/:model', auth: 'session', role: 'admin', response: Deleted,
       summary: 'Remove a chain (owner/admin): requests for the model use the catalog\'s routes again',
-      handle: (ctx) => del(ctx.session!.orgId, ctx.params.model),
-    },
-    {
+      handle: (ctx) => del(ctx.session.orgId, ctx.params.model),
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/routing/:owner/:name', auth: 'session', role: 'admin', response: Deleted,
       summary: 'The same, for a model id with a slash in it',
-      handle: (ctx) => del(ctx.session!.orgId, slashed(ctx.params)),
-    },
+      handle: (ctx) => del(ctx.session.orgId, slashed(ctx.params)),
+    }),
   ];
 }

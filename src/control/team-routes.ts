@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ROLE_RANK, type Session } from '../domain/session.js';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import {
   countPendingInvitations, decideInvitation, findInvitation, findInvitationForList, findPendingInvitationByEmail,
   insertInvitation, listPendingInvitationsForEmail, listPendingInvitationsOfOrg, type InvitationListRow,
@@ -85,18 +85,18 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
   };
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/orgs', auth: 'session', response: Type.Object({ data: Type.Array(OrgItem) }),
       summary: 'The orgs the caller belongs to, with their role and which one this session is acting in',
-      handle: (ctx) => ({ body: { data: listOrgsOfUser(db, ctx.session!.userId).map((o) => orgItem(o, ctx.session!)) } }),
-    },
-    {
+      handle: (ctx) => ({ body: { data: listOrgsOfUser(db, ctx.session.userId).map((o) => orgItem(o, ctx.session)) } }),
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/orgs', auth: 'session', response: OrgItem,
       body: Type.Object({ name: Type.String({ description: '1-80 characters' }) }, { additionalProperties: false }),
       summary: 'Create a team org with a default workspace; the caller becomes its owner (the session stays where it is)',
       handle: (ctx) => {
-        const s = ctx.session!;
-        const name = cleanName((ctx.body as { name: string }).name, 80, 'Organisation');
+        const s = ctx.session;
+        const name = cleanName((ctx.body).name, 80, 'Organisation');
         const now = d.clock.now();
         const { orgId } = db.transaction(() => {
           if (countTeamOrgsOfUser(db, s.userId) >= caps.maxTeamOrgsPerUser) {
@@ -106,29 +106,29 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
         }).immediate();
         return { status: 201, body: orgItem(findOrgOfUser(db, s.userId, orgId)!, s) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/orgs/switch', auth: 'session', response: OrgItem,
       body: Type.Object({ org_id: Type.String() }, { additionalProperties: false }),
       summary: 'Make another org the caller belongs to the active org of this session',
       handle: (ctx) => {
-        const s = ctx.session!;
-        const o = findOrgOfUser(db, s.userId, (ctx.body as { org_id: string }).org_id);
+        const s = ctx.session;
+        const o = findOrgOfUser(db, s.userId, (ctx.body).org_id);
         if (!o) throw errors.notFound('No such organisation among yours');
         setSessionOrg(db, s.hash, o.id);
         return { body: orgItem(o, { ...s, orgId: o.id }) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/members', auth: 'session',
       response: Type.Object({ members: Type.Array(MemberItem), invitations: Type.Array(OrgInvitation) }),
       summary: 'Members of the active org and its pending invitations',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         return { body: { members: listMembers(db, orgId).map(memberItem), invitations: listPendingInvitationsOfOrg(db, orgId).map(orgInvitation) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/members', auth: 'session', role: 'admin', response: OrgInvitation,
       body: Type.Object({
         email: Type.String(),
@@ -136,8 +136,8 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
       }, { additionalProperties: false }),
       summary: 'Invite someone by email to the active org (owner/admin); they accept at /me/invitations/:id/accept',
       handle: (ctx) => {
-        const s = ctx.session!;
-        const b = ctx.body as { email: string; role?: string };
+        const s = ctx.session;
+        const b = ctx.body;
         if (findOrg(db, s.orgId)!.personal === 1) {
           throw errors.rule('personal_org', 'A personal organisation has no other members; create a team organisation and invite there');
         }
@@ -156,14 +156,14 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
         mailInvitation(d, { id: inv.id, email, role, orgName: findOrg(db, s.orgId)!.name, invitedBy: s.email });
         return { status: 201, body: orgInvitation({ ...inv, invited_by_email: s.email, org_name: '' }) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me/members/:id', auth: 'session', role: 'owner', response: MemberItem,
       body: Type.Object({ role: Type.String({ description: 'owner, admin or member' }) }, { additionalProperties: false }),
       summary: 'Change a member\'s role (owner); the last owner cannot be demoted',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
-        const role = parseRole((ctx.body as { role: string }).role);
+        const orgId = ctx.session.orgId;
+        const role = parseRole((ctx.body).role);
         db.transaction(() => {
           const m = memberOf(orgId, ctx.params.id);
           if (m.role === 'owner' && role !== 'owner' && countOwners(db, orgId) <= 1) {
@@ -173,13 +173,13 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
         }).immediate();
         return { body: memberItem(memberOf(orgId, ctx.params.id)) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/members/:id', auth: 'session',
       response: Type.Object({ id: Type.String(), removed: Type.Boolean(), left: Type.Boolean({ description: 'true when the caller removed themselves' }) }),
       summary: 'Remove a member (owner/admin; only owners remove owners), or leave the org with your own id',
       handle: (ctx) => {
-        const s = ctx.session!;
+        const s = ctx.session;
         const self = ctx.params.id === s.userId;
         db.transaction(() => {
           const m = memberOf(s.orgId, ctx.params.id);
@@ -196,35 +196,35 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
         }).immediate();
         return { body: { id: ctx.params.id, removed: true, left: self } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/invitations/:id', auth: 'session', role: 'admin', response: InvitationDecision,
       summary: 'Revoke a pending invitation of the active org (owner/admin)',
       handle: (ctx) => {
         const inv = findInvitation(db, ctx.params.id);
-        if (!inv || inv.org_id !== ctx.session!.orgId || !decideInvitation(db, inv.id, 'revoked', d.clock.now())) {
+        if (!inv || inv.org_id !== ctx.session.orgId || !decideInvitation(db, inv.id, 'revoked', d.clock.now())) {
           throw errors.notFound('No such pending invitation in this organisation');
         }
         return { body: { id: inv.id, status: 'revoked' } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/invitations', auth: 'session', response: Type.Object({ data: Type.Array(MyInvitation) }),
       summary: 'Pending invitations addressed to the caller\'s email, from every org',
       handle: (ctx) => ({
         body: {
-          data: listPendingInvitationsForEmail(db, ctx.session!.email).map((i) => ({
+          data: listPendingInvitationsForEmail(db, ctx.session.email).map((i) => ({
             id: i.id, org_id: i.org_id, org_name: i.org_name, role: i.role, invited_by: i.invited_by_email, created_at: iso(i.created_at)!,
           })),
         },
       }),
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/invitations/:id/accept', auth: 'session',
       response: Type.Object({ id: Type.String(), status: Type.String(), org: OrgItem }),
       summary: 'Accept an invitation: become a member with the invited role (switch to the org with /me/orgs/switch)',
       handle: (ctx) => {
-        const s = ctx.session!;
+        const s = ctx.session;
         const now = d.clock.now();
         db.transaction(() => {
           const inv = invitationFor(s, ctx.params.id);
@@ -241,16 +241,16 @@ export function teamRoutes(d: ControlDeps): RouteSpec[] {
         const inv = findInvitation(db, ctx.params.id)!;
         return { body: { id: inv.id, status: inv.status, org: orgItem(findOrgOfUser(db, s.userId, inv.org_id)!, s) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/invitations/:id/decline', auth: 'session', response: InvitationDecision,
       summary: 'Decline an invitation addressed to you',
       handle: (ctx) => {
-        const inv = invitationFor(ctx.session!, ctx.params.id);
+        const inv = invitationFor(ctx.session, ctx.params.id);
         decideInvitation(db, inv.id, 'declined', d.clock.now());
         return { body: { id: inv.id, status: 'declined' } };
       },
-    },
+    }),
     ...workspaceRoutes(d),
   ];
 }

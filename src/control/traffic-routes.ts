@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../lib/clock.js';
 import { errors } from '../errors/catalog.js';
-import { modelIdRoutes, type RouteSpec } from '../domain/route-spec.js';
+import { modelIdRoutes, type RouteSpec, route } from '../domain/route-spec.js';
 import type { TrafficBook } from './traffic-book.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
@@ -53,13 +53,13 @@ export function trafficRoutes(d: TrafficRouteDeps): RouteSpec[] {
       kind: 'json', method: 'get', prefix: '/v1/models', suffix: '/stats', auth: 'public', response: StatsBody,
       summary: '7-day traffic of one model on this gateway: success rate, p50 and p95 latency, tokens per second',
     }, stats),
-    {
+    route({
       kind: 'json', method: 'get', path: '/v1/rankings', auth: 'public', response: RankingsBody,
       summary: 'Most-used catalog models on this gateway by token volume, over the last 7 and 30 days',
       handle: async () => {
         await d.traffic.ready;
         return { body: d.traffic.rankings(d.clock.now()) };
       },
-    },
+    }),
   ];
 }

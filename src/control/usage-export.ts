@@ -1,5 +1,5 @@
 import { errors } from '../errors/catalog.js';
-import type { RawRoute } from '../domain/route-spec.js';
+import { route, type RouteSpec } from '../domain/route-spec.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { csvRecord, type CsvValue } from '../lib/csv.js';
@@ -53,8 +53,8 @@ export interface UsageExportDeps {
  * waiting for the client when the socket is full, so neither memory nor the event loop grows
  * with the export.
  */
-export function usageExportRoute(d: UsageExportDeps): RawRoute {
-  return {
+export function usageExportRoute(d: UsageExportDeps): RouteSpec {
+  return route({
     kind: 'raw', method: 'get', path: '/me/activity/events.csv', auth: 'session',
     summary: `The events of from..to (IST dates, inclusive; default the last 30 days; at most 366 and ${EXPORT_MAX_ROWS.toLocaleString('en')} rows) `
       + 'as a CSV download (RFC 4180, header row, newest first; filters model, key_id, status=ok|error|NNN)',
@@ -63,7 +63,7 @@ export function usageExportRoute(d: UsageExportDeps): RawRoute {
       const filter = eventFilter(q);
       const today = istDayNumber(d.clock.now());
       const { from, to } = dayRange(q, today);
-      const orgId = ctx.session!.orgId;
+      const orgId = ctx.session.orgId;
       const { range, rows } = await eventRange(d.rollup, orgId, from, to, today);
       if (rows > EXPORT_MAX_ROWS) {
         throw errors.badRequest(`${istDayLabel(from)} to ${istDayLabel(to)} holds ${rows.toLocaleString('en')} events and one export takes at most `
@@ -99,5 +99,5 @@ export function usageExportRoute(d: UsageExportDeps): RawRoute {
         reply.streamAbort();
       }
     },
-  };
+  });
 }

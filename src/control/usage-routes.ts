@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { microsToInr } from '../lib/money.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import {
   istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type OrgKey, type UsageCell,
 } from '../store/usage-reports.js';
@@ -119,12 +119,12 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
   const events = usageEventsReader(d.db);
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/usage', auth: 'session', response: UsageBody,
       summary: 'Per key: requests, tokens and ₹ cost today (IST) and over the last 30 IST days, keys without usage included',
       handle: async (ctx) => {
         queryParams(ctx.query, []);
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const now = d.clock.now();
         const today = istDayNumber(now);
         const from = today - WINDOW_DAYS + 1;
@@ -150,25 +150,25 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/usage/daily', auth: 'session', response: DailyBody,
       summary: 'The last 30 IST days by day and model: requests, tokens, ₹ cost (days with no usage are left out)',
       handle: async (ctx) => {
         queryParams(ctx.query, []);
         const to = istDayNumber(d.clock.now());
         const from = to - WINDOW_DAYS + 1;
-        const usage = await rollup.read(ctx.session!.orgId);
+        const usage = await rollup.read(ctx.session.orgId);
         return { body: { from: istDayLabel(from), to: istDayLabel(to), data: dailyRows(usage.cells(from, to)) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/activity', auth: 'session', response: ActivityBody,
       summary: 'Spend and volume from..to (IST dates, inclusive; default the last 30 days; at most 366): by day and model, '
         + 'top models and keys, per-provider cost split, totals',
       handle: async (ctx) => {
         const q = queryParams(ctx.query, ['from', 'to']);
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const { from, to } = dayRange(q, istDayNumber(d.clock.now()));
 
         const usage = await rollup.read(orgId);
@@ -210,8 +210,8 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/activity/events', auth: 'session', response: EventsBody,
       summary: 'Per-attempt rows newest first (limit 1-200, default 50; filters model, key_id, request_id, status=ok|error|NNN, and from..to, '
         + 'IST dates, at most 366 days, when either is given); pass next_cursor as cursor for the next page',
@@ -223,9 +223,9 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
         if (q.has('from') || q.has('to')) {
           const today = istDayNumber(d.clock.now());
           const { from, to } = dayRange(q, today);
-          filter.range = (await eventRange(rollup, ctx.session!.orgId, from, to, today)).range;
+          filter.range = (await eventRange(rollup, ctx.session.orgId, from, to, today)).range;
         }
-        const page = events(ctx.session!.orgId, before, limit, filter);
+        const page = events(ctx.session.orgId, before, limit, filter);
         return {
           body: {
             data: page.rows.map((r) => ({
@@ -240,7 +240,7 @@ export function usageRoutes(d: ControlDeps & { rollup: UsageRollup }): RouteSpec
           },
         };
       },
-    },
+    }),
     usageExportRoute({ ...d, rollup, rows: usageExportReader(d.db), orgKeys }),
   ];
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../errors/catalog.js';
-import type { RouteSpec } from '../domain/route-spec.js';
+import { type RouteSpec, route } from '../domain/route-spec.js';
 import { istMonth } from '../lib/ist.js';
 import {
   archiveWorkspace, findWorkspace, findWorkspaceSpend, insertWorkspace, listWorkspaces, updateWorkspace, workspaceNameTaken,
@@ -50,12 +50,12 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
   };
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/workspaces', auth: 'session', response: Type.Object({ data: Type.Array(WorkspaceItem) }),
       summary: 'The active org\'s workspaces (archived ones flagged) with budget and spend this IST month',
-      handle: (ctx) => ({ body: { data: listWorkspaces(db, ctx.session!.orgId, istMonth(d.clock.now())).map(workspaceItem) } }),
-    },
-    {
+      handle: (ctx) => ({ body: { data: listWorkspaces(db, ctx.session.orgId, istMonth(d.clock.now())).map(workspaceItem) } }),
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/workspaces', auth: 'session', role: 'admin', response: WorkspaceItem,
       body: Type.Object({
         name: Type.String({ description: `1-${NAME_MAX} characters, unique (ignoring case) among the org's workspaces` }),
@@ -63,8 +63,8 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
       }, { additionalProperties: false }),
       summary: 'Create a workspace (owner/admin), optionally with a monthly ₹ budget',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
-        const b = ctx.body as { name: string; monthly_budget_inr?: number | null };
+        const orgId = ctx.session.orgId;
+        const b = ctx.body;
         const name = cleanName(b.name, NAME_MAX, 'Workspace');
         const budget = b.monthly_budget_inr === undefined || b.monthly_budget_inr === null ? null : inrToMicros(b.monthly_budget_inr);
         const w = db.transaction(() => {
@@ -73,8 +73,8 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
         }).immediate();
         return { status: 201, body: workspaceItem({ ...w, spent_micros: 0 }) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'patch', path: '/me/workspaces/:id', auth: 'session', role: 'admin', response: WorkspaceItem,
       body: Type.Object({
         name: Type.Optional(Type.String({ description: `1-${NAME_MAX} characters` })),
@@ -82,8 +82,8 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
       }, { additionalProperties: false }),
       summary: 'Rename a workspace or set its monthly ₹ budget (owner/admin); the data plane enforces it at once',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
-        const b = ctx.body as { name?: string; monthly_budget_inr?: number | null };
+        const orgId = ctx.session.orgId;
+        const b = ctx.body;
         const w = inOrg(ctx.params.id, orgId);
         if (w.archived_at !== null) throw errors.notFound('No such active workspace in this organisation');
         const name = b.name === undefined ? undefined : cleanName(b.name, NAME_MAX, 'Workspace');
@@ -95,19 +95,19 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
         d.notify.workspaceChanged(w.id);
         return { body: withSpend(w.id) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'del', path: '/me/workspaces/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), archived: Type.Boolean(), revoked_keys: Type.Integer({ description: 'keys revoked by this call' }) }),
       summary: 'Archive a workspace (owner/admin) and revoke its keys; the default workspace cannot be archived',
       handle: (ctx) => {
-        const w = inOrg(ctx.params.id, ctx.session!.orgId);
+        const w = inOrg(ctx.params.id, ctx.session.orgId);
         if (w.is_default === 1) throw errors.badRequest('The default workspace cannot be archived');
         const { revokedKeyIds } = archiveWorkspace(db, w.id, d.clock.now());
         for (const id of revokedKeyIds) d.notify.keyChanged(id);
         d.notify.workspaceChanged(w.id);
         return { body: { id: w.id, archived: true, revoked_keys: revokedKeyIds.length } };
       },
-    },
+    }),
   ];
 }

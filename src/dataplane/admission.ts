@@ -1,7 +1,6 @@
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import type { RequestGate } from '../domain/request-gate.js';
-import type { KeyAuthenticator } from './key-auth.js';
 import type { Attempt } from './route-planner.js';
 
 /** A request once parsed and planned: its routes, and what else serving it needs. */
@@ -10,15 +9,14 @@ export interface Planned {
 }
 
 /**
- * One request between the gate's admission and settlement, whatever its endpoint: the key is
- * authenticated and counted, `prepare` parses and plans the request, its maximum cost is held
+ * One request between the gate's admission and settlement, whatever its endpoint: the key (the
+ * router authenticated it) is counted, `prepare` parses and plans the request, its maximum cost is held
  * (standard keys; routes on the caller's own key cost nothing) until `serve` returns the true cost, and
  * the hold is released if anything throws. `requestId` is the HTTP answer's own (its x-request-id),
  * so the ledger rows carry it; errors thrown while serving carry it as x-gw-request-id too.
  */
-export async function admitted<P extends Planned>(auth: KeyAuthenticator, gate: RequestGate, authorization: string, requestId: string,
+export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
   prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
-  const key = auth.authenticate(authorization);
   const ticket = gate.enter(key);
   let settled = false;
   try {

@@ -24,7 +24,8 @@ export interface AudioDeps extends RouteDeps {
 }
 
 export interface AudioRequest {
-  authorization: string;
+  /** The caller's key, authenticated by the router before the upload was read. */
+  key: KeyRecord;
   contentType: string;
   body: Buffer;
 }
@@ -57,14 +58,9 @@ export class AudioService {
     this.#d = deps;
   }
 
-  /** Refuses a missing, unknown, revoked or expired key (401) before an upload is read. */
-  checkKey(authorization: string): void {
-    this.#d.auth.authenticate(authorization);
-  }
-
   handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
-    return admitted(d.auth, d.gate, req.authorization, reply.requestId,
+    return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const job = endpoint === 'speech' ? this.#speech(req) : this.#transcription(req, endpoint);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };

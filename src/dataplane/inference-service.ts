@@ -31,7 +31,8 @@ export interface InferenceDeps extends RouteDeps {
 }
 
 export interface InferenceRequest {
-  authorization: string;
+  /** The caller's key, authenticated by the router. */
+  key: KeyRecord;
   body: Buffer;
 }
 
@@ -59,7 +60,7 @@ export class InferenceService {
    */
   handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
     const d = this.#d;
-    return admitted(d.auth, d.gate, req.authorization, reply.requestId,
+    return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
         return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };

@@ -1,5 +1,6 @@
 import { estimatePromptTokens } from '../billing/token-estimate.js';
 import type { ClientReply } from '../domain/client-reply.js';
+import type { KeyRecord } from '../domain/key-record.js';
 import { errors } from '../errors/catalog.js';
 import { messagesToChat, stopSequencesOf } from '../formats/messages/request.js';
 import { MessagesReply } from '../formats/messages/reply.js';
@@ -15,15 +16,12 @@ export interface MessagesDeps {
 }
 
 export interface MessagesRequest {
-  authorization: string;
-  /** Anthropic clients send the key here (ANTHROPIC_API_KEY); Authorization: Bearer wins when both come. */
-  apiKey: string;
+  /** The caller's key, authenticated by the router (x-api-key or Bearer). */
+  key: KeyRecord;
   /** The client's anthropic-beta header ('' when absent): passed to Anthropic routes with the body. */
   beta: string;
   body: Buffer;
 }
-
-const MISSING = errors.invalidApiKey('Missing API key: send x-api-key: <key> or Authorization: Bearer <key>');
 
 /**
  * The Anthropic Messages API (/v1/messages) on every catalog model: the body is translated to
@@ -40,7 +38,7 @@ export class MessagesService {
 
   handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
     const format = new MessagesReply(reply.requestId);
-    return this.#d.inference.handle('chat', { authorization: authorizationOf(req), body: req.body }, new TranslatingReply(reply, format), (raw) => {
+    return this.#d.inference.handle('chat', { key: req.key, body: req.body }, new TranslatingReply(reply, format), (raw) => {
       const body = messagesToChat(raw, false, req.beta);
       format.model = body.model;
       format.stops = stopSequencesOf(body.payload);
@@ -56,15 +54,9 @@ export class MessagesService {
    * the ledger.
    */
   countTokens(req: MessagesRequest): { input_tokens: number } {
-    const key = this.#d.auth.authenticate(authorizationOf(req));
+    const key = req.key;
     const body = messagesToChat(req.body, true);
     this.#d.planner.plan(body.model, 'chat', body.ext, key.orgId);
     return { input_tokens: estimatePromptTokens('chat', body.payload) };
   }
-}
-
-function authorizationOf(req: MessagesRequest): string {
-  if (req.authorization) return req.authorization;
-  if (req.apiKey) return `Bearer ${req.apiKey.trim()}`;
-  throw MISSING;
 }

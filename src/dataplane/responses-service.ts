@@ -45,16 +45,14 @@ export class ResponsesService {
   }
 
   /** GET /v1/responses/{id}: the stored response object. */
-  retrieve(authorization: string, id: string): Record<string, unknown> {
-    const key = this.#d.auth.authenticate(authorization);
+  retrieve(key: KeyRecord, id: string): Record<string, unknown> {
     const row = this.#d.store.find(key.orgId, id);
     if (row === null) throw errors.responseNotFound(id);
     return JSON.parse(row.body) as Record<string, unknown>;
   }
 
   /** GET /v1/responses/{id}/input_items: the stored items before the response's own output. */
-  inputItems(authorization: string, id: string, query: string): ReturnType<typeof inputItemsPage> {
-    const key = this.#d.auth.authenticate(authorization);
+  inputItems(key: KeyRecord, id: string, query: string): ReturnType<typeof inputItemsPage> {
     const row = this.#d.store.find(key.orgId, id);
     if (row === null) throw errors.responseNotFound(id);
     const items = JSON.parse(row.items) as Item[];
@@ -63,8 +61,7 @@ export class ResponsesService {
   }
 
   /** DELETE /v1/responses/{id}. */
-  remove(authorization: string, id: string): { id: string; object: 'response.deleted'; deleted: true } {
-    const key = this.#d.auth.authenticate(authorization);
+  remove(key: KeyRecord, id: string): { id: string; object: 'response.deleted'; deleted: true } {
     if (!this.#d.store.remove(key.orgId, id)) throw errors.responseNotFound(id);
     return { id, object: 'response.deleted', deleted: true };
   }

@@ -1,20 +1,34 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorFormat } from '../errors/error-format.js';
 import type { ClientReply } from './client-reply.js';
+import type { KeyRecord } from './key-record.js';
 import type { Role, Session } from './session.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 
-export interface RequestContext {
+/**
+ * Who may call a route, checked by the router before the body is read: public (limited per
+ * client IP or key), api_key (a gw- key as Bearer, or x-api-key where the route accepts it),
+ * session (the gw_session cookie, the role, same-origin writes).
+ */
+export type Auth = 'public' | 'api_key' | 'session';
+
+/**
+ * What a handler is given. The router fills `key` on api_key routes and `session` on session
+ * routes, so the types say which is there; `body` is typed from the route's schema.
+ */
+export interface RequestContext<A extends Auth = Auth, B = unknown> {
   params: Record<string, string>;
   query: string;
   /** Only the headers the route declared, lower-case names. */
   headers: Record<string, string>;
-  /** Parsed JSON for json routes, raw bytes for raw routes, null without a body. */
-  body: unknown;
+  /** Parsed and checked JSON for json routes, raw bytes for raw routes, null without a body. */
+  body: B;
   ip: string;
-  /** The signed-in session on session routes, else null. */
-  session: Session | null;
+  /** The signed-in session and its active org and role, on session routes. */
+  session: A extends 'session' ? Session : null;
+  /** The authenticated API key, on api_key routes. */
+  key: A extends 'api_key' ? KeyRecord : null;
 }
 
 export interface JsonResult {
@@ -31,11 +45,15 @@ interface RouteBase {
   path: string;
   summary: string;
   /**
-   * api_key: Bearer gw- key (checked by the handler); public: limited per client IP;
-   * session: the gw_session cookie (401 no_session), at least `role` in the active org
-   * (403 forbidden), and for writes a same-origin request (403 forbidden).
+   * api_key: a gw- key as Bearer (401 on a missing, unknown, revoked or expired key);
+   * public: limited per client IP; session: the gw_session cookie (401 no_session), at least
+   * `role` in the active org (403 forbidden), and for writes a same-origin request (403 forbidden).
    */
-  auth: 'api_key' | 'public' | 'session';
+  auth: Auth;
+  /** api_key routes: a key of this scope only (403 forbidden for an MCP-minted inference key). */
+  scope?: 'full';
+  /** api_key routes: the key may come as x-api-key too (Anthropic's clients send it so). */
+  apiKeyHeader?: 'x-api-key';
   /**
    * A public route whose handler applies the public limit itself, once it knows whether the
    * request is genuine: the payment webhook limits only unsigned or badly signed deliveries, so a
@@ -56,11 +74,6 @@ interface RouteBase {
   bodyType?: 'multipart/form-data' | 'application/x-www-form-urlencoded';
   /** Replaces the server's bodyLimitBytes for this route (audio uploads). */
   bodyLimitBytes?: number;
-  /**
-   * Runs on the request's headers before its body is read; a throw refuses the request at once.
-   * Routes with large bodies check the key here, so a stranger cannot make the gateway hold an upload.
-   */
-  beforeBody?: (ctx: RequestContext) => void;
   /** Answers with a 302 redirect (sign-in flows), or 303 after a form post, documented as such in /openapi.json. */
   redirects?: true | 303;
   /** 200 response schema: compiled to a fast-json-stringify serializer for json routes. */
@@ -82,10 +95,38 @@ export interface JsonRoute extends RouteBase {
 /** A handler that writes the reply itself (inference pass-through and streams); body is raw bytes. */
 export interface RawRoute extends RouteBase {
   kind: 'raw';
-  handle(ctx: RequestContext, reply: ClientReply): Promise<void>;
+  handle(ctx: RequestContext<Auth, Buffer>, reply: ClientReply): Promise<void>;
 }
 
 export type RouteSpec = JsonRoute | RawRoute;
+
+/** The body a json route's handler sees: its schema's type, or null when it declares none. */
+type JsonBody<S> = S extends TSchema ? Static<S> : null;
+
+/** A json route as written: `auth` and `body` give the handler's context its types. */
+export interface JsonRouteDef<A extends Auth, S extends TSchema | undefined> extends Omit<RouteBase, 'auth' | 'body'> {
+  kind: 'json';
+  auth: A;
+  body?: S;
+  handle(ctx: RequestContext<A, JsonBody<S>>): JsonResult | Promise<JsonResult>;
+}
+
+/** A raw route as written. */
+export interface RawRouteDef<A extends Auth> extends Omit<RouteBase, 'auth'> {
+  kind: 'raw';
+  auth: A;
+  handle(ctx: RequestContext<A, Buffer>, reply: ClientReply): Promise<void>;
+}
+
+/**
+ * Declares a route. The definition's `auth` and body schema type its handler's context (no casts,
+ * no `session!`); the route table holds the erased form, which the router fills to match.
+ */
+export function route<A extends Auth, S extends TSchema | undefined = undefined>(def: JsonRouteDef<A, S>): RouteSpec;
+export function route<A extends Auth>(def: RawRouteDef<A>): RouteSpec;
+export function route(def: JsonRouteDef<Auth, TSchema | undefined> | RawRouteDef<Auth>): RouteSpec {
+  return def as RouteSpec;
+}
 
 /**
  * A JSON route on one model id, declared in both the ways clients write one: `prefix/:id` for an

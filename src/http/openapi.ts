@@ -82,7 +82,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string): 
       operationId: operationId(r.method, r.path),
       summary: r.summary,
       ...(params.length ? { parameters: params } : {}),
-      ...(r.auth === 'api_key' ? { security: r.headers?.includes('x-api-key') ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
+      ...(r.auth === 'api_key' ? { security: r.apiKeyHeader === 'x-api-key' ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [{ bearerAuth: [] }] } : r.auth === 'session' ? { security: [{ sessionCookie: [] }] } : { security: [] }),
       ...(body ? { requestBody: { required: true, content: body } } : {}),
       ...(r.role ? { 'x-gw-role': r.role } : {}),
       responses,

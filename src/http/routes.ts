@@ -13,7 +13,7 @@ import { ResponsesBodySchema } from '../formats/responses/request.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
-import { modelIdRoutes, type RouteSpec } from '../domain/route-spec.js';
+import { modelIdRoutes, route, type RequestContext, type RouteSpec } from '../domain/route-spec.js';
 import { serverCard, type McpServer } from '../mcp/mcp-server.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -34,31 +34,29 @@ export interface RouteDeps {
   control: RouteSpec[];
 }
 
-const AUTH_HEADERS = ['authorization'] as const;
 /**
- * Anthropic clients send the key as x-api-key; anthropic-version is accepted and not needed;
- * anthropic-beta goes on to Anthropic routes (the request passes through to them as written).
+ * anthropic-version is accepted and not needed; anthropic-beta goes on to Anthropic routes (the
+ * request passes through to them as written). The key comes as x-api-key or Bearer.
  */
-const ANTHROPIC_HEADERS = ['authorization', 'x-api-key', 'anthropic-beta'] as const;
-const UPLOAD_HEADERS = ['authorization', 'content-type'] as const;
+const ANTHROPIC_HEADERS = ['anthropic-beta'] as const;
+const UPLOAD_HEADERS = ['content-type'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-function messagesRequest(headers: Record<string, string>, body: Buffer) {
-  return { authorization: headers.authorization, apiKey: headers['x-api-key'], beta: headers['anthropic-beta'], body };
+function messagesRequest(ctx: RequestContext<'api_key', Buffer>) {
+  return { key: ctx.key, beta: ctx.headers['anthropic-beta'], body: ctx.body };
 }
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
-  /** An audio upload route: the key is checked from the headers before the upload is read. */
-  const upload = (endpoint: 'transcriptions' | 'translations', summary: string): RouteSpec => ({
+  /** An audio upload route: the router checks the key from the headers before the upload is read. */
+  const upload = (endpoint: 'transcriptions' | 'translations', summary: string): RouteSpec => (route({
     kind: 'raw', method: 'post', path: `/v1/audio/${endpoint}`, auth: 'api_key', headers: UPLOAD_HEADERS,
     body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
-    beforeBody: (ctx) => d.audio.checkKey(ctx.headers.authorization),
     summary,
     handle: (ctx, reply) => d.audio.handle(endpoint,
-      { authorization: ctx.headers.authorization, contentType: ctx.headers['content-type'], body: ctx.body as Buffer }, reply),
-  });
+      { key: ctx.key, contentType: ctx.headers['content-type'], body: ctx.body }, reply),
+  }));
   const findModel = modelFinder(d.listModels);
   const retrieve = (id: string) => {
     const model = findModel(id);
@@ -66,98 +64,98 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     return { body: model };
   };
   const routes: RouteSpec[] = [
-    {
-      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', headers: AUTH_HEADERS, body: ChatBodySchema,
+    route({
+      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
-      handle: (ctx, reply) => d.inference.handle('chat', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', headers: AUTH_HEADERS, body: ResponsesBodySchema,
+      handle: (ctx, reply) => d.inference.handle('chat', { key: ctx.key, body: ctx.body }, reply),
+    }),
+    route({
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema,
       summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
         'routed with failover; stored per org unless store is false, continued with previous_response_id',
-      handle: (ctx, reply) => d.responses.create({ authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
-    },
-    {
-      kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body }, reply),
+    }),
+    route({
+      kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key',
       summary: "A stored response object; 404 response_not_found when the key's org has none with that id",
-      handle: (ctx) => ({ body: d.responses.retrieve(ctx.headers.authorization, ctx.params.id) }),
-    },
-    {
-      kind: 'json', method: 'get', path: '/v1/responses/:id/input_items', auth: 'api_key', headers: AUTH_HEADERS,
+      handle: (ctx) => ({ body: d.responses.retrieve(ctx.key, ctx.params.id) }),
+    }),
+    route({
+      kind: 'json', method: 'get', path: '/v1/responses/:id/input_items', auth: 'api_key',
       summary: 'The items that led to a stored response (its conversation and input), newest first; after, limit (1-100), order',
-      handle: (ctx) => ({ body: d.responses.inputItems(ctx.headers.authorization, ctx.params.id, ctx.query) }),
-    },
-    {
-      kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key', headers: AUTH_HEADERS,
+      handle: (ctx) => ({ body: d.responses.inputItems(ctx.key, ctx.params.id, ctx.query) }),
+    }),
+    route({
+      kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key',
       summary: "Deletes a stored response; 404 response_not_found when the key's org has none with that id",
-      handle: (ctx) => ({ body: d.responses.remove(ctx.headers.authorization, ctx.params.id) }),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', headers: AUTH_HEADERS, body: EmbeddingsBodySchema,
+      handle: (ctx) => ({ body: d.responses.remove(ctx.key, ctx.params.id) }),
+    }),
+    route({
+      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema,
       summary: 'Embeddings (OpenAI format), routed with failover',
-      handle: (ctx, reply) => d.inference.handle('embeddings', { authorization: ctx.headers.authorization, body: ctx.body as Buffer }, reply),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, body: MessagesBodySchema,
+      handle: (ctx, reply) => d.inference.handle('embeddings', { key: ctx.key, body: ctx.body }, reply),
+    }),
+    route({
+      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
       errorFormat: ANTHROPIC_ERRORS,
       summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
         "key as x-api-key or Bearer; errors in Anthropic's shape",
-      handle: (ctx, reply) => d.messages.handle(messagesRequest(ctx.headers, ctx.body as Buffer), reply),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/v1/messages/count_tokens', auth: 'api_key', headers: ANTHROPIC_HEADERS, body: CountTokensBodySchema,
+      handle: (ctx, reply) => d.messages.handle(messagesRequest(ctx), reply),
+    }),
+    route({
+      kind: 'raw', method: 'post', path: '/v1/messages/count_tokens', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: CountTokensBodySchema,
       errorFormat: ANTHROPIC_ERRORS,
       summary: "Input tokens of a Messages API request, the gateway's estimate (not the model's tokenizer); not billed or rate-limited",
-      handle: async (ctx, reply) => reply.send(200, 'application/json', JSON.stringify(d.messages.countTokens(messagesRequest(ctx.headers, ctx.body as Buffer)))),
-    },
+      handle: async (ctx, reply) => reply.send(200, 'application/json', JSON.stringify(d.messages.countTokens(messagesRequest(ctx)))),
+    }),
     upload('transcriptions', 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price'),
     upload('translations', 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions'),
-    {
-      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', headers: AUTH_HEADERS, body: SpeechBodySchema,
+    route({
+      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', body: SpeechBodySchema,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
-      handle: (ctx, reply) => d.audio.handle('speech', { authorization: ctx.headers.authorization, contentType: '', body: ctx.body as Buffer }, reply),
-    },
-    {
-      kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: AUTH_HEADERS,
+      handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body }, reply),
+    }),
+    route({
+      kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key',
       summary: 'MCP server (streamable HTTP, one JSON-RPC message a request, stateless): tools list_models, chat, account, ' +
         'list_keys and create_ephemeral_key; resources gw://models and gw://account; bearer gw- key',
-      handle: (ctx, reply) => d.mcp.handle(ctx.headers.authorization, ctx.body as Buffer, reply),
-    },
-    {
+      handle: (ctx, reply) => d.mcp.handle(ctx.headers.authorization, ctx.body, reply),
+    }),
+    route({
       kind: 'json', method: 'get', path: '/.well-known/mcp/server-card.json', auth: 'public',
       summary: 'MCP server card: name, version, the streamable HTTP endpoint, bearer auth and the tools',
       handle: () => ({ body: serverCard(d.publicBase(), GATEWAY_VERSION, d.mcp.toolList) }),
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/v1/models', auth: 'public', response: ModelList,
       summary: 'Model catalog with INR pricing, residency, languages, context length and per-route health',
       handle: () => ({ body: d.listModels() }),
-    },
+    }),
     ...modelIdRoutes({
       kind: 'json', method: 'get', prefix: '/v1/models', auth: 'public', response: ModelObject,
       summary: 'One catalog model (models.retrieve), as /v1/models lists it; 404 model_not_found for an id not in the catalog',
     }, retrieve),
-    {
+    route({
       kind: 'json', method: 'get', path: '/v1/providers', auth: 'public', response: ProviderList,
       summary: 'Provider registry: configured status, residency, BYOK support, platform-key fallback, data handling and health',
       handle: () => ({ body: d.listProviders() }),
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/health', auth: 'public', response: HealthBody,
       summary: 'Provider configuration and per-route circuit breaker state',
       handle: () => ({ body: d.health() }),
-    },
+    }),
     ...d.control,
   ];
-  routes.push({
+  routes.push(route({
     kind: 'json', method: 'get', path: '/openapi.json', auth: 'public',
     summary: 'This document: OpenAPI 3.1, generated from the route table',
     handle: () => ({ body: openapi }),
-  }, {
+  }), route({
     kind: 'raw', method: 'get', path: '/llms.txt', auth: 'public',
     summary: 'The API summarised for language models (llmstxt.org): how to call it, every route, the model catalog',
     handle: async (_ctx, reply) => reply.send(200, 'text/plain; charset=utf-8', summary),
-  });
+  }));
   // Built from the finished table, so both documents list themselves too.
   const openapi = openApiDocument(routes, GATEWAY_VERSION);
   const summary = llmsTxt(routes, d.listModels().data, GATEWAY_VERSION);

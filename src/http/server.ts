@@ -1,31 +1,17 @@
 import uWS from 'uWebSockets.js';
 import { createServer } from 'node:net';
-import fastJson from 'fast-json-stringify';
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { parseJsonBody } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
-import { toGatewayError } from '../errors/envelope.js';
 import type { ErrorFormat } from '../errors/error-format.js';
-import type { Logger } from '../lib/logger.js';
-import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
-import { ROLE_RANK, type Session } from '../domain/session.js';
-import { sessionToken } from '../lib/session-cookie.js';
+import type { RouteSpec } from '../domain/route-spec.js';
+import { compileRoute, newContext, type RouterOptions } from './route-pipeline.js';
 import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
 import { pick, wantsPage, type Dashboard } from './dashboard.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends RouterOptions {
   host: string;
   port: number;
   bodyLimitBytes: number;
-  log: Logger;
-  /** Seam for the limit of public routes, per key when the request carries a valid one, else per IP; throws a GatewayError (429). */
-  publicGate?: (ip: string, authorization: string) => void;
-  /** Resolves the gw_session cookie value to a session (session routes). */
-  sessions?: (token: string) => Session | null;
-  /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
-  allowedOrigins?: ReadonlySet<string>;
   /** The built dashboard, served at / and for browsers' page loads; null when not built. */
   dashboard?: Dashboard | null;
   /** false: requests with repeated Content-Length are not looked for (a proxy in front refuses them). */
@@ -43,9 +29,7 @@ export interface RunningServer {
   stopListening(): void;
 }
 
-const CROSS_SITE = errors.forbidden('Cross-site request refused: the Origin does not match this gateway');
 const SHUTTING_DOWN = errors.serviceUnavailable('The gateway is shutting down; retry on a new connection');
-const NO_BODY: ReadonlySet<string> = new Set(['get', 'del']);
 // As bytes, which uWS reads in place instead of converting a string to UTF-8 per call.
 const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 const ACCEPT = Buffer.from('accept', 'latin1');
@@ -151,51 +135,9 @@ function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: 
 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean },
   framing: FramingCheck): void {
-  const paramNames = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
-  const isSession = route.auth === 'session';
-  const isPublic = route.auth === 'public';
-  const gated = isPublic && route.limitedByHandler !== true && opts.publicGate !== undefined;
-  const checksOrigin = (isSession && route.method !== 'get') || route.sameOrigin === true;
-  const headerNames = [...(route.headers ?? []), ...(isSession ? ['cookie'] : []), ...(checksOrigin ? ['origin', 'sec-fetch-site'] : []),
-    ...(gated ? ['authorization'] : [])];
+  const r = compileRoute(route, opts, opts.bodyLimitBytes);
+  const { paramNames, headerNames, readsBody, bodyLimit, errorFormat, bearer, readsIp } = r;
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
-  const minRank = route.role ? ROLE_RANK[route.role] : 0;
-  const readsBody = !NO_BODY.has(route.method);
-  const check = route.kind === 'json' && route.body ? TypeCompiler.Compile(route.body) : null;
-  const serialize = route.kind === 'json' && route.response ? fastJson(route.response as object) : JSON.stringify;
-  const bearer = route.auth === 'api_key';
-  const bodyLimit = route.bodyLimitBytes ?? opts.bodyLimitBytes;
-  const errorFormat = route.errorFormat ?? null;
-  const log = opts.log;
-
-  const fail = (reply: UwsReply, e: unknown): void => {
-    const { error, unexpected } = toGatewayError(e);
-    if (unexpected) log.error('unhandled error', { path: route.path, err: String((e as Error)?.stack ?? e) });
-    if (!reply.aborted) reply.sendError(error);
-  };
-  const json = async (ctx: RequestContext, reply: UwsReply): Promise<void> => {
-    if (route.kind !== 'json') return;
-    if (ctx.body !== null) ctx.body = jsonBody(ctx.body as Buffer, check);
-    const out = await route.handle(ctx);
-    if (reply.aborted) return;
-    if (out.body === undefined) reply.send(out.status ?? 204, 'text/plain', '', out.headers);
-    else reply.sendJson(out.status ?? 200, serialize(out.body), out.headers);
-  };
-  /**
-   * Runs the handler; its failure becomes the route's error answer. A raw route's own promise is
-   * used as it is: an async wrapper around it was a generator, two promises and a closure more a
-   * request (bench:instructions).
-   */
-  const start = (ctx: RequestContext, reply: UwsReply): void => {
-    let done: Promise<void>;
-    try {
-      done = route.kind === 'raw' ? route.handle(ctx, reply) : json(ctx, reply);
-    } catch (e) {
-      fail(reply, e);
-      return;
-    }
-    done.then(undefined, (e: unknown) => fail(reply, e));
-  };
 
   app[route.method](route.path, (res, req) => {
     if (inflight.draining) {
@@ -211,83 +153,35 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       reply.sendError(refusal, true);
       return;
     }
-    // Refused before the body is read: uWS still needs a data handler for the bytes in flight.
-    const refuse = (e: unknown): void => {
-      if (readsBody) res.onData(() => {});
-      fail(reply, e);
-    };
-    const ctx: RequestContext = { params: {}, query: req.getQuery() ?? '', headers: {}, body: null, ip: '', session: null };
+    const ctx = newContext(req.getQuery() ?? '');
+    let refused: unknown = null;
     try {
       for (let i = 0; i < paramNames.length; i++) ctx.params[paramNames[i]] = decodeURIComponent(req.getParameter(i) ?? '');
     } catch {
       // A malformed %-escape (GET /auth/%E0%A4%A): a throw out of a uWS handler would end the process.
-      refuse(errors.badRequest('The request path has a malformed %-escape'));
+      refused = errors.badRequest('The request path has a malformed %-escape');
+    }
+    if (refused === null) {
+      for (let i = 0; i < headerNames.length; i++) ctx.headers[headerNames[i]] = req.getHeader(headerKeys[i]);
+      if (readsIp) ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      // Before the body is read: a stranger cannot make the gateway hold an upload.
+      refused = r.admit(ctx);
+    }
+    if (refused !== null) {
+      // uWS still needs a data handler for the bytes in flight.
+      if (readsBody) res.onData(() => {});
+      r.fail(reply, refused);
       return;
-    }
-    for (let i = 0; i < headerNames.length; i++) ctx.headers[headerNames[i]] = req.getHeader(headerKeys[i]);
-    if (isPublic) ctx.ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-    if (gated) {
-      try {
-        opts.publicGate!(ctx.ip, ctx.headers.authorization);
-      } catch (e) {
-        refuse(e);
-        return;
-      }
-    }
-    if (isSession) {
-      const refusal = authorize(ctx, opts, minRank, checksOrigin);
-      if (refusal) {
-        refuse(refusal);
-        return;
-      }
-    } else if (checksOrigin && crossSite(ctx, opts)) {
-      refuse(CROSS_SITE);
-      return;
-    }
-    if (route.beforeBody) {
-      try {
-        route.beforeBody(ctx);
-      } catch (e) {
-        refuse(e);
-        return;
-      }
     }
     if (!readsBody) {
-      start(ctx, reply);
+      r.run(ctx, reply);
       return;
     }
     // The route runs inside uWS's data callback as soon as the body is in: no promise and no
     // microtask between the last byte and the handler.
     reply.readBody(bodyLimit, Number(declaredLength || 0), (raw) => {
       ctx.body = raw;
-      start(ctx, reply);
+      r.run(ctx, reply);
     });
   });
-}
-
-/** Whether a cookie write comes from another site. */
-function crossSite(ctx: RequestContext, opts: ServerOptions): boolean {
-  const origin = ctx.headers.origin;
-  // Browsers send Origin on cross-site writes; Sec-Fetch-Site covers the few that send neither.
-  return origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site';
-}
-
-/** Session, role and same-origin checks of a session route; returns the refusal, if any. */
-function authorize(ctx: RequestContext, opts: ServerOptions, minRank: number, checksOrigin: boolean): Error | null {
-  const token = sessionToken(ctx.headers.cookie);
-  const session = token && opts.sessions ? opts.sessions(token) : null;
-  if (!session) return errors.noSession();
-  if (checksOrigin && crossSite(ctx, opts)) return CROSS_SITE;
-  if (ROLE_RANK[session.role] < minRank) return errors.forbidden(`This needs the ${minRank === 3 ? 'owner' : 'admin'} role in the organisation`);
-  ctx.session = session;
-  return null;
-}
-
-/** The router's JSON body: required when the route declares a schema. */
-function jsonBody(raw: Buffer, check: TypeCheck<TSchema> | null): unknown {
-  if (raw.length === 0) {
-    if (check) throw errors.badRequest('Request body is required');
-    return null;
-  }
-  return parseJsonBody(raw, check);
 }

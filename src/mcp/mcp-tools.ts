@@ -78,11 +78,11 @@ export function mcpTools(d: ToolDeps): Tool[] {
         provider: { type: 'string' },
         data_policy: { type: 'string', enum: ['india_only', 'no_training', 'zero_retention'] },
       }, ['model', 'messages']),
-      run: async (args, _key, authorization) => {
+      run: async (args, key) => {
         const reply = new MemoryReply();
         const body = Buffer.from(JSON.stringify({ ...args, stream: false }));
         try {
-          await d.inference.handle('chat', { authorization, body }, reply);
+          await d.inference.handle('chat', { key, body }, reply);
         } catch (e) {
           if (e instanceof GatewayError) return toolError(e);
           throw e;

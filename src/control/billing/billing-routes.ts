@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GST_STATES, topupTax } from '../../billing/gst.js';
-import type { RouteSpec } from '../../domain/route-spec.js';
+import { type RouteSpec, route } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
 import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
@@ -90,7 +90,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
   };
 
   return [
-    {
+    route({
       kind: 'json', method: 'get', path: '/me/billing', auth: 'session', role: 'owner',
       response: Type.Object({
         balance_inr: Inr,
@@ -122,7 +122,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
       }),
       summary: 'Balance, low-balance threshold, money events, payments, 30-day usage and the billing address',
       handle: async (ctx) => {
-        const orgId = ctx.session!.orgId;
+        const orgId = ctx.session.orgId;
         const now = clock.now();
         const address = findBillingAddress(db, orgId);
         // From the shared usage rollup: a GROUP BY over the ledger would block the data plane's event loop.
@@ -163,27 +163,27 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/billing/address', auth: 'session', role: 'owner', body: AddressBody, response: AddressView,
       summary: 'Save the billing address (needed before the first top-up: its state is the GST place of supply); 400 bad_address names the field',
       handle: (ctx) => {
-        const orgId = ctx.session!.orgId;
-        saveBillingAddress(db, orgId, parseAddress(ctx.body as Record<string, unknown>), clock.now());
+        const orgId = ctx.session.orgId;
+        saveBillingAddress(db, orgId, parseAddress(ctx.body), clock.now());
         return { body: addressView(findBillingAddress(db, orgId)!) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'get', path: '/me/billing/pincode/:pin', auth: 'session', role: 'owner',
       response: Type.Object({ pincode: Type.String(), city: Type.String(), district: Type.String(), state: Type.String(), state_code: Type.String() }),
       summary: 'City and state for a postal PIN code, to fill in the billing address (404 when no post office has it)',
       handle: async (ctx) => {
         // Each unknown PIN is a call on a public service that may bar the gateway's address.
-        pinGate(ctx.session!.orgId);
+        pinGate(ctx.session.orgId);
         return { body: await d.pincodes.lookup(ctx.params.pin) };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/billing/orders', auth: 'session', role: 'owner', body: OrderBody,
       response: Type.Object({
         order_id: Type.String(), key_id: Type.String(), currency: Type.Literal('INR'),
@@ -197,8 +197,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
       summary: 'Create a top-up order with the payment provider: amount_inr whole ₹ (100-1000 in beta) plus 18% GST; an optional promo adds a bonus when paid',
       handle: async (ctx) => {
         const api = payments();
-        const { orgId, userId } = ctx.session!;
-        const body = ctx.body as Static<typeof OrderBody>;
+        const { orgId, userId } = ctx.session;
+        const body = ctx.body;
         const credit = amountOf(body.amount_inr);
         const address = findBillingAddress(db, orgId);
         if (!address) throw errors.addressRequired();
@@ -230,8 +230,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/billing/verify', auth: 'session', role: 'owner', body: VerifyBody,
       response: Type.Object({
         credited: Type.Boolean({ description: 'false when this order had already been credited (by an earlier call or the webhook)' }),
@@ -240,8 +240,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
       summary: 'Verify the checkout\'s signature and credit the balance; idempotent, and shared with the payments webhook',
       handle: (ctx) => {
         const api = payments();
-        const orgId = ctx.session!.orgId;
-        const v = ctx.body as Static<typeof VerifyBody>;
+        const orgId = ctx.session.orgId;
+        const v = ctx.body;
         const order = orderOf(orgId, v.order_id);
         if (!api.checkoutSigned(v.order_id, v.payment_id, v.signature)) {
           throw errors.badRequest('The checkout signature does not match this order and payment; nothing was credited');
@@ -257,8 +257,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/billing/promo/check', auth: 'session', role: 'owner', body: PromoBody,
       response: Type.Object({
         code: Type.String(), valid: Type.Literal(true), kind: Type.Union([Type.Literal('fixed'), Type.Literal('percent')]),
@@ -268,8 +268,8 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
       summary: 'Check a promo code for this org: 400 promo_invalid (unknown, expired, used up) or promo_redeemed',
       handle: (ctx) => {
         payments();
-        const body = ctx.body as Static<typeof PromoBody>;
-        const promo = openPromo(ctx.session!.orgId, body.code);
+        const body = ctx.body;
+        const promo = openPromo(ctx.session.orgId, body.code);
         const credit = body.amount_inr === undefined ? null : amountOf(body.amount_inr);
         const bonus = promo.kind === 'fixed' ? promo.value : credit === null ? null : bonusOf(promo, credit);
         return {
@@ -279,27 +279,27 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           },
         };
       },
-    },
-    {
+    }),
+    route({
       kind: 'json', method: 'post', path: '/me/billing/settings', auth: 'session', role: 'owner', body: SettingsBody,
       response: Type.Object({ low_balance_inr: Type.Union([Inr, Type.Null()]) }),
       summary: 'Set the low-balance email threshold in ₹ (the owners are mailed once per crossing), or clear it with null',
       handle: (ctx) => {
-        const { low_balance_inr: low } = ctx.body as Static<typeof SettingsBody>;
+        const { low_balance_inr: low } = ctx.body;
         if (low !== null && config.smtp.host === undefined) {
           throw errors.rule('unavailable', 'Low-balance mail needs a mail relay, and this gateway has none (smtp.host)');
         }
         const micros = low === null ? null : Math.round(low * MICROS_PER_INR);
-        setLowBalance(db, ctx.session!.orgId, micros);
+        setLowBalance(db, ctx.session.orgId, micros);
         return { body: { low_balance_inr: microsToInr(micros) } };
       },
-    },
-    {
+    }),
+    route({
       kind: 'raw', method: 'get', path: '/me/billing/receipts/:paymentId', auth: 'session', role: 'owner',
       summary: 'A printable HTML receipt for a payment that paid a top-up (404 for any other)',
       handle: async (ctx, reply) => {
         const order = findOrderByPayment(db, ctx.params.paymentId);
-        if (!order || order.org_id !== ctx.session!.orgId || order.status !== 'paid') {
+        if (!order || order.org_id !== ctx.session.orgId || order.status !== 'paid') {
           reply.sendError(errors.notFound(`No paid top-up with payment '${ctx.params.paymentId}' in this organisation`));
           return;
         }
@@ -308,6 +308,6 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
           // The receipt shows text users typed: escaped, and a page that may run nothing besides.
           { 'cache-control': 'private, no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff' });
       },
-    },
+    }),
   ];
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RouteSpec } from '../../domain/route-spec.js';
+import { type RouteSpec, route } from '../../domain/route-spec.js';
 
 /** Ids as the payment provider makes them (order_…, pay_…); the orders API's own check is the same. */
 const ID_RE = /^[\w-]{1,64}$/;
@@ -56,15 +56,15 @@ export function returnLocation(form: URLSearchParams): string {
  * Anything unreadable becomes a generic failure on that page, never an error page.
  */
 export function checkoutReturnRoutes(): RouteSpec[] {
-  return [{
+  return [route({
     kind: 'raw', method: 'post', path: '/billing/return', auth: 'public', redirects: 303,
     body: ReturnForm, bodyType: 'application/x-www-form-urlencoded', bodyLimitBytes: MAX_BYTES,
     summary: 'The payment checkout\'s callback_url: reads the provider\'s form post and redirects (303) to the dashboard\'s billing page, '
       + 'which verifies the payment with POST /me/billing/verify; credits nothing itself',
     handle: async (ctx, reply) => {
-      const raw = ctx.body as Buffer | null;
+      const raw = ctx.body;
       const form = new URLSearchParams(raw ? raw.toString('utf8') : '');
       reply.send(303, 'text/plain; charset=utf-8', '', { location: returnLocation(form), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
     },
-  }];
+  })];
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RouteSpec } from '../../domain/route-spec.js';
+import { type RouteSpec, route } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { findOrder } from '../../store/billing.js';
 import type { ControlDeps } from '../control-deps.js';
@@ -39,7 +39,7 @@ export function paymentWebhookRoutes(d: ControlDeps & {
   limitUnsigned: (ip: string) => void;
 }): RouteSpec[] {
   const { db, clock, log } = d;
-  return [{
+  return [route({
     kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', limitedByHandler: true, headers: ['x-payments-signature', 'x-razorpay-signature'],
     body: Type.Object({ event: Type.String(), payload: Type.Object({ payment: Type.Object({ entity: Type.Object({}) }) }) }),
     response: Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) }),
@@ -51,7 +51,7 @@ export function paymentWebhookRoutes(d: ControlDeps & {
         out.sendError(errors.billingDisabled('Payment webhooks are not configured on this gateway (billing.payments.webhookSecret)'));
         return;
       }
-      const raw = (ctx.body as Buffer | null) ?? Buffer.alloc(0);
+      const raw = (ctx.body) ?? Buffer.alloc(0);
       // Razorpay itself names the header after itself; the same HMAC either way.
       const signature = ctx.headers['x-payments-signature'] || ctx.headers['x-razorpay-signature'] || '';
       if (!signature || !api.webhookSigned(raw, signature)) {
@@ -90,5 +90,5 @@ export function paymentWebhookRoutes(d: ControlDeps & {
       if (outcome === 'credited') d.notices.credited(order.id);
       out.send(200, 'application/json', outcome === 'amount_mismatch' ? reply('ignored', 'amount does not match the order') : reply(outcome));
     },
-  }];
+  })];
 }
