@@ -35,7 +35,8 @@ import { UpstreamClient } from './dataplane/upstream-client.js';
 import { buildRoutes } from './http/routes.js';
 import { accountRoutes } from './control/account-routes.js';
 import type { ControlDeps } from './control/control-deps.js';
-import { keyRoutes } from './control/key-routes.js';
+import { keyRoutes } from './control/keys/key-routes.js';
+import { KeyService } from './control/keys/key-service.js';
 import { oauthRoutes } from './control/oauth-routes.js';
 import { teamRoutes } from './control/team-routes.js';
 import { usageRoutes } from './control/usage-routes.js';
@@ -59,9 +60,9 @@ import { checkoutReturnRoutes } from './control/billing/checkout-return.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { openDatabase, type Db } from './store/database.js';
-import { hasAnyOrg } from './store/orgs.js';
+import { hasAnyOrg, sqliteOrgStore } from './store/orgs.js';
 import { firstStartSteps } from './first-start.js';
-import { keyByHashReader } from './store/keys.js';
+import { keyByHashReader, sqliteKeyStore } from './store/keys.js';
 import { limitsReader } from './store/usage.js';
 import { UsageBatcher } from './ledger/usage-batcher.js';
 import { LimitsGate } from './limits/limits-gate.js';
@@ -202,6 +203,10 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
     },
   };
+  const keyService = new KeyService({
+    keys: sqliteKeyStore(db), orgs: sqliteOrgStore(db), clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
+    keyChanged: (id) => control.notify.keyChanged(id),
+  });
   // Public routes: a valid key's own window, else the client IP's (spec 8).
   const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
     try {
@@ -233,7 +238,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(control), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(keyService), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),

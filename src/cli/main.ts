@@ -2,13 +2,13 @@ import { loadConfig, ConfigError } from '../config/load.js';
 import { startGateway, StartRefused } from '../gateway.js';
 import { GATEWAY_VERSION } from '../http/routes.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { checkNewKey, KEY_NAME_MAX } from '../control/key-rules.js';
+import { checkNewKey, KEY_NAME_MAX } from '../control/keys/key-rules.js';
 import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
 import { offsetClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
-import { findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { activeKeyNameTaken, countActiveKeys, findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } from '../store/keys.js';
 import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
@@ -262,7 +262,7 @@ function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   const budget = values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null;
   const created = db.transaction(() => {
     const now = Date.now();
-    if (!values.force) checkNewKey(db, org.id, name, config.orgs.maxActiveKeysPerOrg, now);
+    if (!values.force) checkNewKey({ active: countActiveKeys(db, org.id, now), nameTaken: activeKeyNameTaken(db, org.id, name, now) }, name, config.orgs.maxActiveKeysPerOrg);
     return insertKey(db, {
       orgId: org.id, workspaceId, name, tier,
       rpmLimit: rpm ?? null,

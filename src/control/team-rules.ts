@@ -31,5 +31,5 @@ export function parseEmail(raw: string): string {
   return email;
 }
 
-export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+export { iso } from '../lib/iso-time.js';
 export { inrToMicros, microsToInr } from '../lib/money.js';

@@ -1,10 +1,11 @@
 import type { Db } from './database.js';
 import { recordChange } from './change-log.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { hashApiKey, keyPrefix, mintApiKey, type KeyTier } from '../lib/api-key.js';
-
-export type { KeyRecord };
+import type { KeyLimitsPatch, KeyListRow, KeyStore, NewKey } from '../domain/stores/key-store.js';
+import { hashApiKey, keyPrefix, mintApiKey } from '../lib/api-key.js';
 import { newId } from '../lib/ids.js';
+
+export type { KeyRecord, KeyLimitsPatch, NewKey };
 
 const KEY_COLUMNS = `id, org_id AS orgId, workspace_id AS workspaceId, name, prefix, tier, scope, rpm_limit AS rpmLimit,
   daily_limit AS dailyLimit, monthly_budget_micros AS monthlyBudgetMicros, expires_at AS expiresAt, revoked_at AS revokedAt`;
@@ -17,18 +18,6 @@ export function keyByHashReader(db: Db): (hash: string) => KeyRecord | undefined
 
 export function findKeyById(db: Db, id: string): (KeyRecord & { hash: string }) | undefined {
   return db.prepare(`SELECT ${KEY_COLUMNS}, hash FROM api_keys WHERE id = ?`).get(id) as (KeyRecord & { hash: string }) | undefined;
-}
-
-export interface NewKey {
-  orgId: string;
-  workspaceId: string;
-  name: string;
-  tier: KeyTier;
-  scope?: 'full' | 'inference';
-  rpmLimit?: number | null;
-  dailyLimit?: number | null;
-  monthlyBudgetMicros?: number | null;
-  expiresAt?: number | null;
 }
 
 /** Mints a key and stores only its hash; the full key is returned here and never again. */
@@ -79,12 +68,6 @@ export function revokeKey(db: Db, id: string, now = Date.now()): boolean {
   })();
 }
 
-export interface KeyLimitsPatch {
-  rpmLimit?: number | null;
-  dailyLimit?: number | null;
-  monthlyBudgetMicros?: number | null;
-}
-
 export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now = Date.now()): boolean {
   const sets: string[] = [];
   const args: (number | null)[] = [];
@@ -99,3 +82,34 @@ export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now =
   })();
 }
 
+
+/** The KeyStore on SQLite: statements prepared once; a check and its insert in one immediate transaction. */
+export function sqliteKeyStore(db: Db): KeyStore {
+  const list = db.prepare(`SELECT ${KEY_COLUMNS}, COALESCE(s.spent_micros, 0) AS spentMonthMicros, k.last_used_at AS lastUsedAt,
+      k.created_at AS createdAt
+    FROM api_keys k LEFT JOIN monthly_spend s ON s.scope_id = k.id AND s.ist_month = ? WHERE k.org_id = ? ORDER BY k.created_at, k.id`);
+  const active = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys
+    WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC`);
+  const create = db.transaction((k: NewKey, now: number, check?: (facts: { active: number; nameTaken: boolean }) => void) => {
+    check?.({ active: countActiveKeys(db, k.orgId, now, k.scope ?? 'full'), nameTaken: activeKeyNameTaken(db, k.orgId, k.name, now) });
+    return insertKey(db, k, now);
+  });
+  return {
+    list: async (orgId, istMonth) => list.all(istMonth, orgId) as KeyListRow[],
+    listActive: async (orgId, now) => active.all(orgId, now) as KeyRecord[],
+    find: async (id) => {
+      const k = findKeyById(db, id);
+      if (k === undefined) return undefined;
+      const { hash: _hash, ...record } = k;
+      return record;
+    },
+    countActive: async (orgId, now, scope) => countActiveKeys(db, orgId, now, scope),
+    create: async (k, now, check) => create.immediate(k, now, check),
+    revoke: async (id, now) => revokeKey(db, id, now),
+    updateLimits: async (id, patch, now) => updateKeyLimits(db, id, patch, now),
+    account: async (orgId, keyId, day, month) => {
+      const a = keyAccount(db, orgId, keyId, day, month);
+      return { balanceMicros: a.balance_micros, requestsToday: a.requests_today, spentMonthMicros: a.spent_month_micros };
+    },
+  };
+}

@@ -1,6 +1,8 @@
 import type { Db } from './database.js';
+import type { OrgStore } from '../domain/stores/org-store.js';
 import { recordChange } from './change-log.js';
 import { newId } from '../lib/ids.js';
+import { orgIsFunded as isFunded } from '../domain/org-funding.js';
 
 export interface OrgRow {
   id: string;
@@ -61,5 +63,18 @@ export function insertMoneyEvent(db: Db, orgId: string, kind: MoneyEventKind, am
 
 /** New keys are standard once the org has been funded or holds a positive balance (spec 3). */
 export function orgIsFunded(org: OrgRow): boolean {
-  return org.funded_at !== null || org.balance_micros > 0;
+  return isFunded({ fundedAt: org.funded_at, balanceMicros: org.balance_micros });
+}
+
+/** The OrgStore on SQLite. */
+export function sqliteOrgStore(db: Db): OrgStore {
+  const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
+  return {
+    find: async (orgId) => {
+      const o = findOrg(db, orgId);
+      return o && { id: o.id, name: o.name, personal: o.personal === 1, balanceMicros: o.balance_micros, fundedAt: o.funded_at, createdAt: o.created_at };
+    },
+    defaultWorkspaceId: async (orgId) => findDefaultWorkspaceId(db, orgId)!,
+    hasActiveWorkspace: async (orgId, workspaceId) => workspace.get(workspaceId, orgId) !== undefined,
+  };
 }

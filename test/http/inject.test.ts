@@ -11,12 +11,11 @@ import type { Role, Session } from '../../src/domain/session.js';
 import { errors } from '../../src/errors/catalog.js';
 import { ANTHROPIC_ERRORS } from '../../src/formats/messages/error.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { keyRoutes } from '../../src/control/key-routes.js';
+import { keyRoutes } from '../../src/control/keys/key-routes.js';
+import { KeyService } from '../../src/control/keys/key-service.js';
 import { openDatabase } from '../../src/store/database.js';
-import { insertOrg } from '../../src/store/orgs.js';
-import { insertKey } from '../../src/store/keys.js';
-import type { Config } from '../../src/config/schema.js';
-import { ProxyDispatchers } from '../../src/control/proxy-dispatchers.js';
+import { insertOrg, sqliteOrgStore } from '../../src/store/orgs.js';
+import { insertKey, sqliteKeyStore } from '../../src/store/keys.js';
 
 // The router in process: what a route declares is what the router enforces, before the handler runs.
 
@@ -149,11 +148,10 @@ test('a real control-plane module in process: /me/keys over SQLite, roles as the
   const { orgId, workspaceId } = insertOrg(db, 'Acme');
   const minted = insertKey(db, { orgId, workspaceId, name: 'first', tier: 'trial', monthlyBudgetMicros: null, expiresAt: null }, Date.now());
   const changed: string[] = [];
-  const keys = keyRoutes({
-    db, clock: { now: () => Date.now() }, config: { orgs: { maxActiveKeysPerOrg: 5 } } as Config, log: createLogger('error'),
-    baseUrl: 'http://gw.example', outbound: new ProxyDispatchers({}),
-    notify: { keyChanged: (id) => changed.push(id), workspaceChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
-  });
+  const keys = keyRoutes(new KeyService({
+    keys: sqliteKeyStore(db), orgs: sqliteOrgStore(db), clock: { now: () => Date.now() }, maxActiveKeys: 5,
+    keyChanged: (id) => changed.push(id),
+  }));
   const at = (role: Role): Session => ({ ...session(role), orgId });
   const call = createInjector(keys, {
     log: createLogger('error'), allowedOrigins: new Set(['http://gw.example']),

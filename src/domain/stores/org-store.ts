@@ -1,0 +1,18 @@
+/** An organisation as the services see it. */
+export interface Org {
+  id: string;
+  name: string;
+  personal: boolean;
+  balanceMicros: number;
+  /** When money first came in (a payment or credit); null while the org is on the trial. */
+  fundedAt: number | null;
+  createdAt: number;
+}
+
+/** Organisations and their workspaces, as the services read them (one atomic operation a method). */
+export interface OrgStore {
+  find(orgId: string): Promise<Org | undefined>;
+  defaultWorkspaceId(orgId: string): Promise<string>;
+  /** Whether the workspace is the org's and not archived. */
+  hasActiveWorkspace(orgId: string, workspaceId: string): Promise<boolean>;
+}
