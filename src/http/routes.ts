@@ -121,7 +121,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: AUTH_HEADERS,
       summary: 'MCP server (streamable HTTP, one JSON-RPC message a request, stateless): tools list_models, chat, account, ' +
         'list_keys and create_ephemeral_key; resources gw://models and gw://account; bearer gw- key',
-      handle: (ctx, reply) => d.mcp.handle(ctx.headers.authorization, ctx.body as Buffer, reply),
+      handle: (ctx, reply) => d.mcp.handle(d.mcp.authenticate(ctx.headers.authorization), ctx.headers.authorization, ctx.body as Buffer, reply),
     },
     {
       kind: 'json', method: 'get', path: '/.well-known/mcp/server-card.json', auth: 'public',

@@ -25,16 +25,16 @@ export interface ToolDeps {
 }
 
 /** What a tool answers: text for the model, the same as structured data, and whether it is an error. */
-export interface ToolResult {
+export type ToolResult = {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
+};
 
 interface Tool {
   name: string;
   description: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: ToolInputSchema;
   /** Management tools need a full-scope key: one minted by a person, not an ephemeral one. */
   management: boolean;
   run(args: Record<string, unknown>, key: KeyRecord, authorization: string): Promise<ToolResult> | ToolResult;
@@ -48,7 +48,10 @@ export function toolError(e: GatewayError): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error }, isError: true };
 }
 
-const object = (properties: Record<string, unknown>, required: string[] = []) =>
+/** A tool's arguments are an object, as MCP's tools/list requires. */
+export type ToolInputSchema = { type: 'object'; [k: string]: unknown };
+
+const object = (properties: Record<string, unknown>, required: string[] = []): ToolInputSchema =>
   ({ type: 'object', properties, required, additionalProperties: false });
 
 /** The gateway's MCP tools: inference for every key, and account tools for full-scope keys. */
