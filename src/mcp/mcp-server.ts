@@ -2,17 +2,16 @@ import { isIP } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
+  McpError, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
-import { jsonNestsDeeperThan } from '../lib/json-depth.js';
 import type { Logger } from '../lib/logger.js';
+import { checkMessage } from './message-checks.js';
 import { mcpTools, toolError, type ToolDeps, type ToolInputSchema, type ToolResult } from './mcp-tools.js';
 
 const JSON_TYPE = 'application/json';
@@ -33,7 +32,6 @@ const RESOURCES = [
 const RESOURCE_LIST = RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE }));
 /** MCP's code for a resource that does not exist (the spec's, not in the SDK's ErrorCode). */
 const RESOURCE_NOT_FOUND = -32002;
-
 /*
  * The SDK's transport reads a web Request; the gateway has already read the body and checked the
  * key, so the Request carries only what the transport checks: that the client takes JSON and SSE
@@ -43,8 +41,8 @@ const RESOURCE_NOT_FOUND = -32002;
  */
 const TRANSPORT_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': JSON_TYPE };
 const TRANSPORT_URL = 'http://gw.invalid/mcp';
-/** Used only for elicitation, which this server never asks for; one for all, not an Ajv per request. */
-let validator: AjvJsonSchemaValidator | null = null;
+/** A Server uses it only for elicitation, which this one never asks for: one for all, not an Ajv per request. */
+const VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface McpDeps extends ToolDeps {
   /** Until the router authenticates API keys itself: the key behind an Authorization header. */
@@ -96,34 +94,16 @@ export class McpServer {
    * tool runs its request through the inference service, which reads the key from it.
    */
   async handle(key: KeyRecord, authorization: string, body: Buffer, reply: ClientReply): Promise<void> {
-    // Parsed here, not by the transport: the depth check must come before the SDK's schemas walk
-    // the message, and batches (which the SDK still takes) are refused as before.
-    let msg: unknown;
-    try {
-      msg = JSON.parse(body.toString('utf8'));
-    } catch {
-      refuse(reply, ErrorCode.ParseError, 'Parse error: the body is not JSON');
-      return;
-    }
-    if (jsonNestsDeeperThan(msg, MAX_JSON_DEPTH)) {
-      refuse(reply, ErrorCode.InvalidRequest, `Invalid request: nested more than ${MAX_JSON_DEPTH} levels deep`);
-      return;
-    }
-    if (Array.isArray(msg)) {
-      refuse(reply, ErrorCode.InvalidRequest, 'Batches are not supported: send one JSON-RPC message per request');
-      return;
-    }
-    // The transport answers a message that is not JSON-RPC as a parse error (-32700); it parsed,
-    // so JSON-RPC 2.0 calls it an invalid request (-32600).
-    if (!JSONRPCMessageSchema.safeParse(msg).success) {
-      refuse(reply, ErrorCode.InvalidRequest, 'Invalid request: expected a JSON-RPC 2.0 message (an id is a string or a number)');
+    const { message, refusal } = checkMessage(body);
+    if (refusal !== null) {
+      reply.send(refusal.status, JSON_TYPE, refusal.body);
       return;
     }
     const server = this.#serverFor(key, authorization);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      const res = await transport.handleRequest(new Request(TRANSPORT_URL, { method: 'POST', headers: TRANSPORT_HEADERS }), { parsedBody: msg });
+      const res = await transport.handleRequest(new Request(TRANSPORT_URL, { method: 'POST', headers: TRANSPORT_HEADERS }), { parsedBody: message });
       reply.send(res.status, res.headers.get('content-type') ?? JSON_TYPE, await res.text());
     } finally {
       await server.close();
@@ -134,7 +114,7 @@ export class McpServer {
   #serverFor(key: KeyRecord, authorization: string): Server {
     const server = new Server(
       { name: 'gw', title: 'gw inference gateway', version: this.#d.version },
-      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator ??= new AjvJsonSchemaValidator() },
+      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolList }));
     server.setRequestHandler(CallToolRequestSchema, (r) => this.#call(r.params.name, r.params.arguments ?? {}, key, authorization));
@@ -167,11 +147,6 @@ export class McpServer {
       throw new McpError(ErrorCode.InternalError, 'Internal error');
     }
   }
-}
-
-/** A JSON-RPC error for a message the SDK never sees, in the shape its transport answers with. */
-function refuse(reply: ClientReply, code: ErrorCode, message: string): void {
-  reply.send(400, JSON_TYPE, JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**
