@@ -12,8 +12,9 @@ interface SchemaCheck {
 /**
  * The methods the server answers, by the SDK's schema of each. SDK 1.x answers a request whose
  * params fail its method's schema with -32603 Internal error and the zod issues as the message
- * (modelcontextprotocol/typescript-sdk#2284, open, a fix proposed for v2); JSON-RPC's code for the client's
- * mistake is -32602 Invalid params, so those are checked here first. Drop this when the SDK does it.
+ * (modelcontextprotocol/typescript-sdk#2284: open, a fix proposed for v2); JSON-RPC's code for
+ * the client's mistake is -32602 Invalid params, so those are checked here first. Drop this when
+ * the SDK does it.
  */
 const PARAMS = new Map<string, SchemaCheck>([
   InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema, ListResourcesRequestSchema,
