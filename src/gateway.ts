@@ -225,7 +225,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: (id) => notices.credited(id) })
     : null;
   const mcp = new McpServer({
-    inference, listModels, db, clock, config, authenticate: (a) => auth.authenticate(a), version: GATEWAY_VERSION,
+    inference, listModels, keys: keyService, config, log, version: GATEWAY_VERSION,
   });
   const routes = buildRoutes({
     inference,

@@ -116,10 +116,10 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body }, reply),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key',
+      kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: ['mcp-protocol-version'],
       summary: 'MCP server (streamable HTTP, one JSON-RPC message a request, stateless): tools list_models, chat, account, ' +
         'list_keys and create_ephemeral_key; resources gw://models and gw://account; bearer gw- key',
-      handle: (ctx, reply) => d.mcp.handle(ctx.headers.authorization, ctx.body, reply),
+      handle: (ctx, reply) => d.mcp.handle(ctx.key, ctx.body, reply, ctx.headers['mcp-protocol-version']),
     }),
     route({
       kind: 'json', method: 'get', path: '/.well-known/mcp/server-card.json', auth: 'public',

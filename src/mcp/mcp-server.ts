@@ -1,16 +1,23 @@
 import { isIP } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
+  McpError, ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
-import { MAX_JSON_DEPTH } from '../domain/json-body.js';
-import { jsonNestsDeeperThan } from '../lib/json-depth.js';
-import { mcpTools, toolError, type ToolDeps, type ToolResult } from './mcp-tools.js';
+import type { Logger } from '../lib/logger.js';
+import { checkMessage } from './message-checks.js';
+import { mcpTools, toolError, type ToolDeps, type ToolInputSchema, type ToolResult } from './mcp-tools.js';
 
-/** Protocol revisions this server speaks, newest first; a client asking for another gets the newest. */
-const VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
 const JSON_TYPE = 'application/json';
 const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } };
+const INSTRUCTIONS = 'Inference through the gw gateway on your key: list_models, chat, account; with a full-scope key also list_keys ' +
+  'and create_ephemeral_key. Prices are in INR. Resources gw://models and gw://account hold the catalog and the account.';
 
 /**
  * Resources a client can attach as context: read-only views of the read-only tools, so both
@@ -22,28 +29,37 @@ const RESOURCES = [
   { uri: 'gw://account', name: 'account', title: 'This key\'s account', tool: 'account',
     description: 'The key\'s tier, scope and limits, its requests today and spend this month (IST), and the org balance in INR' },
 ] as const;
-/** MCP's code for a resource that does not exist. */
+const RESOURCE_LIST = RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE }));
+/** MCP's code for a resource that does not exist (the spec's, not in the SDK's ErrorCode). */
 const RESOURCE_NOT_FOUND = -32002;
+/*
+ * The SDK's transport reads a web Request; the gateway has already read the body and checked the
+ * key, so the Request carries only what the transport checks: that the client takes JSON and SSE
+ * answers and sends JSON. The gateway has never required those headers of /mcp clients (raw
+ * JSON-RPC posts without them are served), so they are stated here, not read from the client.
+ * The URL is the transport's requestInfo only; no handler reads it.
+ */
+const TRANSPORT_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': JSON_TYPE };
+const TRANSPORT_URL = 'http://gw.invalid/mcp';
+/** A Server uses it only for elicitation, which this one never asks for: one for all, not an Ajv per request. */
+const VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface McpDeps extends ToolDeps {
-  authenticate(authorization: string): KeyRecord;
+  log: Logger;
   version: string;
 }
 
-type Id = string | number | null;
-interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
 /**
- * The gateway's MCP server (spec 5: bearer authentication), on the streamable HTTP transport in
- * its stateless form: each POST carries one JSON-RPC message and gets one JSON answer (202 with no
- * body for a notification); there is no server-initiated stream, so GET and DELETE answer 405. A
- * missing or bad key is a 401 in the gateway's envelope before any JSON-RPC is read; what goes
- * wrong inside a message is a JSON-RPC error, and a tool's own refusal is its result with
- * `isError`, carrying the envelope the HTTP API would have sent.
+ * The gateway's MCP server (spec 5: bearer authentication): the MCP SDK's protocol layer (Server:
+ * initialize and version negotiation, ping, method dispatch, JSON-RPC errors) on its web-standard
+ * streamable HTTP transport in stateless form (no session id) with JSON answers (no SSE): each POST
+ * gets one JSON answer, 202 with no body for a notification. Each request gets its own Server and
+ * transport, as the SDK's stateless mode requires (a Server holds one transport at a time).
+ *
+ * A missing or bad key is a 401 in the gateway's envelope before any JSON-RPC is read; what goes
+ * wrong inside a message is a JSON-RPC error; a tool's own refusal is its result with `isError`,
+ * carrying the envelope the HTTP API would have sent. Tools keep their JSON Schemas and refuse in
+ * that envelope, which is why this uses the SDK's Server and not its zod-based McpServer.
  */
 export class McpServer {
   readonly #d: McpDeps;
@@ -57,121 +73,67 @@ export class McpServer {
   }
 
   /** The tools as the server card and tools/list describe them. */
-  get toolList(): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
+  get toolList(): { name: string; description: string; inputSchema: ToolInputSchema }[] {
     return this.#tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
   }
 
-  async handle(authorization: string, body: Buffer, reply: ClientReply): Promise<void> {
-    let key: KeyRecord;
+  /**
+   * One POST to /mcp with the key the router authenticated. `protocolVersion` is the client's
+   * MCP-Protocol-Version header ('' when absent): the transport refuses one it does not support.
+   */
+  async handle(key: KeyRecord, body: Buffer, reply: ClientReply, protocolVersion = ''): Promise<void> {
+    const { message, refusal } = checkMessage(body);
+    if (refusal !== null) {
+      reply.send(refusal.status, JSON_TYPE, refusal.body);
+      return;
+    }
+    const server = this.#serverFor(key);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
-      key = this.#d.authenticate(authorization);
-    } catch (e) {
-      if (isGatewayError(e)) {
-        reply.sendError(isGatewayError(e) && e.status === 401
-          ? errors.invalidApiKey('The MCP server needs a gw- key as Authorization: Bearer')
-          : e);
-        return;
-      }
-      throw e;
-    }
-    let msg: unknown;
-    try {
-      msg = JSON.parse(body.toString('utf8'));
-    } catch {
-      this.#answer(reply, 400, null, undefined, { code: -32700, message: 'Parse error: the body is not JSON' });
-      return;
-    }
-    if (jsonNestsDeeperThan(msg, MAX_JSON_DEPTH)) {
-      this.#answer(reply, 400, null, undefined, { code: -32600, message: `Invalid request: nested more than ${MAX_JSON_DEPTH} levels deep` });
-      return;
-    }
-    if (Array.isArray(msg)) {
-      this.#answer(reply, 400, null, undefined, { code: -32600, message: 'Batches are not supported: send one JSON-RPC message per request' });
-      return;
-    }
-    const m = msg as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-    if (m === null || typeof m !== 'object' || m.jsonrpc !== '2.0') {
-      this.#answer(reply, 400, null, undefined, { code: -32600, message: 'Invalid request: expected a JSON-RPC 2.0 message' });
-      return;
-    }
-    const isRequest = 'id' in m && m.id !== undefined;
-    if (typeof m.method !== 'string') {
-      // A response or error from the client: this server sends no requests, so there is nothing to match.
-      reply.send(202, JSON_TYPE, '');
-      return;
-    }
-    if (!isRequest) {
-      // Notifications (initialized, cancelled…) need no answer.
-      reply.send(202, JSON_TYPE, '');
-      return;
-    }
-    const id = m.id as Id;
-    if (id !== null && typeof id !== 'string' && typeof id !== 'number') {
-      this.#answer(reply, 400, null, undefined, { code: -32600, message: 'Invalid request: id must be a string or a number' });
-      return;
-    }
-    const params = (m.params ?? {}) as Record<string, unknown>;
-    switch (m.method) {
-      case 'initialize': {
-        const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : VERSIONS[0];
-        this.#answer(reply, 200, id, {
-          protocolVersion: VERSIONS.includes(asked) ? asked : VERSIONS[0],
-          capabilities: CAPABILITIES,
-          serverInfo: { name: 'gw', title: 'gw inference gateway', version: this.#d.version },
-          instructions: 'Inference through the gw gateway on your key: list_models, chat, account; with a full-scope key also list_keys ' +
-            'and create_ephemeral_key. Prices are in INR. Resources gw://models and gw://account hold the catalog and the account.',
-        });
-        return;
-      }
-      case 'ping':
-        this.#answer(reply, 200, id, {});
-        return;
-      case 'tools/list':
-        this.#answer(reply, 200, id, { tools: this.toolList });
-        return;
-      case 'tools/call':
-        this.#answer(reply, 200, id, await this.#call(params, key, authorization));
-        return;
-      case 'resources/list':
-        this.#answer(reply, 200, id, { resources: RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE })) });
-        return;
-      case 'resources/templates/list':
-        this.#answer(reply, 200, id, { resourceTemplates: [] });
-        return;
-      case 'resources/read': {
-        const r = RESOURCES.find((x) => x.uri === params.uri);
-        if (r === undefined) {
-          this.#answer(reply, 200, id, undefined, { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${String(params.uri).slice(0, 200)}`, data: { uri: params.uri } });
-          return;
-        }
-        const out = await this.#call({ name: r.tool, arguments: {} }, key, authorization);
-        this.#answer(reply, 200, id, { contents: [{ uri: r.uri, mimeType: JSON_TYPE, text: JSON.stringify(out.structuredContent) }] });
-        return;
-      }
-      default:
-        this.#answer(reply, 200, id, undefined, { code: -32601, message: `Method not found: ${m.method.slice(0, 80)}` });
+      await server.connect(transport);
+      const res = await transport.handleRequest(new Request(TRANSPORT_URL, { method: 'POST', headers: protocolVersion ? { ...TRANSPORT_HEADERS, 'mcp-protocol-version': protocolVersion } : TRANSPORT_HEADERS }), { parsedBody: message });
+      reply.send(res.status, res.headers.get('content-type') ?? JSON_TYPE, await res.text());
+    } finally {
+      await server.close();
     }
   }
 
-  async #call(params: Record<string, unknown>, key: KeyRecord, authorization: string): Promise<ToolResult> {
-    const tool = typeof params.name === 'string' ? this.#byName.get(params.name) : undefined;
-    if (tool === undefined) return toolError(errors.badRequest(`No tool '${String(params.name)}'; tools/list names them`));
-    const args = params.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return toolError(errors.badRequest('arguments must be an object'));
+  /** A protocol Server for one request, its handlers bound to the caller's key. */
+  #serverFor(key: KeyRecord): Server {
+    const server = new Server(
+      { name: 'gw', title: 'gw inference gateway', version: this.#d.version },
+      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolList }));
+    server.setRequestHandler(CallToolRequestSchema, (r) => this.#call(r.params.name, r.params.arguments ?? {}, key));
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCE_LIST }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (r) => {
+      const uri = r.params.uri;
+      const resource = RESOURCES.find((x) => x.uri === uri);
+      if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri });
+      const out = await this.#call(resource.tool, {}, key);
+      return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(out.structuredContent) }] };
+    });
+    return server;
+  }
+
+  async #call(name: string, args: Record<string, unknown>, key: KeyRecord): Promise<ToolResult> {
+    // An unknown tool is a tool error, not the JSON-RPC error the spec allows: clients show the
+    // model a tool error, and the envelope names the mistake the same way the HTTP API does.
+    const tool = this.#byName.get(name);
+    if (tool === undefined) return toolError(errors.badRequest(`No tool '${name}'; tools/list names them`));
     if (tool.management && key.scope !== 'full') {
       return toolError(errors.forbidden(`'${tool.name}' needs a full-scope key; an ephemeral key is for inference only`));
     }
     try {
-      return await tool.run(args as Record<string, unknown>, key, authorization);
+      return await tool.run(args, key);
     } catch (e) {
       if (isGatewayError(e)) return toolError(e);
-      throw e;
+      // The SDK would answer the error's own message; like every route, say nothing of a bug but log it.
+      this.#d.log.error('unhandled error', { path: '/mcp', tool: name, err: String((e as Error)?.stack ?? e) });
+      throw new McpError(ErrorCode.InternalError, 'Internal error');
     }
-  }
-
-  #answer(reply: ClientReply, status: number, id: Id, result: unknown, error?: RpcError): void {
-    const body = error === undefined ? { jsonrpc: '2.0', id, result } : { jsonrpc: '2.0', id, error };
-    reply.send(status, JSON_TYPE, JSON.stringify(body));
   }
 }
 
@@ -202,6 +164,6 @@ export function serverCard(baseUrl: string, version: string, tools: McpServer['t
     authentication: { required: true, schemes: ['bearer'] },
     capabilities: CAPABILITIES,
     tools,
-    resources: RESOURCES.map(({ tool: _, ...r }) => ({ ...r, mimeType: JSON_TYPE })),
+    resources: RESOURCE_LIST,
   };
 }

@@ -4,40 +4,33 @@ import type { InferenceService } from '../dataplane/inference-service.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { errors } from '../errors/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Clock } from '../lib/clock.js';
-import { istDay, istMonth } from '../lib/ist.js';
-import type { Db } from '../store/database.js';
-import { countActiveKeys, insertKey, keyAccount, listActiveKeys } from '../store/keys.js';
+import { EPHEMERAL_MAX_DAILY, EPHEMERAL_MAX_HOURS } from '../control/keys/key-rules.js';
+import type { KeyService } from '../control/keys/key-service.js';
 import { MemoryReply } from './memory-reply.js';
-
-/** Spec 8: ephemeral keys live 1 to 168 hours and take at most 1,000 requests a day. */
-const EPHEMERAL_MAX_HOURS = 168;
-const EPHEMERAL_MAX_DAILY = 1_000;
-/** Ephemeral keys an org may hold at once (they do not count toward its keys from the dashboard). */
-const EPHEMERAL_MAX_ACTIVE = 50;
+import { iso } from '../lib/iso-time.js';
+import { microsToInr } from '../lib/money.js';
 
 export interface ToolDeps {
   inference: InferenceService;
   listModels: () => ModelListBody;
-  db: Db;
-  clock: Clock;
+  keys: KeyService;
   config: Readonly<Config>;
 }
 
 /** What a tool answers: text for the model, the same as structured data, and whether it is an error. */
-export interface ToolResult {
+export type ToolResult = {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
+};
 
 interface Tool {
   name: string;
   description: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: ToolInputSchema;
   /** Management tools need a full-scope key: one minted by a person, not an ephemeral one. */
   management: boolean;
-  run(args: Record<string, unknown>, key: KeyRecord, authorization: string): Promise<ToolResult> | ToolResult;
+  run(args: Record<string, unknown>, key: KeyRecord): Promise<ToolResult> | ToolResult;
 }
 
 const ok = (data: Record<string, unknown>, text = JSON.stringify(data)): ToolResult => ({ content: [{ type: 'text', text }], structuredContent: data });
@@ -48,7 +41,10 @@ export function toolError(e: GatewayError): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error }, isError: true };
 }
 
-const object = (properties: Record<string, unknown>, required: string[] = []) =>
+/** A tool's arguments are an object, as MCP's tools/list requires. */
+export type ToolInputSchema = { type: 'object'; [k: string]: unknown };
+
+const object = (properties: Record<string, unknown>, required: string[] = []): ToolInputSchema =>
   ({ type: 'object', properties, required, additionalProperties: false });
 
 /** The gateway's MCP tools: inference for every key, and account tools for full-scope keys. */
@@ -98,15 +94,14 @@ export function mcpTools(d: ToolDeps): Tool[] {
       name: 'account', management: false,
       description: 'This key\'s account: its tier, scope and limits, requests today and spend this month (IST), and the org balance in INR.',
       inputSchema: object({}),
-      run: (_args, key) => {
-        const now = d.clock.now();
-        const a = keyAccount(d.db, key.orgId, key.id, istDay(now), istMonth(now));
+      run: async (_args, key) => {
+        const a = await d.keys.account(key);
         return ok({
-          org_id: key.orgId, balance_inr: a.balance_micros / 1e6,
+          org_id: key.orgId, balance_inr: microsToInr(a.balanceMicros),
           key: {
             id: key.id, prefix: key.prefix, tier: key.tier, scope: key.scope, daily_limit: key.dailyLimit, rpm_limit: key.rpmLimit,
-            expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
-            requests_today: a.requests_today, spent_month_inr: a.spent_month_micros / 1e6,
+            expires_at: iso(key.expiresAt),
+            requests_today: a.requestsToday, spent_month_inr: microsToInr(a.spentMonthMicros),
           },
         });
       },
@@ -115,10 +110,10 @@ export function mcpTools(d: ToolDeps): Tool[] {
       name: 'list_keys', management: true,
       description: 'The org\'s active keys (no secrets): prefix, name, tier, scope and expiry. Needs a full-scope key.',
       inputSchema: object({}),
-      run: (_args, key) => ok({
-        keys: listActiveKeys(d.db, key.orgId, d.clock.now()).map((k) => ({
+      run: async (_args, key) => ok({
+        keys: (await d.keys.listActive(key.orgId)).map((k) => ({
           id: k.id, name: k.name, prefix: k.prefix, tier: k.tier, scope: k.scope,
-          expires_at: k.expires_at === null ? null : new Date(k.expires_at).toISOString(),
+          expires_at: iso(k.expiresAt),
         })),
       }),
     },
@@ -131,7 +126,7 @@ export function mcpTools(d: ToolDeps): Tool[] {
         daily_limit: { type: 'integer', minimum: 1, maximum: EPHEMERAL_MAX_DAILY, description: `default ${EPHEMERAL_MAX_DAILY}` },
         name: { type: 'string', minLength: 1, maxLength: 64 },
       }, ['hours']),
-      run: (args, key) => {
+      run: async (args, key) => {
         const hours = args.hours;
         const daily = args.daily_limit ?? EPHEMERAL_MAX_DAILY;
         if (!Number.isInteger(hours) || (hours as number) < 1 || (hours as number) > EPHEMERAL_MAX_HOURS) {
@@ -140,21 +135,12 @@ export function mcpTools(d: ToolDeps): Tool[] {
         if (!Number.isInteger(daily) || (daily as number) < 1 || (daily as number) > EPHEMERAL_MAX_DAILY) {
           return toolError(errors.badRequest(`Invalid 'daily_limit': an integer from 1 to ${EPHEMERAL_MAX_DAILY}`));
         }
-        const now = d.clock.now();
-        const name = typeof args.name === 'string' && args.name.trim() !== '' ? args.name.trim().slice(0, 64) : `ephemeral-${istDay(now)}`;
-        const expiresAt = now + (hours as number) * 3_600_000;
-        const created = d.db.transaction(() => {
-          if (countActiveKeys(d.db, key.orgId, now, 'inference') >= EPHEMERAL_MAX_ACTIVE) {
-            throw errors.rule('cap', `An organisation can hold at most ${EPHEMERAL_MAX_ACTIVE} active ephemeral keys`);
-          }
-          return insertKey(d.db, {
-            orgId: key.orgId, workspaceId: key.workspaceId, name, tier: key.tier, scope: 'inference',
-            dailyLimit: daily as number, expiresAt,
-          }, now);
-        }).immediate();
+        const created = await d.keys.mintEphemeral(key, {
+          hours: hours as number, dailyLimit: daily as number, name: typeof args.name === 'string' ? args.name : undefined,
+        });
         return ok({
-          id: created.id, key: created.key, prefix: created.prefix, name, scope: 'inference', daily_limit: daily,
-          expires_at: new Date(expiresAt).toISOString(),
+          id: created.id, key: created.key, prefix: created.prefix, name: created.name, scope: 'inference', daily_limit: daily,
+          expires_at: iso(created.expiresAt),
         });
       },
     },
