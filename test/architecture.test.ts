@@ -77,6 +77,57 @@ test('the store imports no layer above it', () => {
   assert.equal(violations((e) => e.fromLayer === 'store' && e.toLayer !== null && !['store', 'lib', 'domain'].includes(e.toLayer)), []);
 });
 
+// ---- the control plane (issue 18): routes are adapters, services own the rules, SQL is the store's ----
+
+const isRouteModule = (f: string) => /^control\/.*-routes\.ts$/.test(f);
+const isService = (f: string) => /-service\.ts$/.test(f) && !f.startsWith('dataplane/');
+
+test('SQL lives only in store/: no statement, prepare, exec or transaction outside it', () => {
+  // A statement's keywords in a string, or the calls that run one; store/ is where both live.
+  const SQL = /\.prepare\(|\.exec\(\s*['"`]|\.transaction\(|\.pragma\(|['"`]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b/;
+  const found = all.map((f) => relative(SRC, f))
+    .filter((f) => !f.startsWith('store/') && SQL.test(readFileSync(join(SRC, f), 'utf8')));
+  assert.equal(found, []);
+});
+
+test('route modules are adapters: a control route module imports no store (it calls a service)', () => {
+  assert.equal(violations((e) => isRouteModule(e.from) && e.toLayer === 'store'), []);
+});
+
+test('services depend on store interfaces (domain/stores), never on the store or better-sqlite3', () => {
+  assert.equal(violations((e) => isService(e.from) && (e.toLayer === 'store' || e.target === 'better-sqlite3')), []);
+});
+
+test('the MCP server calls services: it imports no store, route module or HTTP layer', () => {
+  assert.equal(violations((e) => e.fromLayer === 'mcp' && (e.toLayer === 'store' || e.toLayer === 'http' || isRouteModule(e.target))), []);
+});
+
+test('the monitor imports no route module, HTTP layer or MCP server', () => {
+  assert.equal(violations((e) => e.fromLayer === 'monitoring' && (e.toLayer === 'http' || e.toLayer === 'mcp' || isRouteModule(e.target))), []);
+});
+
+test('the ledger imports only lib, domain, errors and the store', () => {
+  assert.equal(violations((e) => e.fromLayer === 'ledger' && e.toLayer !== null && !['ledger', 'lib', 'domain', 'errors', 'store'].includes(e.toLayer)), []);
+});
+
+test('config imports only lib, domain and errors (it is read before anything else exists)', () => {
+  assert.equal(violations((e) => e.fromLayer === 'config' && e.toLayer !== null && !['config', 'lib', 'domain', 'errors'].includes(e.toLayer)), []);
+});
+
+test('the catalog imports only config, providers, domain, lib and errors', () => {
+  assert.equal(violations((e) => e.fromLayer === 'catalog' && e.toLayer !== null
+    && !['catalog', 'config', 'providers', 'domain', 'lib', 'errors'].includes(e.toLayer)), []);
+});
+
+test('billing (prices and cost) imports only the catalog, providers, domain, lib and errors', () => {
+  assert.equal(violations((e) => e.fromLayer === 'billing' && e.toLayer !== null
+    && !['billing', 'catalog', 'providers', 'domain', 'lib', 'errors'].includes(e.toLayer)), []);
+});
+
+test('store interfaces are types only: domain/stores imports no engine', () => {
+  assert.equal(violations((e) => e.from.startsWith('domain/stores/') && e.toLayer === null), []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);

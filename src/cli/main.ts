@@ -8,7 +8,7 @@ import { createLogger } from '../lib/logger.js';
 import { offsetClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
-import { activeKeyNameTaken, countActiveKeys, findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } from '../store/keys.js';
+import { findKeyById, listActiveKeys, revokeKey, sqliteKeyStore, updateKeyLimits } from '../store/keys.js';
 import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
@@ -119,7 +119,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);
       if (cmd === 'org' && sub === 'credit') return orgCredit(db, rest, out);
       if (cmd === 'org' && sub === 'show') return orgShow(db, rest, out);
-      if (cmd === 'key' && sub === 'create') return keyCreate(db, config, rest, out);
+      if (cmd === 'key' && sub === 'create') return await keyCreate(db, config, rest, out);
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
       if (cmd === 'promo') return promoCommand(db, sub, rest, out);
@@ -242,7 +242,7 @@ function orgShow(db: Db, argv: string[], out: Out): number {
   return 0;
 }
 
-function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): number {
+async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { values } = parseFlags(argv, {
     org: { type: 'string' }, name: { type: 'string' }, rpm: { type: 'string' }, daily: { type: 'string' },
     'budget-inr': { type: 'string' }, 'expires-days': { type: 'string' }, force: { type: 'boolean' },
@@ -260,17 +260,15 @@ function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   const daily = positiveInt(values.daily, '--daily');
   if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
   const budget = values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null;
-  const created = db.transaction(() => {
-    const now = Date.now();
-    if (!values.force) checkNewKey({ active: countActiveKeys(db, org.id, now), nameTaken: activeKeyNameTaken(db, org.id, name, now) }, name, config.orgs.maxActiveKeysPerOrg);
-    return insertKey(db, {
-      orgId: org.id, workspaceId, name, tier,
-      rpmLimit: rpm ?? null,
-      dailyLimit: daily ?? null,
-      monthlyBudgetMicros: budget,
-      expiresAt: expiresDays ? now + expiresDays * 86_400_000 : null,
-    }, now);
-  }).immediate();
+  const now = Date.now();
+  // The API's rules and their transaction (the key service's), unless the operator forces past them.
+  const created = await sqliteKeyStore(db).create({
+    orgId: org.id, workspaceId, name, tier,
+    rpmLimit: rpm ?? null,
+    dailyLimit: daily ?? null,
+    monthlyBudgetMicros: budget,
+    expiresAt: expiresDays ? now + expiresDays * 86_400_000 : null,
+  }, now, values.force ? undefined : (facts) => checkNewKey(facts, name, config.orgs.maxActiveKeysPerOrg));
   out(`${created.key}\n(id ${created.id}, tier ${tier}; the key is shown only now: store it safely)`,
     { id: created.id, key: created.key, prefix: created.prefix, tier, name, org_id: org.id });
   return 0;
