@@ -5,22 +5,21 @@
 // ledger into usage_rollup, once), a first read after a restart, warm reads (median of RUNS), a read after 1,000 new rows, and pages of events.
 // It prints the query plans and fails if a report query scans the usage table instead of an index.
 // Target: every warm read well under 100 ms.
-import { ProxyDispatchers } from '../src/control/proxy-dispatchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrafficBook } from '../src/control/traffic-book.js';
 import { trafficReader } from '../src/store/traffic.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Config } from '../src/config/schema.js';
-import { usageRoutes } from '../src/control/usage-routes.js';
+import { usageRoutes } from '../src/control/usage/usage-routes.js';
+import { UsageService } from '../src/control/usage/usage-service.js';
 import type { Session } from '../src/domain/session.js';
 import type { JsonRoute, RequestContext } from '../src/domain/route-spec.js';
 import { createLogger } from '../src/lib/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { insertKey } from '../src/store/keys.js';
 import { insertOrg } from '../src/store/orgs.js';
-import { reportQueryPlans, UsageRollup } from '../src/store/usage-reports.js';
+import { reportQueryPlans, sqliteUsageReports, UsageRollup } from '../src/store/usage-reports.js';
 import { usageBatchWriter, type UsageTuple } from '../src/store/usage.js';
 
 const ROWS = Number(process.env.REPORTS_ROWS ?? 1_000_000);
@@ -95,10 +94,7 @@ console.log(`ledger: ${counts[0].n.toLocaleString('en')} rows for the measured o
 
 // ---- the handlers -----------------------------------------------------------------------------
 const rollup = new UsageRollup(db);
-const routes = usageRoutes({
-  rollup, db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
-  notify: { keyChanged() {}, workspaceChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
-}) as JsonRoute[];
+const routes = usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock: { now: () => now } }), createLogger('warn')) as JsonRoute[];
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };
 const route = (path: string) => routes.find((r) => r.path === path)!;
 async function call(path: string, query = ''): Promise<any> {

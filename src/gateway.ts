@@ -39,7 +39,8 @@ import { keyRoutes } from './control/keys/key-routes.js';
 import { KeyService } from './control/keys/key-service.js';
 import { oauthRoutes } from './control/oauth-routes.js';
 import { teamRoutes } from './control/team-routes.js';
-import { usageRoutes } from './control/usage-routes.js';
+import { usageRoutes } from './control/usage/usage-routes.js';
+import { UsageService } from './control/usage/usage-service.js';
 import { sessionReader } from './store/sessions.js';
 import { ListenError, startServer } from './http/server.js';
 import { DASHBOARD_DIR, loadDashboard, originOf } from './http/dashboard.js';
@@ -50,7 +51,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
-import { UsageRollup } from './store/usage-reports.js';
+import { sqliteUsageReports, UsageRollup } from './store/usage-reports.js';
 import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
 import { PaymentNotices } from './control/billing/payment-notices.js';
@@ -238,7 +239,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(keyService), ...teamRoutes(control), ...usageRoutes({ ...control, rollup }), ...routingRoutes(control, catalog),
+    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(keyService), ...teamRoutes(control), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),

@@ -10,6 +10,16 @@ export function istDay(ms: number): string {
   return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 10);
 }
 
+/** The IST calendar day of an instant as a day number (days since 1970-01-01 IST). */
+export function istDayNumber(ms: number): number {
+  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
+}
+
+/** `YYYY-MM-DD` of an IST day number. */
+export function istDayLabel(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
 /** `YYYY-MM` of the IST calendar month containing the instant. */
 export function istMonth(ms: number): string {
   return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 7);

@@ -15,3 +15,8 @@ export function microsToInr(micros: number | null): number | null;
 export function microsToInr(micros: number | null): number | null {
   return micros === null ? null : micros / MICROS_PER_INR;
 }
+
+/** Micro-rupees as exact ₹ text with six decimals (no 1e-7 notation, no float residue): CSV exports. */
+export function microsToInrText(micros: number): string {
+  return (micros / MICROS_PER_INR).toFixed(6);
+}

@@ -1,22 +1,18 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { ROLLUP_SQL } from './usage-rollup.js';
-import type { UsageRow } from './usage.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
+import type {
+  EventFilter, EventPage, ExportStep, ReportKey, UsageEventRow, UsageReportStore,
+} from '../domain/stores/usage-report-store.js';
+import { EXPORT_FIELDS } from '../domain/stores/usage-report-store.js';
+import type { UsageRollup } from './usage-rollup.js';
 
-const DAY_MS = 86_400_000;
 
-/** The IST calendar day of an instant as a day number (days since 1970-01-01 IST). */
-export function istDayNumber(ms: number): number {
-  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
-}
+export { istDayLabel, istDayNumber } from '../lib/ist.js';
 
-/** `YYYY-MM-DD` of an IST day number. */
-export function istDayLabel(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
-
-export { ROLLUP_SQL, UsageRollup, type IdSpan, type OrgUsage, type UsageCell, type UsageRollupOptions } from './usage-rollup.js';
+export { ROLLUP_SQL, UsageRollup, type UsageRollupOptions } from './usage-rollup.js';
+export type { EventFilter, EventPage, ExportStep, IdSpan, OrgUsage, UsageCell, UsageEventRow } from '../domain/stores/usage-report-store.js';
+export { EXPORT_FIELDS };
 
 /** The events queries, named so that tests and the bench can EXPLAIN exactly what runs. */
 const SQL = {
@@ -24,13 +20,7 @@ const SQL = {
   eventsFloor: 'SELECT id FROM usage WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?',
 } as const;
 
-export interface OrgKey {
-  id: string;
-  prefix: string;
-  name: string;
-  revoked_at: number | null;
-  expires_at: number | null;
-}
+export type OrgKey = ReportKey;
 
 /** The org's keys, oldest first, revoked ones included (their usage still shows). */
 export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
@@ -38,28 +28,8 @@ export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
   return (orgId) => stmt.all(orgId) as OrgKey[];
 }
 
-/** A usage row as the events feed shows it: without org, workspace and route, with the key's prefix. */
-export type UsageEventRow = Omit<UsageRow, 'org_id' | 'workspace_id' | 'route'> & { key_prefix: string | null };
 
-export interface EventFilter {
-  model?: string;
-  keyId?: string;
-  /** One request's rows (its attempts), as x-request-id names it. */
-  requestId?: string;
-  /** 'ok' = 2xx, 'error' = anything else, a number = that status. */
-  status?: 'ok' | 'error' | number;
-  /**
-   * Only rows with `at` in [fromMs, toMs), which all have ids in loId..hiId (OrgUsage.span of
-   * those days, with hiId unbounded when the range reaches rows not folded yet).
-   */
-  range?: { fromMs: number; toMs: number; loId: number; hiId: number };
-}
 
-export interface EventPage {
-  rows: UsageEventRow[];
-  /** Continue with rows whose id is below this; null when no rows are left. */
-  nextBefore: number | null;
-}
 
 function eventsSql(f: EventFilter, floored: boolean): string {
   const where = ['u.org_id = ?', 'u.id < ?'];
@@ -142,16 +112,7 @@ export function reportQueryPlans(db: Db): Record<string, string> {
   return out;
 }
 
-/** A usage row as an export writes it, in this order (raw rows: no object per row). */
-export const EXPORT_FIELDS = ['at', 'request_id', 'key_id', 'endpoint', 'model', 'provider', 'attempt', 'status', 'error_code', 'prompt_tokens',
-  'completion_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens', 'units', 'cost_micros', 'latency_ms', 'ttfb_ms', 'streamed',
-  'billable', 'byok', 'usage_estimated', 'usage_clamped'] as const;
 
-export interface ExportStep {
-  rows: unknown[][];
-  /** Continue below this id; null when the org's rows (or the range's) are done. */
-  nextBefore: number | null;
-}
 
 /**
  * The rows of an export, newest first, a window of `windowRows` of the org's rows at a time
@@ -183,5 +144,19 @@ export function usageExportReader(db: Db, windowRows = 1_000): (orgId: string, b
     let stmt = shapes.get(sql);
     if (stmt === undefined) shapes.set(sql, (stmt = db.prepare(sql).raw()));
     return { rows: stmt.all(...args) as unknown[][], nextBefore: ahead ? look : null };
+  };
+}
+
+/** The UsageReportStore on SQLite: the rollup kept in the database, and the readers above. */
+export function sqliteUsageReports(db: Db, rollup: UsageRollup): UsageReportStore {
+  const keys = orgKeysReader(db);
+  const events = usageEventsReader(db);
+  const rows = usageExportReader(db);
+  return {
+    usage: (orgId) => rollup.read(orgId),
+    foldedUpTo: () => rollup.mark(),
+    keys: async (orgId) => keys(orgId),
+    events: async (orgId, before, limit, f) => events(orgId, before, limit, f),
+    exportStep: async (orgId, before, f) => rows(orgId, before, f),
   };
 }

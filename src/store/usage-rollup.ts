@@ -2,49 +2,14 @@ import type { Statement } from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
 import { IST_OFFSET_MS } from '../lib/ist.js';
+import type { IdSpan, OrgUsage, UsageCell } from '../domain/stores/usage-report-store.js';
+
+export type { IdSpan, OrgUsage, UsageCell };
 
 const DAY_MS = 86_400_000;
 
-/**
- * One cell of the usage rollup: an IST day × key × model × provider. `requests` counts first
- * attempts (attempt = 0, a request's row under the provider tried first); tokens, cost and
- * `served` come from billable rows (under the provider that served).
- */
-export interface UsageCell {
-  day: number;
-  keyId: string;
-  model: string;
-  provider: string | null;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** Of promptTokens: read from the provider's cache. */
-  cachedTokens: number;
-  /** Of promptTokens: written to the provider's cache. */
-  cacheWriteTokens: number;
-  /** Of completionTokens: reasoning. */
-  reasoningTokens: number;
-  costMicros: number;
-  served: number;
-}
 
-/** Where an org's rows of some IST days lie among its row ids, and how many there are. */
-export interface IdSpan {
-  /** Lowest id of a row of those days (Infinity when there is none). */
-  lo: number;
-  /** Highest id of a row of those days (-Infinity when there is none). */
-  hi: number;
-  /** Rows (attempts) of those days. */
-  rows: number;
-}
 
-/** What a report reads from an org's rollup: the cells of the IST days from..to, inclusive. */
-export interface OrgUsage {
-  /** The cells (shared with other readers of the same range: do not change them). */
-  cells(fromDay: number, toDay: number): UsageCell[];
-  /** The ids of the org's rows of the IST days from..to, folded so far. */
-  span(fromDay: number, toDay: number): IdSpan;
-}
 
 type CellRow = [day: number, keyId: string, model: string, provider: string, requests: number, prompt: number, completion: number,
   cached: number, cacheWrite: number, reasoning: number, cost: number, served: number];

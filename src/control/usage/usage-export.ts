@@ -1,18 +1,11 @@
-import { errors } from '../errors/catalog.js';
-import { route, type RouteSpec } from '../domain/route-spec.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
-import { csvRecord, type CsvValue } from '../lib/csv.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
-import { istDayLabel, istDayNumber, type OrgKey, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
-import { queryParams } from './query-params.js';
-import { dayRange, eventFilter, eventRange } from './usage-query.js';
-
-/**
- * The most rows one export may hold: Excel opens 1,048,576 rows a sheet. A range with more is
- * refused before anything is sent (a cut-off file would look complete).
- */
-export const EXPORT_MAX_ROWS = 1_000_000;
+import { route, type RouteSpec } from '../../domain/route-spec.js';
+import type { ReportKey } from '../../domain/stores/usage-report-store.js';
+import type { Logger } from '../../lib/logger.js';
+import { csvRecord, type CsvValue } from '../../lib/csv.js';
+import { IST_OFFSET_MS } from '../../lib/ist.js';
+import { microsToInrText } from '../../lib/money.js';
+import { queryParams } from '../query-params.js';
+import { EXPORT_MAX_ROWS, type UsageService } from './usage-service.js';
 
 const COLUMNS = ['time_ist', 'at', 'request_id', 'key_id', 'key_prefix', 'key_name', 'endpoint', 'model', 'provider', 'attempt', 'status',
   'error_code', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens', 'units', 'cost_inr',
@@ -22,7 +15,7 @@ const HEADER = csvRecord(COLUMNS);
 const round3 = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /** One CSV record of a raw export row (EXPORT_FIELDS order). */
-function record(r: unknown[], keys: Map<string, OrgKey>): string {
+function record(r: unknown[], keys: Map<string, ReportKey>): string {
   const [at, requestId, keyId, endpoint, model, provider, attempt, status, errorCode, prompt, completion, cached, cacheWrite, reasoning,
     units, cost, latency, ttfb, streamed, billable, byok, estimated, clamped] = r as [number, string, string, string, string, string | null,
     number, number, string | null, number, number, number, number, number, number, number, number, number | null, number, number, number,
@@ -34,17 +27,9 @@ function record(r: unknown[], keys: Map<string, OrgKey>): string {
     requestId, keyId, key?.prefix ?? null, key?.name ?? null, endpoint, model, provider, attempt, status, errorCode,
     prompt, completion, cached, cacheWrite, reasoning, units,
     // Exactly, from integer micro-rupees (no 1e-7 notation, no float residue).
-    (cost / 1e6).toFixed(6), round3(latency), round3(ttfb),
+    microsToInrText(cost), round3(latency), round3(ttfb),
     streamed === 1, billable === 1, byok === 1, estimated === 1, clamped === 1,
   ] satisfies CsvValue[]);
-}
-
-export interface UsageExportDeps {
-  clock: Clock;
-  log: Logger;
-  rollup: UsageRollup;
-  rows: ReturnType<typeof usageExportReader>;
-  orgKeys: (orgId: string) => OrgKey[];
 }
 
 /**
@@ -53,26 +38,16 @@ export interface UsageExportDeps {
  * waiting for the client when the socket is full, so neither memory nor the event loop grows
  * with the export.
  */
-export function usageExportRoute(d: UsageExportDeps): RouteSpec {
+export function usageExportRoute(usage: UsageService, log: Logger): RouteSpec {
   return route({
     kind: 'raw', method: 'get', path: '/me/activity/events.csv', auth: 'session',
     summary: `The events of from..to (IST dates, inclusive; default the last 30 days; at most 366 and ${EXPORT_MAX_ROWS.toLocaleString('en')} rows) `
       + 'as a CSV download (RFC 4180, header row, newest first; filters model, key_id, status=ok|error|NNN)',
     handle: async (ctx, reply) => {
-      const q = queryParams(ctx.query, ['from', 'to', 'model', 'key_id', 'status']);
-      const filter = eventFilter(q);
-      const today = istDayNumber(d.clock.now());
-      const { from, to } = dayRange(q, today);
       const orgId = ctx.session.orgId;
-      const { range, rows } = await eventRange(d.rollup, orgId, from, to, today);
-      if (rows > EXPORT_MAX_ROWS) {
-        throw errors.badRequest(`${istDayLabel(from)} to ${istDayLabel(to)} holds ${rows.toLocaleString('en')} events and one export takes at most `
-          + `${EXPORT_MAX_ROWS.toLocaleString('en')}: choose a shorter range`);
-      }
-      filter.range = range;
-      const keys = new Map(d.orgKeys(orgId).map((k) => [k.id, k]));
+      const { from, to, filter, keys } = await usage.exportPlan(orgId, queryParams(ctx.query, ['from', 'to', 'model', 'key_id', 'status']));
       const headers = {
-        'content-disposition': `attachment; filename="activity-${istDayLabel(from)}-to-${istDayLabel(to)}.csv"`,
+        'content-disposition': `attachment; filename="activity-${from}-to-${to}.csv"`,
         'x-content-type-options': 'nosniff',
       };
       let before = Number.MAX_SAFE_INTEGER;
@@ -80,7 +55,7 @@ export function usageExportRoute(d: UsageExportDeps): RouteSpec {
       try {
         for (;;) {
           if (reply.aborted) return;
-          const page = d.rows(orgId, before, filter);
+          const page = await usage.exportStep(orgId, before, filter);
           let text = started ? '' : HEADER;
           for (const r of page.rows) text += record(r, keys);
           const ok = started ? reply.streamWrite(text) : reply.streamStart(200, 'text/csv; charset=utf-8; header=present', headers, Buffer.from(text));
@@ -95,7 +70,7 @@ export function usageExportRoute(d: UsageExportDeps): RouteSpec {
       } catch (e) {
         // Past the headers no error can be said in the body: the download ends unfinished instead.
         if (!started) throw e;
-        d.log.error('usage export failed part-way', { err: String((e as Error)?.stack ?? e) });
+        log.error('usage export failed part-way', { err: String((e as Error)?.stack ?? e) });
         reply.streamAbort();
       }
     },

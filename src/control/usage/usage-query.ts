@@ -1,7 +1,7 @@
-import { errors } from '../errors/catalog.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
-import { istDayLabel, type EventFilter, type UsageRollup } from '../store/usage-reports.js';
-import { shown } from './query-params.js';
+import { errors } from '../../errors/catalog.js';
+import { IST_OFFSET_MS, istDayLabel } from '../../lib/ist.js';
+import type { EventFilter, UsageReportStore } from '../../domain/stores/usage-report-store.js';
+import { shown } from '../query-params.js';
 
 export const WINDOW_DAYS = 30;
 export const MAX_SPAN_DAYS = 366;
@@ -73,11 +73,11 @@ export function eventFilter(q: Map<string, string>): EventFilter {
  * (from the rollup, brought up to date first; unbounded above when the range reaches today,
  * whose newest rows may not be folded yet).
  */
-export async function eventRange(rollup: UsageRollup, orgId: string, from: number, to: number, today: number): Promise<{ range: NonNullable<EventFilter['range']>; rows: number }> {
-  const usage = await rollup.read(orgId);
+export async function eventRange(reports: UsageReportStore, orgId: string, from: number, to: number, today: number): Promise<{ range: NonNullable<EventFilter['range']>; rows: number }> {
+  const usage = await reports.usage(orgId);
   const span = usage.span(from, to);
   const open = to >= today;
-  const loId = open ? Math.min(span.lo, rollup.mark() + 1) : span.lo;
+  const loId = open ? Math.min(span.lo, reports.foldedUpTo() + 1) : span.lo;
   const hiId = open ? Number.MAX_SAFE_INTEGER - 1 : span.hi;
   return {
     range: { fromMs: from * DAY_MS - IST_OFFSET_MS, toMs: (to + 1) * DAY_MS - IST_OFFSET_MS, loId, hiId: Math.max(hiId, -1) },
