@@ -5,7 +5,7 @@ import { isGatewayError } from '../errors/gateway-error.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
 import { IdpHttp } from './oauth/idp-http.js';
-import { oauthStates } from './oauth/oauth-states.js';
+import { oauthStates } from '../store/oauth-states.js';
 import { randomToken, s256Challenge } from './oauth/pkce.js';
 import { signInProviders } from './oauth/registry.js';
 import type { SignInProvider } from './oauth/sign-in-provider.js';
