@@ -102,7 +102,8 @@ export class OidcClient implements SignInProvider {
       throw unreachableCause(e) ?? this.#http.broken(this.id, 'OpenID discovery document', { url: url.href, err: (e as Error).message });
     }
     const as = found.serverMetadata();
-    const missing = (['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const).filter((k) => !usableUrl(as[k], this.#s.allowHttp));
+    const missing = (['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'] as const)
+      .filter((k) => (k !== 'userinfo_endpoint' || as[k] !== undefined) && !usableUrl(as[k], this.#s.allowHttp));
     if (as.issuer.replace(/\/+$/, '') !== base || missing.length > 0) {
       throw this.#http.broken(this.id, 'OpenID discovery document', { url: url.href, issuer: as.issuer, expected: this.#s.issuer, missing });
     }
