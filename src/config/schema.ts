@@ -13,6 +13,8 @@ const OidcProvider = Type.Object({
   clientSecret: Type.Optional(Type.String({ minLength: 1 })),
   /** OpenID issuer; endpoints come from its /.well-known/openid-configuration. */
   issuer: Type.String({ pattern: '^https?://' }),
+  /** Plain http to this provider (an internal issuer without TLS); a loopback issuer needs no flag. */
+  allowHttp: Type.Optional(Type.Boolean()),
   scope: Type.String({ default: 'openid email profile' }),
   /** What the dashboard's sign-in button says ("Sign in with <name>"); the id when absent. */
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),

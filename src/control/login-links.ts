@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../store/database.js';
+import { insertLoginLink, useLoginLink } from '../store/login-links.js';
 import { hashToken } from '../store/sessions.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -12,13 +13,11 @@ export function isEmail(s: unknown): s is string {
 export function createLoginLink(db: Db, baseUrl: string, email: string, ttlMinutes: number, now = Date.now()): { url: string; expiresAt: number } {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + ttlMinutes * 60_000;
-  db.prepare('INSERT INTO login_links (hash, email, created_at, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), email.toLowerCase(), now, expiresAt);
+  insertLoginLink(db, hashToken(token), email.toLowerCase(), now, expiresAt);
   return { url: `${baseUrl}/auth/link?token=${token}`, expiresAt };
 }
 
 /** Uses a login link once; returns its email, or null when unknown, used or expired. */
 export function consumeLoginLink(db: Db, token: string, now = Date.now()): string | null {
-  const res = db.prepare('UPDATE login_links SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING email')
-    .get(now, hashToken(token), now) as { email: string } | undefined;
-  return res?.email ?? null;
+  return useLoginLink(db, hashToken(token), now);
 }

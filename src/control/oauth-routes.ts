@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { calculatePKCECodeChallenge, randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import type { Config } from '../config/schema.js';
 import { errors } from '../errors/catalog.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { type RouteSpec, route } from '../domain/route-spec.js';
 import type { ControlDeps } from './control-deps.js';
 import { IdpHttp } from './oauth/idp-http.js';
-import { oauthStates } from './oauth/oauth-states.js';
-import { randomToken, s256Challenge } from './oauth/pkce.js';
+import { oauthStates } from '../store/oauth-states.js';
 import { signInProviders } from './oauth/registry.js';
 import type { SignInProvider } from './oauth/sign-in-provider.js';
 import { startSession } from './session-start.js';
@@ -51,10 +51,10 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
       handle: async (ctx) => {
         const p = provider(ctx.params.provider);
         const now = d.clock.now();
-        const state = randomToken();
-        const verifier = randomToken();
-        const nonce = p.usesNonce ? randomToken() : null;
-        const location = await p.authorizeUrl({ redirectUri: redirectUri(p.id), state, codeChallenge: s256Challenge(verifier), nonce });
+        const state = randomState();
+        const verifier = randomPKCECodeVerifier();
+        const nonce = p.usesNonce ? randomNonce() : null;
+        const location = await p.authorizeUrl({ redirectUri: redirectUri(p.id), state, codeChallenge: await calculatePKCECodeChallenge(verifier), nonce });
         states.save({
           state, provider: p.id, code_verifier: verifier, nonce,
           return_to: sameSitePath(new URLSearchParams(ctx.query).get('return_to')), created_at: now, expires_at: now + STATE_TTL_MS,
@@ -83,7 +83,9 @@ export function oauthRoutes(d: ControlDeps): RouteSpec[] {
         }
         const code = q.get('code');
         if (!code) throw errors.badRequest(`Sign-in with '${p.id}' returned no authorization code`);
-        const profile = await p.finish({ redirectUri: redirectUri(p.id), code, codeVerifier: row.code_verifier, nonce: row.nonce });
+        const profile = await p.finish({
+          redirectUri: redirectUri(p.id), callbackParams: q, state: row.state, code, codeVerifier: row.code_verifier, nonce: row.nonce,
+        });
         const { setCookie } = startSession(d, {
           email: profile.email, name: profile.name, avatarUrl: profile.avatarUrl, identity: { provider: p.id, subject: profile.subject },
         });

@@ -97,7 +97,8 @@ export function proxyFor(origin: URL, settings: ProxySettings): ProxyServer | nu
   return parseProxyUrl(value);
 }
 
-function isLoopback(host: string): boolean {
+/** localhost, 127.0.0.0/8 or ::1 (a hostname without brackets). */
+export function isLoopback(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

@@ -323,6 +323,16 @@ test('an id_token signed with an algorithm other than RS256 or ES256 is refused 
   assert.match(e.message, /id_token is invalid: algorithm PS256/);
 });
 
+test('new: a callback naming another issuer (RFC 9207 iss, a mix-up attack) is refused with 400 before the code is used', async () => {
+  const b = new Browser();
+  const callback = new URL(await b.atProvider(await b.start('google'), 'g-asha'));
+  assert.is(callback.searchParams.get('iss'), idp.issuer, 'the OpenID provider names itself in the callback');
+  callback.searchParams.set('iss', idp2.issuer);
+  const e = await errorOf(await b.go(callback.href));
+  assert.equal([e.status, e.code], [400, 'bad_request']);
+  assert.match(e.message, /does not come from this provider \(iss\)/);
+});
+
 test('an account whose email the provider has not verified is refused, at an OpenID provider and at GitHub', async () => {
   let e = await errorOf(await new Browser().signIn('google', 'g-unverified'));
   assert.equal([e.status, e.code], [400, 'bad_request']);

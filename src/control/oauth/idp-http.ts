@@ -1,4 +1,5 @@
-import { fetch } from 'undici';
+import type { CustomFetch } from 'openid-client';
+import { fetch, type RequestInit, type Response as UndiciResponse } from 'undici';
 import { errors } from '../../errors/catalog.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../lib/logger.js';
@@ -17,10 +18,10 @@ export interface IdpAnswer {
 }
 
 /**
- * Outbound calls to identity providers (discovery, JWKS, token, userinfo, GitHub API), each bounded
- * by a timeout, through the same forward proxy settings as provider traffic. A provider that
- * cannot be reached becomes 503 `unavailable` (logged with the cause); what it answers is
- * returned for the caller to judge.
+ * Outbound calls to identity providers (GitHub's API here; discovery, JWKS, token and userinfo
+ * for openid-client through `fetchFor`), each bounded by a timeout, through the same forward
+ * proxy settings as provider traffic. A provider that cannot be reached becomes 503
+ * `unavailable` (logged with the cause); what it answers is returned for the caller to judge.
  */
 export class IdpHttp {
   readonly #log: Logger;
@@ -59,20 +60,28 @@ export class IdpHttp {
     return errors.serviceUnavailable(`Sign-in with '${providerId}' is unavailable: its ${what} could not be read`);
   }
 
+  /**
+   * openid-client's customFetch for one provider: its requests take the same dispatchers, user
+   * agent, timeout and 503 as the calls above; it reads and judges the answers itself.
+   */
+  fetchFor(providerId: string): CustomFetch {
+    return async (url, init) => {
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+      // openid-client knows a Response by its toStringTag, so undici's passes for the global one.
+      return this.#send(url, { ...init, headers: { ...init.headers, 'user-agent': USER_AGENT }, signal }, providerId) as unknown as Response;
+    };
+  }
+
   async #call(url: string, method: 'GET' | 'POST', body: string | undefined, what: string, headers: Record<string, string>): Promise<IdpAnswer> {
-    let status: number;
+    const res = await this.#send(url, {
+      method, body, headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...headers }, signal: AbortSignal.timeout(this.#timeoutMs),
+    }, what);
     let text: string;
     try {
-      const res = await fetch(url, {
-        method, body, headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...headers },
-        signal: AbortSignal.timeout(this.#timeoutMs), dispatcher: this.#dispatchers.for(url),
-      });
-      status = res.status;
       text = await res.text();
     } catch (e) {
-      const err = e as Error & { cause?: Error };
-      this.#log.warn('identity provider unreachable', { what, url, err: String(err.cause?.message ?? err.message) });
-      throw errors.serviceUnavailable(`The sign-in provider did not answer (${what}); try again shortly`);
+      throw this.#unreachable(what, url, e);
     }
     let json: unknown = null;
     try {
@@ -80,7 +89,21 @@ export class IdpHttp {
     } catch {
       // Not JSON: the caller reports what it expected.
     }
-    return { status, json };
+    return { status: res.status, json };
+  }
+
+  async #send(url: string, init: RequestInit, what: string): Promise<UndiciResponse> {
+    try {
+      return await fetch(url, { ...init, dispatcher: this.#dispatchers.for(url) });
+    } catch (e) {
+      throw this.#unreachable(what, url, e);
+    }
+  }
+
+  #unreachable(what: string, url: string, e: unknown): GatewayError {
+    const err = e as Error & { cause?: Error };
+    this.#log.warn('identity provider unreachable', { what, url, err: String(err.cause?.message ?? err.message) });
+    return errors.serviceUnavailable(`The sign-in provider did not answer (${what}); try again shortly`);
   }
 }
 

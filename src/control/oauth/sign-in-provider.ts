@@ -21,6 +21,9 @@ export interface AuthorizeRequest {
 
 export interface FinishRequest {
   redirectUri: string;
+  /** The callback's query as the provider sent it (OpenID providers check `iss` and `state` in it again). */
+  callbackParams: URLSearchParams;
+  state: string;
   code: string;
   codeVerifier: string;
   nonce: string | null;

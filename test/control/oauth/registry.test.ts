@@ -54,6 +54,26 @@ test('a provider URL that cannot be parsed stops start-up with its config path',
   }
 });
 
+test('new: an OpenID issuer on plain http off loopback stops start-up unless allowHttp is set beside it', () => {
+  try {
+    signInProviders(config({ oidc: { corp: { issuer: 'http://sso.corp.example', clientId: 'a', clientSecret: 'b' } } }).auth, http);
+    assert.unreachable('plain http accepted');
+  } catch (e) {
+    assert.instance(e, ConfigError);
+    assert.match((e as Error).message, "invalid config at /auth/oidc/corp/issuer: 'http://sso.corp.example' is plain http");
+    assert.match((e as Error).message, 'allowHttp: true');
+  }
+  const p = signInProviders(config({
+    google: { clientId: 'g', clientSecret: 's', issuer: 'http://127.0.0.1:9999' },
+    oidc: {
+      corp: { issuer: 'http://sso.corp.example', clientId: 'a', clientSecret: 'b', allowHttp: true },
+      dev: { issuer: 'http://localhost:5556/dex', clientId: 'a', clientSecret: 'b' },
+      v6: { issuer: 'http://[::1]:8080', clientId: 'a', clientSecret: 'b' },
+    },
+  }).auth, http);
+  assert.equal(['google', 'corp', 'dev', 'v6'].map((id) => p.get(id)?.id), ['google', 'corp', 'dev', 'v6']);
+});
+
 test('the GitHub authorize URL keeps the configured query and adds PKCE S256, state and the redirect_uri', async () => {
   const p = signInProviders(config({
     github: { clientId: 'id', clientSecret: 's', authorizeUrl: 'https://ghe.example/login/oauth/authorize?tenant=t1' },

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/database.js';
+import type { Db } from './database.js';
 
 export interface OAuthStateRow {
   state: string;
