@@ -1,15 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { errors } from '../errors/catalog.js';
-import { type RouteSpec, route } from '../domain/route-spec.js';
-import { istMonth } from '../lib/ist.js';
-import {
-  archiveWorkspace, findWorkspace, findWorkspaceSpend, insertWorkspace, listWorkspaces, updateWorkspace, workspaceNameTaken,
-  type WorkspaceListRow,
-} from '../store/workspaces.js';
-import type { ControlDeps } from './control-deps.js';
-import { cleanName, inrToMicros, iso, microsToInr } from './team-rules.js';
+import { type RouteSpec, route } from '../../domain/route-spec.js';
+import type { WorkspaceWithSpend } from '../../domain/stores/workspace-store.js';
+import { iso } from '../../lib/iso-time.js';
+import { inrToMicros, microsToInr } from '../../lib/money.js';
+import { WORKSPACE_NAME_MAX as NAME_MAX } from './workspace-rules.js';
+import type { WorkspaceService } from './workspace-service.js';
 
-const NAME_MAX = 64;
 const Inr = Type.Number({ minimum: 0, maximum: 10_000_000, description: '₹ per IST month' });
 
 const WorkspaceItem = Type.Object({
@@ -23,37 +19,22 @@ const WorkspaceItem = Type.Object({
   created_at: Type.String(),
 });
 
-const workspaceItem = (w: WorkspaceListRow) => ({
-  id: w.id, name: w.name, default: w.is_default === 1,
-  monthly_budget_inr: microsToInr(w.monthly_budget_micros), spent_month_inr: microsToInr(w.spent_micros),
-  archived: w.archived_at !== null, archived_at: iso(w.archived_at), created_at: iso(w.created_at)!,
+const workspaceItem = (w: WorkspaceWithSpend) => ({
+  id: w.id, name: w.name, default: w.isDefault,
+  monthly_budget_inr: microsToInr(w.monthlyBudgetMicros), spent_month_inr: microsToInr(w.spentMonthMicros),
+  archived: w.archivedAt !== null, archived_at: iso(w.archivedAt), created_at: iso(w.createdAt)!,
 });
 
-/**
- * /me/workspaces (spec 4.11): the active org's workspaces and their monthly ₹ budgets. A budget
- * change reaches the data plane at once (notify.workspaceChanged); archiving revokes the
- * workspace's keys (notify.keyChanged for each).
- */
-export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
-  const { db } = d;
-  const inOrg = (id: string, orgId: string) => {
-    const w = findWorkspace(db, id);
-    if (!w || w.org_id !== orgId) throw errors.notFound('No such workspace in this organisation');
-    return w;
-  };
-  const withSpend = (id: string) => {
-    const w = findWorkspace(db, id)!;
-    return workspaceItem({ ...w, spent_micros: findWorkspaceSpend(db, id, istMonth(d.clock.now())) });
-  };
-  const nameFree = (orgId: string, name: string, exceptId?: string) => {
-    if (workspaceNameTaken(db, orgId, name, exceptId)) throw errors.rule('duplicate_workspace', `A workspace named '${name}' already exists in this organisation`);
-  };
+/** ₹ on the wire to micros: null clears, undefined leaves. */
+const budgetMicros = (inr: number | null | undefined) => (inr === undefined || inr === null ? inr : inrToMicros(inr));
 
+/** /me/workspaces (spec 4.11): the active org's workspaces and their monthly ₹ budgets, HTTP to the workspace service and back. */
+export function workspaceRoutes(workspaces: WorkspaceService): RouteSpec[] {
   return [
     route({
       kind: 'json', method: 'get', path: '/me/workspaces', auth: 'session', response: Type.Object({ data: Type.Array(WorkspaceItem) }),
       summary: 'The active org\'s workspaces (archived ones flagged) with budget and spend this IST month',
-      handle: (ctx) => ({ body: { data: listWorkspaces(db, ctx.session.orgId, istMonth(d.clock.now())).map(workspaceItem) } }),
+      handle: async (ctx) => ({ body: { data: (await workspaces.list(ctx.session.orgId)).map(workspaceItem) } }),
     }),
     route({
       kind: 'json', method: 'post', path: '/me/workspaces', auth: 'session', role: 'admin', response: WorkspaceItem,
@@ -62,16 +43,10 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
         monthly_budget_inr: Type.Optional(Type.Union([Inr, Type.Null()])),
       }, { additionalProperties: false }),
       summary: 'Create a workspace (owner/admin), optionally with a monthly ₹ budget',
-      handle: (ctx) => {
-        const orgId = ctx.session.orgId;
+      handle: async (ctx) => {
         const b = ctx.body;
-        const name = cleanName(b.name, NAME_MAX, 'Workspace');
-        const budget = b.monthly_budget_inr === undefined || b.monthly_budget_inr === null ? null : inrToMicros(b.monthly_budget_inr);
-        const w = db.transaction(() => {
-          nameFree(orgId, name);
-          return insertWorkspace(db, { orgId, name, monthlyBudgetMicros: budget }, d.clock.now());
-        }).immediate();
-        return { status: 201, body: workspaceItem({ ...w, spent_micros: 0 }) };
+        const w = await workspaces.create(ctx.session.orgId, { name: b.name, monthlyBudgetMicros: budgetMicros(b.monthly_budget_inr) });
+        return { status: 201, body: workspaceItem(w) };
       },
     }),
     route({
@@ -81,32 +56,19 @@ export function workspaceRoutes(d: ControlDeps): RouteSpec[] {
         monthly_budget_inr: Type.Optional(Type.Union([Inr, Type.Null()], { description: '₹ per IST month; null removes the cap' })),
       }, { additionalProperties: false }),
       summary: 'Rename a workspace or set its monthly ₹ budget (owner/admin); the data plane enforces it at once',
-      handle: (ctx) => {
-        const orgId = ctx.session.orgId;
+      handle: async (ctx) => {
         const b = ctx.body;
-        const w = inOrg(ctx.params.id, orgId);
-        if (w.archived_at !== null) throw errors.notFound('No such active workspace in this organisation');
-        const name = b.name === undefined ? undefined : cleanName(b.name, NAME_MAX, 'Workspace');
-        const budget = b.monthly_budget_inr === undefined ? undefined : b.monthly_budget_inr === null ? null : inrToMicros(b.monthly_budget_inr);
-        db.transaction(() => {
-          if (name !== undefined) nameFree(orgId, name, w.id);
-          updateWorkspace(db, w.id, { name, monthlyBudgetMicros: budget }, d.clock.now());
-        }).immediate();
-        d.notify.workspaceChanged(w.id);
-        return { body: withSpend(w.id) };
+        const w = await workspaces.update(ctx.session.orgId, ctx.params.id, { name: b.name, monthlyBudgetMicros: budgetMicros(b.monthly_budget_inr) });
+        return { body: workspaceItem(w) };
       },
     }),
     route({
       kind: 'json', method: 'del', path: '/me/workspaces/:id', auth: 'session', role: 'admin',
       response: Type.Object({ id: Type.String(), archived: Type.Boolean(), revoked_keys: Type.Integer({ description: 'keys revoked by this call' }) }),
       summary: 'Archive a workspace (owner/admin) and revoke its keys; the default workspace cannot be archived',
-      handle: (ctx) => {
-        const w = inOrg(ctx.params.id, ctx.session.orgId);
-        if (w.is_default === 1) throw errors.badRequest('The default workspace cannot be archived');
-        const { revokedKeyIds } = archiveWorkspace(db, w.id, d.clock.now());
-        for (const id of revokedKeyIds) d.notify.keyChanged(id);
-        d.notify.workspaceChanged(w.id);
-        return { body: { id: w.id, archived: true, revoked_keys: revokedKeyIds.length } };
+      handle: async (ctx) => {
+        const { revokedKeys } = await workspaces.archive(ctx.session.orgId, ctx.params.id);
+        return { body: { id: ctx.params.id, archived: true, revoked_keys: revokedKeys } };
       },
     }),
   ];
