@@ -77,6 +77,11 @@ test('the store imports no layer above it', () => {
   assert.equal(violations((e) => e.fromLayer === 'store' && e.toLayer !== null && !['store', 'lib', 'domain'].includes(e.toLayer)), []);
 });
 
+test('the areas with a service reach the store only through its interfaces (domain/stores)', () => {
+  const areas = ['control/keys/', 'control/teams/', 'control/workspaces/', 'control/account/'];
+  assert.equal(violations((e) => areas.some((a) => e.from.startsWith(a)) && e.toLayer === 'store'), []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);
