@@ -33,15 +33,24 @@ import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
 import { UpstreamClient } from './dataplane/upstream-client.js';
 import { buildRoutes } from './http/routes.js';
-import { accountRoutes } from './control/account-routes.js';
+import { accountRoutes } from './control/account/account-routes.js';
+import { AccountService } from './control/account/account-service.js';
 import type { ControlDeps } from './control/control-deps.js';
 import { keyRoutes } from './control/keys/key-routes.js';
 import { KeyService } from './control/keys/key-service.js';
 import { oauthRoutes } from './control/oauth-routes.js';
-import { teamRoutes } from './control/team-routes.js';
+import { mailInvitation } from './control/teams/invitation-mail.js';
+import { teamRoutes } from './control/teams/team-routes.js';
+import { TeamService } from './control/teams/team-service.js';
+import { workspaceRoutes } from './control/workspaces/workspace-routes.js';
+import { WorkspaceService } from './control/workspaces/workspace-service.js';
+import { sqliteInvitationStore } from './store/invitations.js';
+import { sqliteMemberStore } from './store/members.js';
+import { sqliteUserStore } from './store/users.js';
+import { sqliteWorkspaceStore } from './store/workspaces.js';
 import { usageRoutes } from './control/usage/usage-routes.js';
 import { UsageService } from './control/usage/usage-service.js';
-import { sessionReader } from './store/sessions.js';
+import { sessionReader, sqliteSessionStore } from './store/sessions.js';
 import { ListenError, startServer } from './http/server.js';
 import { DASHBOARD_DIR, loadDashboard, originOf } from './http/dashboard.js';
 import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
@@ -208,6 +217,18 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     keys: sqliteKeyStore(db), orgs: sqliteOrgStore(db), clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
     keyChanged: (id) => control.notify.keyChanged(id),
   });
+  const sessionStore = sqliteSessionStore(db);
+  const teamService = new TeamService({
+    members: sqliteMemberStore(db), invitations: sqliteInvitationStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock,
+    caps: config.orgs,
+    // control, not a copy: its baseUrl is known only once the server listens.
+    invited: (notice) => mailInvitation(control, notice),
+  });
+  const workspaceService = new WorkspaceService({
+    workspaces: sqliteWorkspaceStore(db), clock,
+    keyChanged: (id) => control.notify.keyChanged(id), workspaceChanged: (id) => control.notify.workspaceChanged(id),
+  });
+  const accountService = new AccountService({ users: sqliteUserStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock });
   // Public routes: a valid key's own window, else the client IP's (spec 8).
   const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
     try {
@@ -239,7 +260,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
-    control: [...accountRoutes(control), ...oauthRoutes(control), ...keyRoutes(keyService), ...teamRoutes(control), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log), ...routingRoutes(control, catalog),
+    control: [...accountRoutes(control, accountService), ...oauthRoutes(control), ...keyRoutes(keyService),
+      ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log), ...routingRoutes(control, catalog),
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),

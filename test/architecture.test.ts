@@ -128,6 +128,11 @@ test('store interfaces are types only: domain/stores imports no engine', () => {
   assert.equal(violations((e) => e.from.startsWith('domain/stores/') && e.toLayer === null), []);
 });
 
+test('the areas with a service reach the store only through its interfaces (domain/stores)', () => {
+  const areas = ['control/keys/', 'control/teams/', 'control/workspaces/', 'control/account/', 'control/usage/'];
+  assert.equal(violations((e) => areas.some((a) => e.from.startsWith(a)) && e.toLayer === 'store'), []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);

@@ -69,6 +69,7 @@ export function orgIsFunded(org: OrgRow): boolean {
 /** The OrgStore on SQLite. */
 export function sqliteOrgStore(db: Db): OrgStore {
   const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
+  const rename = db.prepare('UPDATE orgs SET name = ? WHERE id = ?');
   return {
     find: async (orgId) => {
       const o = findOrg(db, orgId);
@@ -76,5 +77,8 @@ export function sqliteOrgStore(db: Db): OrgStore {
     },
     defaultWorkspaceId: async (orgId) => findDefaultWorkspaceId(db, orgId)!,
     hasActiveWorkspace: async (orgId, workspaceId) => workspace.get(workspaceId, orgId) !== undefined,
+    rename: async (orgId, name) => {
+      rename.run(name, orgId);
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './database.js';
 import type { Role, Session } from '../domain/session.js';
+import type { SessionStore } from '../domain/stores/session-store.js';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -42,10 +43,16 @@ export function sessionReader(db: Db): (token: string, now: number) => Session |
   };
 }
 
-export function deleteSession(db: Db, hash: string): void {
-  db.prepare('DELETE FROM sessions WHERE hash = ?').run(hash);
-}
-
-export function setSessionOrg(db: Db, hash: string, orgId: string): void {
-  db.prepare('UPDATE sessions SET active_org_id = ? WHERE hash = ?').run(orgId, hash);
+/** The SessionStore on SQLite: statements prepared once. */
+export function sqliteSessionStore(db: Db): SessionStore {
+  const setOrg = db.prepare('UPDATE sessions SET active_org_id = ? WHERE hash = ?');
+  const remove = db.prepare('DELETE FROM sessions WHERE hash = ?');
+  return {
+    setActiveOrg: async (hash, orgId) => {
+      setOrg.run(orgId, hash);
+    },
+    end: async (token) => {
+      remove.run(hashToken(token));
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import type { Db } from './database.js';
 import { newId } from '../lib/ids.js';
 import { insertMoneyEvent, insertOrg } from './orgs.js';
+import type { User, UserPatch, UserStore } from '../domain/stores/user-store.js';
 
 export interface UserRow {
   id: string;
@@ -65,13 +66,21 @@ export function upsertUserForSignIn(db: Db, s: SignIn, now = Date.now()): { user
   }).immediate();
 }
 
-export function updateUser(db: Db, id: string, patch: { name?: string | null; avatarUrl?: null }): void {
-  if (patch.name !== undefined) db.prepare('UPDATE users SET name = ? WHERE id = ?').run(patch.name, id);
-  if (patch.avatarUrl !== undefined) db.prepare('UPDATE users SET avatar_url = NULL WHERE id = ?').run(id);
-}
-
-
-/** True until the user has answered the one-time signup survey (POST /me/attribution). */
-export function attributionPending(db: Db, userId: string): boolean {
-  return db.prepare('SELECT 1 FROM attributions WHERE user_id = ?').get(userId) === undefined;
+/** The UserStore on SQLite: statements prepared once. */
+export function sqliteUserStore(db: Db): UserStore {
+  const find = db.prepare('SELECT id, email, name, avatar_url AS avatarUrl, created_at AS createdAt FROM users WHERE id = ?');
+  const setName = db.prepare('UPDATE users SET name = ? WHERE id = ?');
+  const clearAvatar = db.prepare('UPDATE users SET avatar_url = NULL WHERE id = ?');
+  const answered = db.prepare('SELECT 1 FROM attributions WHERE user_id = ?');
+  const answer = db.prepare('INSERT OR IGNORE INTO attributions (user_id, answers, created_at) VALUES (?, ?, ?)');
+  const update = db.transaction((id: string, patch: UserPatch) => {
+    if (patch.name !== undefined) setName.run(patch.name, id);
+    if (patch.avatarUrl !== undefined) clearAvatar.run(id);
+  });
+  return {
+    find: async (id) => find.get(id) as User | undefined,
+    update: async (id, patch) => update(id, patch),
+    attributionPending: async (userId) => answered.get(userId) === undefined,
+    saveAttribution: async (userId, answers, now) => answer.run(userId, answers, now).changes === 1,
+  };
 }

@@ -15,4 +15,5 @@ export interface OrgStore {
   defaultWorkspaceId(orgId: string): Promise<string>;
   /** Whether the workspace is the org's and not archived. */
   hasActiveWorkspace(orgId: string, workspaceId: string): Promise<boolean>;
+  rename(orgId: string, name: string): Promise<void>;
 }

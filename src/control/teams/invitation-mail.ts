@@ -1,6 +1,6 @@
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../lib/logger.js';
-import { sendMail } from '../lib/smtp.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../lib/logger.js';
+import { sendMail } from '../../lib/smtp.js';
 
 export interface InvitationNotice {
   id: string;

@@ -1,16 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { errors } from '../errors/catalog.js';
-import { type RouteSpec, route } from '../domain/route-spec.js';
-import { clearedSessionCookie, sessionToken } from '../lib/session-cookie.js';
-import { deleteSession, hashToken } from '../store/sessions.js';
-import { attributionPending, findUser, updateUser } from '../store/users.js';
-import { findOrg, orgIsFunded } from '../store/orgs.js';
-import { microsToInr } from '../lib/money.js';
-import { cleanName } from './team-rules.js';
-import type { ControlDeps } from './control-deps.js';
-import { consumeLoginLink } from './login-links.js';
-import { startSession } from './session-start.js';
-import { sameSitePath, toSignInPage } from './oauth-routes.js';
+import { errors } from '../../errors/catalog.js';
+import { type RouteSpec, route } from '../../domain/route-spec.js';
+import { clearedSessionCookie, sessionToken } from '../../lib/session-cookie.js';
+import { microsToInr } from '../../lib/money.js';
+import type { ControlDeps } from '../control-deps.js';
+import { consumeLoginLink } from '../login-links.js';
+import { startSession } from '../session-start.js';
+import { sameSitePath, toSignInPage } from '../oauth-routes.js';
+import type { AccountService, Me } from './account-service.js';
 
 const MeBody = Type.Object({
   id: Type.String(),
@@ -29,21 +26,17 @@ const MeBody = Type.Object({
   }),
 });
 
+const meBody = (m: Me) => ({
+  id: m.user.id, email: m.user.email, name: m.user.name, avatar_url: m.user.avatarUrl, role: m.role, attribution_pending: m.attributionPending,
+  org: { id: m.org.id, name: m.org.name, personal: m.org.personal, domain: m.domain, balance_inr: microsToInr(m.org.balanceMicros), tier: m.tier },
+});
 
-/** Sign-in by login link, logout, and the /me account endpoints (spec 4.3). */
-export function accountRoutes(d: ControlDeps): RouteSpec[] {
+/**
+ * Sign-in by login link, logout, and the /me account endpoints (spec 4.3). The login link is the
+ * sign-in flow's (login-links.ts, session-start.ts); the rest is HTTP to the account service.
+ */
+export function accountRoutes(d: ControlDeps, account: AccountService): RouteSpec[] {
   const secure = d.baseUrl.startsWith('https://');
-  const me = (userId: string, orgId: string, role: string) => {
-    const u = findUser(d.db, userId)!;
-    const o = findOrg(d.db, orgId)!;
-    return {
-      id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, role, attribution_pending: attributionPending(d.db, u.id),
-      org: {
-        id: o.id, name: o.name, personal: o.personal === 1, domain: o.personal ? null : u.email.split('@')[1] ?? null,
-        balance_inr: microsToInr(o.balance_micros), tier: orgIsFunded(o) ? 'standard' : 'trial',
-      },
-    };
-  };
   return [
     route({
       kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true, headers: ['accept'],
@@ -61,16 +54,15 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       kind: 'json', method: 'post', path: '/auth/logout', auth: 'public', headers: ['cookie'], sameOrigin: true,
       summary: 'Sign out: ends the session server-side and clears the cookie',
       response: Type.Object({ signed_out: Type.Boolean() }),
-      handle: (ctx) => {
-        const token = sessionToken(ctx.headers.cookie);
-        if (token) deleteSession(d.db, hashToken(token));
+      handle: async (ctx) => {
+        await account.signOut(sessionToken(ctx.headers.cookie));
         return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(secure) } };
       },
     }),
     route({
       kind: 'json', method: 'get', path: '/me', auth: 'session', response: MeBody,
       summary: 'The signed-in user and the active org',
-      handle: (ctx) => ({ body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) }),
+      handle: async (ctx) => ({ body: meBody(await account.me(ctx.session)) }),
     }),
     route({
       kind: 'json', method: 'patch', path: '/me', auth: 'session', response: MeBody,
@@ -79,22 +71,13 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
         remove_avatar: Type.Optional(Type.Literal(true)),
       }, { additionalProperties: false }),
       summary: 'Update the display name or remove the avatar',
-      handle: (ctx) => {
-        const b = ctx.body;
-        const name = typeof b.name === 'string' ? cleanName(b.name, 80, 'Display') : b.name;
-        updateUser(d.db, ctx.session.userId, { name, avatarUrl: b.remove_avatar ? null : undefined });
-        return { body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) };
-      },
+      handle: async (ctx) => ({ body: meBody(await account.updateProfile(ctx.session, { name: ctx.body.name, removeAvatar: ctx.body.remove_avatar })) }),
     }),
     route({
       kind: 'json', method: 'patch', path: '/me/org', auth: 'session', role: 'owner', response: MeBody,
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
       summary: 'Rename the active org (owner)',
-      handle: (ctx) => {
-        const { name } = ctx.body;
-        d.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(cleanName(name, 80, 'Org'), ctx.session.orgId);
-        return { body: me(ctx.session.userId, ctx.session.orgId, ctx.session.role) };
-      },
+      handle: async (ctx) => ({ body: meBody(await account.renameOrg(ctx.session, ctx.body.name)) }),
     }),
     route({
       kind: 'json', method: 'post', path: '/me/attribution', auth: 'session',
@@ -104,10 +87,8 @@ export function accountRoutes(d: ControlDeps): RouteSpec[] {
       }, { additionalProperties: false }),
       response: Type.Object({ saved: Type.Boolean() }),
       summary: 'The one-time signup survey; a second answer is refused',
-      handle: (ctx) => {
-        const res = d.db.prepare('INSERT OR IGNORE INTO attributions (user_id, answers, created_at) VALUES (?, ?, ?)')
-          .run(ctx.session.userId, JSON.stringify(ctx.body), d.clock.now());
-        if (res.changes === 0) throw errors.rule('already_answered', 'The signup survey has already been answered');
+      handle: async (ctx) => {
+        await account.answerSurvey(ctx.session.userId, ctx.body);
         return { status: 201, body: { saved: true } };
       },
     }),
