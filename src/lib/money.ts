@@ -15,3 +15,14 @@ export function microsToInr(micros: number | null): number | null;
 export function microsToInr(micros: number | null): number | null {
   return micros === null ? null : micros / MICROS_PER_INR;
 }
+
+/** Micro-rupees in a paisa: the payment provider counts in paise. */
+const MICROS_PER_PAISA = 10_000;
+
+export function microsToPaise(micros: number): number {
+  return Math.round(micros / MICROS_PER_PAISA);
+}
+
+export function paiseToMicros(paise: number): number {
+  return paise * MICROS_PER_PAISA;
+}

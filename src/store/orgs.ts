@@ -69,6 +69,8 @@ export function orgIsFunded(org: OrgRow): boolean {
 /** The OrgStore on SQLite. */
 export function sqliteOrgStore(db: Db): OrgStore {
   const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
+  const owners = db.prepare(`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND m.role = 'owner' ORDER BY u.email`)
+    .pluck();
   return {
     find: async (orgId) => {
       const o = findOrg(db, orgId);
@@ -76,5 +78,6 @@ export function sqliteOrgStore(db: Db): OrgStore {
     },
     defaultWorkspaceId: async (orgId) => findDefaultWorkspaceId(db, orgId)!,
     hasActiveWorkspace: async (orgId, workspaceId) => workspace.get(workspaceId, orgId) !== undefined,
+    ownerEmails: async (orgId) => owners.all(orgId) as string[],
   };
 }

@@ -15,4 +15,6 @@ export interface OrgStore {
   defaultWorkspaceId(orgId: string): Promise<string>;
   /** Whether the workspace is the org's and not archived. */
   hasActiveWorkspace(orgId: string, workspaceId: string): Promise<boolean>;
+  /** The email addresses of the org's owners, sorted (whom billing mail goes to). */
+  ownerEmails(orgId: string): Promise<string[]>;
 }
