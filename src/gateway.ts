@@ -65,6 +65,9 @@ import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
 import { PaymentNotices } from './control/billing/payment-notices.js';
 import { PaymentReconciler } from './control/billing/payment-reconciler.js';
+import { BillingService } from './control/billing/billing-service.js';
+import { PaymentService } from './control/billing/payment-service.js';
+import { sqliteBillingStore } from './store/billing.js';
 import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
 import { checkoutReturnRoutes } from './control/billing/checkout-return.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
@@ -241,11 +244,16 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
-  const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
-  const notices = new PaymentNotices({ db, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
-  const reconciler = payments
-    ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: (id) => notices.credited(id) })
-    : null;
+  const billingStore = sqliteBillingStore(db);
+  const orgStore = sqliteOrgStore(db);
+  const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, clock, log, baseUrl: () => control.baseUrl });
+  const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
+  const paymentService = new PaymentService({ billing: billingStore, orgs: orgStore, api: payments, clock, log, credited: (id) => notices.credited(id) });
+  const billingService = new BillingService({
+    billing: billingStore, orgs: orgStore, payments: paymentService, usage: rollup, clock, config,
+    pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs),
+  });
+  const reconciler = payments ? new PaymentReconciler({ payments: paymentService, log, everyMs: config.billing.reconcileMs }) : null;
   const mcp = new McpServer({
     inference, listModels, keys: keyService, config, log, version: GATEWAY_VERSION,
   });
@@ -265,8 +273,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
       ...endpointRoutes({ ...control, masterKey }),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
-      ...billingRoutes({ ...control, payments, rollup, notices, pincodes: new PincodeLookup(config.billing.pincodeLookupUrl, outbound, config.billing.payments.timeoutMs) }),
-      ...paymentWebhookRoutes({ ...control, payments, notices, limitUnsigned: (ip) => gatePublic(ip, '') }),
+      ...billingRoutes(billingService, paymentService),
+      ...paymentWebhookRoutes(paymentService, (ip) => gatePublic(ip, '')),
       ...checkoutReturnRoutes(),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],

@@ -1,6 +1,6 @@
 import { IST_OFFSET_MS } from '../lib/ist.js';
 import { LogHistogram } from '../lib/log-histogram.js';
-import { istDayLabel, istDayNumber } from '../store/usage-reports.js';
+import { istDayLabel, istDayNumber } from '../lib/ist.js';
 import type { TrafficRow } from '../store/traffic.js';
 
 /** Days kept: the longest window anything reads (rankings' 30 days). */

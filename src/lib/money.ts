@@ -20,3 +20,14 @@ export function microsToInr(micros: number | null): number | null {
 export function microsToInrText(micros: number): string {
   return (micros / MICROS_PER_INR).toFixed(6);
 }
+
+/** Micro-rupees in a paisa: the payment provider counts in paise. */
+const MICROS_PER_PAISA = 10_000;
+
+export function microsToPaise(micros: number): number {
+  return Math.round(micros / MICROS_PER_PAISA);
+}
+
+export function paiseToMicros(paise: number): number {
+  return paise * MICROS_PER_PAISA;
+}

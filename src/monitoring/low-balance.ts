@@ -1,10 +1,19 @@
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { Db } from '../store/database.js';
-import { lowBalanceCrossings, markLowBalanceMailed, ownerEmails } from '../store/billing.js';
+import type { BillingStore } from '../domain/stores/billing-store.js';
+import type { OrgStore } from '../domain/stores/org-store.js';
 import { sendMail } from '../lib/smtp.js';
 import { rupees } from '../lib/money.js';
+
+export interface LowBalanceMailerDeps {
+  billing: Pick<BillingStore, 'lowBalanceCrossings' | 'markLowBalanceMailed'>;
+  orgs: Pick<OrgStore, 'ownerEmails'>;
+  config: Readonly<Config>;
+  clock: Clock;
+  log: Logger;
+  baseUrl: () => string;
+}
 
 /**
  * Mails an org's owners when its balance falls below the threshold they set (POST
@@ -13,11 +22,11 @@ import { rupees } from '../lib/money.js';
  * the next round.
  */
 export class LowBalanceMailer {
-  readonly #d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string };
+  readonly #d: LowBalanceMailerDeps;
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> | null = null;
 
-  constructor(d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string }) {
+  constructor(d: LowBalanceMailerDeps) {
     this.#d = d;
   }
 
@@ -36,13 +45,13 @@ export class LowBalanceMailer {
   }
 
   async check(): Promise<void> {
-    const { db, config, log } = this.#d;
+    const { billing, orgs, config, log } = this.#d;
     const s = config.smtp;
     if (s.host === undefined) return;
-    for (const org of lowBalanceCrossings(db)) {
-      const to = ownerEmails(db, org.id);
-      const subject = `[gw] ${org.name}: balance ${rupees(org.balance_micros)} is below ${rupees(org.low_balance_micros)}`;
-      const text = `The prepaid balance of ${org.name} is ${rupees(org.balance_micros)}, below the ${rupees(org.low_balance_micros)} you set.\n`
+    for (const org of await billing.lowBalanceCrossings()) {
+      const to = await orgs.ownerEmails(org.id);
+      const subject = `[gw] ${org.name}: balance ${rupees(org.balanceMicros)} is below ${rupees(org.lowBalanceMicros)}`;
+      const text = `The prepaid balance of ${org.name} is ${rupees(org.balanceMicros)}, below the ${rupees(org.lowBalanceMicros)} you set.\n`
         + 'Standard keys stop with 402 insufficient_credits when it reaches zero.\n'
         + `Top up at ${this.#d.baseUrl()}/billing (the dashboard). This mail is sent once until the balance is back above the threshold.\n`;
       let sent = 0;
@@ -54,7 +63,7 @@ export class LowBalanceMailer {
           log.warn('low-balance mail not sent', { org: org.id, to: addr, err: (e as Error).message });
         }
       }
-      if (sent > 0 || to.length === 0) markLowBalanceMailed(db, org.id, this.#d.clock.now());
+      if (sent > 0 || to.length === 0) await billing.markLowBalanceMailed(org.id, this.#d.clock.now());
     }
   }
 }

@@ -70,6 +70,8 @@ export function orgIsFunded(org: OrgRow): boolean {
 export function sqliteOrgStore(db: Db): OrgStore {
   const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
   const rename = db.prepare('UPDATE orgs SET name = ? WHERE id = ?');
+  const owners = db.prepare(`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND m.role = 'owner' ORDER BY u.email`)
+    .pluck();
   return {
     find: async (orgId) => {
       const o = findOrg(db, orgId);
@@ -80,5 +82,6 @@ export function sqliteOrgStore(db: Db): OrgStore {
     rename: async (orgId, name) => {
       rename.run(name, orgId);
     },
+    ownerEmails: async (orgId) => owners.all(orgId) as string[],
   };
 }

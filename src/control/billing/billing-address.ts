@@ -1,28 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
 import { GST_STATES, gstinValid, stateCodeOf } from '../../billing/gst.js';
 import { pinStates } from '../../billing/pin-states.js';
 import { errors } from '../../errors/catalog.js';
-import type { BillingAddress } from '../../store/billing.js';
-import { iso } from '../team-rules.js';
+import type { BillingAddress } from '../../domain/stores/billing-store.js';
 import { PIN_RE } from './pincode-lookup.js';
 
-/** The billing address as read and written by /me/billing: its state is the GST place of supply. */
-export const AddressView = Type.Object({
-  name: Type.String(), line1: Type.String(), line2: Type.Union([Type.String(), Type.Null()]), city: Type.String(),
-  state: Type.String(), state_code: Type.String({ description: 'GST state code: the place of supply' }),
-  pincode: Type.String(), gstin: Type.Union([Type.String(), Type.Null()]), updated_at: Type.String(),
-});
-const field = (description: string) => Type.Optional(Type.Unknown({ description }));
-// Fields are checked by the handler, not the router, so every failure is bad_address naming its field.
-export const AddressBody = Type.Object({
-  name: field('string, 1-100 characters: the person or business billed'),
-  line1: field('string, 1-200 characters'),
-  line2: field('string up to 200 characters, or null'),
-  city: field('string, 1-100 characters'),
-  state: field('state or union territory: its name or GST state code'),
-  pincode: field('six-digit PIN code'),
-  gstin: field('GSTIN registered in that state, or null'),
-}, { additionalProperties: false });
 const text = (v: unknown, key: string, max: number, optional = false): string | null => {
   if (optional && (v === undefined || v === null || v === '')) return null;
   if (typeof v !== 'string') throw errors.badAddress(key, optional ? 'must be a string or null' : 'is required');
@@ -56,10 +37,5 @@ export function parseAddress(b: Record<string, unknown>): BillingAddress {
     if (!gstinValid(gstin)) throw errors.badAddress('gstin', 'not a valid GSTIN (15 characters with a matching check character)');
     if (gstin.slice(0, 2) !== state) throw errors.badAddress('gstin', `registered in state ${gstin.slice(0, 2)}, not in ${state} (${GST_STATES.get(state)})`);
   }
-  return { name, line1, line2, city, state_code: state, pincode: pincode.trim(), gstin };
+  return { name, line1, line2, city, stateCode: state, pincode: pincode.trim(), gstin };
 }
-
-export const addressView = (a: BillingAddress & { updated_at: number }): Static<typeof AddressView> => ({
-  name: a.name, line1: a.line1, line2: a.line2, city: a.city, state: GST_STATES.get(a.state_code) ?? a.state_code, state_code: a.state_code,
-  pincode: a.pincode, gstin: a.gstin, updated_at: iso(a.updated_at)!,
-});

@@ -3,14 +3,19 @@ import { fetch } from 'undici';
 import type { Config } from '../../config/schema.js';
 import { errors } from '../../errors/catalog.js';
 import type { ProxyDispatchers } from '../proxy-dispatchers.js';
-import type { ProviderPayment } from './provider-payment.js';
 import { readBounded } from '../bounded-body.js';
 
 /** Largest answer read from the payment provider; its orders and payment lists are a few KiB. */
 const MAX_BYTES = 1024 * 1024;
 
-/** micro-rupees to the paise the provider counts in. */
-export const paiseOf = (micros: number): number => Math.round(micros / 10_000);
+/** A payment as the provider reports it, in its webhook and in its order's payment list. */
+export interface ProviderPayment {
+  id: string;
+  amountPaise: number;
+  status: 'captured' | 'failed';
+  method: string | null;
+  error: string | null;
+}
 
 const hmacHex = (secret: string, data: string | Buffer): string => createHmac('sha256', secret).update(data).digest('hex');
 

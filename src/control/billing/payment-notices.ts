@@ -1,9 +1,18 @@
 import type { Config } from '../../config/schema.js';
+import type { BillingStore } from '../../domain/stores/billing-store.js';
+import type { OrgStore } from '../../domain/stores/org-store.js';
 import type { Logger } from '../../lib/logger.js';
 import { sendMail } from '../../lib/smtp.js';
-import type { Db } from '../../store/database.js';
-import { findOrder, ownerEmails } from '../../store/billing.js';
 import { rupees } from '../../lib/money.js';
+
+export interface PaymentNoticesDeps {
+  billing: Pick<BillingStore, 'findOrder'>;
+  orgs: Pick<OrgStore, 'ownerEmails'>;
+  config: Readonly<Config>;
+  log: Logger;
+  baseUrl: () => string;
+  moneyChanged: () => void;
+}
 
 /**
  * What follows a credited top-up, whichever path credited it (checkout, webhook, reconciler):
@@ -12,24 +21,30 @@ import { rupees } from '../../lib/money.js';
  * stands and the receipt stays on the dashboard.
  */
 export class PaymentNotices {
-  readonly #d: { db: Db; config: Readonly<Config>; log: Logger; baseUrl: () => string; moneyChanged: () => void };
+  readonly #d: PaymentNoticesDeps;
 
-  constructor(d: { db: Db; config: Readonly<Config>; log: Logger; baseUrl: () => string; moneyChanged: () => void }) {
+  constructor(d: PaymentNoticesDeps) {
     this.#d = d;
   }
 
   credited(orderId: string): void {
-    const { db, config, log } = this.#d;
+    // At once, before the answer that reports the credit is sent: a request right after it sees the new balance.
     this.#d.moneyChanged();
+    if (this.#d.config.smtp.host === undefined) return;
+    this.#mail(orderId).catch((e: unknown) => this.#d.log.warn('payment confirmation not mailed', { order: orderId, err: (e as Error).message }));
+  }
+
+  async #mail(orderId: string): Promise<void> {
+    const { billing, orgs, config, log } = this.#d;
     const s = config.smtp;
-    const o = findOrder(db, orderId);
-    if (s.host === undefined || o === undefined || o.payment_id === null) return;
-    const bonus = o.promo_bonus_micros > 0 ? ` and a ${rupees(o.promo_bonus_micros)} bonus (${o.promo_code})` : '';
-    const subject = `[gw] Payment received: ${rupees(o.total_micros)}, ${rupees(o.credit_micros)} of credit`;
-    const text = `We received ${rupees(o.total_micros)} (${rupees(o.credit_micros)} of credit plus GST) for order ${o.id}.\n`
-      + `Your balance has been credited with ${rupees(o.credit_micros)}${bonus}.\n\n`
-      + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.payment_id)} (signed in as an owner)\n`;
-    for (const to of ownerEmails(db, o.org_id)) {
+    const o = await billing.findOrder(orderId);
+    if (s.host === undefined || o === undefined || o.paymentId === null) return;
+    const bonus = o.promoBonusMicros > 0 ? ` and a ${rupees(o.promoBonusMicros)} bonus (${o.promoCode})` : '';
+    const subject = `[gw] Payment received: ${rupees(o.totalMicros)}, ${rupees(o.creditMicros)} of credit`;
+    const text = `We received ${rupees(o.totalMicros)} (${rupees(o.creditMicros)} of credit plus GST) for order ${o.id}.\n`
+      + `Your balance has been credited with ${rupees(o.creditMicros)}${bonus}.\n\n`
+      + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.paymentId)} (signed in as an owner)\n`;
+    for (const to of await orgs.ownerEmails(o.orgId)) {
       sendMail({ ...s, host: s.host }, to, subject, text)
         .catch((e: unknown) => log.warn('payment confirmation not mailed', { order: o.id, to, err: (e as Error).message }));
     }

@@ -1,11 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type RouteSpec, route } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
-import { findOrder } from '../../store/billing.js';
-import type { ControlDeps } from '../control-deps.js';
-import type { PaymentApi } from './payment-api.js';
-import type { PaymentNotices } from './payment-notices.js';
-import { applyProviderPayment } from './provider-payment.js';
+import type { PaymentService } from './payment-service.js';
 
 interface PaymentEntity {
   id?: unknown;
@@ -32,30 +28,25 @@ const reply = (status: string, detail?: string) => JSON.stringify(detail === und
  * router has already bounded, so checking before limiting costs a stranger nothing it could not
  * already spend.
  */
-export function paymentWebhookRoutes(d: ControlDeps & {
-  payments: PaymentApi | null;
-  notices: PaymentNotices;
+export function paymentWebhookRoutes(payments: PaymentService,
   /** The public per-IP limit (throws 429 rate_limit_exceeded). */
-  limitUnsigned: (ip: string) => void;
-}): RouteSpec[] {
-  const { db, clock, log } = d;
+  limitUnsigned: (ip: string) => void): RouteSpec[] {
   return [route({
     kind: 'raw', method: 'post', path: '/webhooks/payments', auth: 'public', limitedByHandler: true, headers: ['x-payments-signature', 'x-razorpay-signature'],
     body: Type.Object({ event: Type.String(), payload: Type.Object({ payment: Type.Object({ entity: Type.Object({}) }) }) }),
     response: Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) }),
     summary: 'Payment provider events (payment.captured, payment.failed), signed in x-payments-signature; crediting is idempotent with /me/billing/verify',
     handle: async (ctx, out) => {
-      const api = d.payments;
-      if (!api || !api.takesWebhooks) {
-        d.limitUnsigned(ctx.ip);
+      if (!payments.takesWebhooks) {
+        limitUnsigned(ctx.ip);
         out.sendError(errors.billingDisabled('Payment webhooks are not configured on this gateway (billing.payments.webhookSecret)'));
         return;
       }
       const raw = (ctx.body) ?? Buffer.alloc(0);
       // Razorpay itself names the header after itself; the same HMAC either way.
       const signature = ctx.headers['x-payments-signature'] || ctx.headers['x-razorpay-signature'] || '';
-      if (!signature || !api.webhookSigned(raw, signature)) {
-        d.limitUnsigned(ctx.ip);
+      if (!signature || !payments.webhookSigned(raw, signature)) {
+        limitUnsigned(ctx.ip);
         out.sendError(errors.badRequest('x-payments-signature is missing or does not match the body'));
         return;
       }
@@ -78,17 +69,12 @@ export function paymentWebhookRoutes(d: ControlDeps & {
         out.sendError(errors.badRequest('payload.payment.entity needs id, order_id and an integer amount'));
         return;
       }
-      const order = findOrder(db, orderId);
-      if (!order) {
-        out.send(200, 'application/json', reply('ignored', 'not an order of this gateway'));
-        return;
-      }
-      const outcome = applyProviderPayment(db, log, order, {
+      const outcome = await payments.report(orderId, {
         id: paymentId, amountPaise: p.amount, status: name === 'payment.failed' ? 'failed' : 'captured',
         method: str(p.method, 32), error: str(p.error_description, 500),
-      }, 'webhook', clock.now());
-      if (outcome === 'credited') d.notices.credited(order.id);
-      out.send(200, 'application/json', outcome === 'amount_mismatch' ? reply('ignored', 'amount does not match the order') : reply(outcome));
+      }, 'webhook');
+      out.send(200, 'application/json', outcome === 'unknown_order' ? reply('ignored', 'not an order of this gateway')
+        : outcome === 'amount_mismatch' ? reply('ignored', 'amount does not match the order') : reply(outcome));
     },
   })];
 }

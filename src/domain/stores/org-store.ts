@@ -16,4 +16,6 @@ export interface OrgStore {
   /** Whether the workspace is the org's and not archived. */
   hasActiveWorkspace(orgId: string, workspaceId: string): Promise<boolean>;
   rename(orgId: string, name: string): Promise<void>;
+  /** The email addresses of the org's owners, sorted (whom billing mail goes to). */
+  ownerEmails(orgId: string): Promise<string[]>;
 }
