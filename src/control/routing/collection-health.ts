@@ -1,8 +1,9 @@
-import type { Catalog } from '../catalog/catalog.js';
-import { chainRoutes } from '../catalog/chain-routes.js';
-import type { ChainStep } from '../domain/chain.js';
-import { istDay, istDayStart } from '../lib/ist.js';
-import type { CanaryRow } from '../store/monitoring.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import { chainRoutes } from '../../catalog/chain-routes.js';
+import type { ChainStep } from '../../domain/chain.js';
+import { istDay, istDayStart } from '../../lib/ist.js';
+import { p95 } from '../../lib/stats.js';
+import type { CanaryRow } from '../../store/monitoring.js';
 
 const DAY_MS = 86_400_000;
 
@@ -35,13 +36,6 @@ export interface CollectionHealth {
   error_rate: number | null;
   p95_latency_ms: number | null;
   steps: StepHealth[];
-}
-
-/** The 95th percentile of some latencies, or null for none. */
-export function p95(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
 }
 
 /** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
