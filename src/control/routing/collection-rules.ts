@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Catalog } from '../../catalog/catalog.js';
+import { cleanName } from '../../domain/display-name.js';
 import type { CollectionFields } from '../../domain/stores/collection-store.js';
 import { errors } from '../../errors/catalog.js';
-import { cleanName } from '../team-rules.js';
 import { catalogModel, checkSteps } from './chain-rules.js';
 
 export const COLLECTION_NAME_MAX = 64;
