@@ -8,20 +8,24 @@ import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './dataplane/usage-record.js';
 import { trafficReader } from './store/traffic.js';
-import { allChains } from './store/routing-chains.js';
-import { routingRoutes } from './control/routing-routes.js';
-import { collectionRoutes } from './control/collection-routes.js';
-import { byokRoutes } from './control/byok-routes.js';
+import { sqliteRoutingChainStore } from './store/routing-chains.js';
+import { routingRoutes } from './control/routing/routing-routes.js';
+import { RoutingService } from './control/routing/routing-service.js';
+import { collectionRoutes } from './control/routing/collection-routes.js';
+import { CollectionService } from './control/routing/collection-service.js';
+import { byokRoutes } from './control/byok/byok-routes.js';
+import { ByokService } from './control/byok/byok-service.js';
 import { ProxyDispatchers } from './control/proxy-dispatchers.js';
-import { endpointRoutes } from './control/endpoint-routes.js';
+import { endpointRoutes } from './control/endpoints/endpoint-routes.js';
+import { EndpointService } from './control/endpoints/endpoint-service.js';
 import { monitoringRoutes } from './control/monitoring-routes.js';
 import { Monitor } from './monitoring/monitor.js';
-import { allEndpoints } from './store/custom-endpoints.js';
+import { sqliteCustomEndpointStore } from './store/custom-endpoints.js';
+import { sqliteCollectionStore } from './store/collections.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
-import { allByokKeys } from './store/byok-keys.js';
-import { sealContext, unseal } from './lib/secret-box.js';
+import { sqliteByokKeyStore } from './store/byok-keys.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -155,29 +159,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   const planner = new RoutePlanner(catalog, breakers, stats);
-  for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
-  if (config.byok.enabled) {
-    for (const k of allByokKeys(db)) {
-      try {
-        planner.setOrgKey(k.org_id, k.provider, { key: unseal(k.key_sealed, masterKey, sealContext.providerKey(k.org_id, k.provider)), alwaysUse: k.always_use });
-      } catch {
-        // Sealed under another master key (GW_MASTER_KEY changed): unusable until saved again.
-        log.warn('saved provider key does not open with this master key; skipped', { org: k.org_id, provider: k.provider });
-      }
-    }
-  }
-  for (const e of allEndpoints(db)) {
-    try {
-      const key = e.key_sealed === null ? null : unseal(e.key_sealed, masterKey, sealContext.endpointKey(e.org_id, e.name));
-      planner.setEndpoint(e.org_id, e.name, {
-        name: e.name, baseUrl: e.base_url, key, compliant: e.status === 'compliant', publicOnly: !config.customEndpoints.allowInternalAddresses,
-      });
-    } catch {
-      log.warn('registered endpoint key does not open with this master key; skipped', { org: e.org_id, endpoint: e.name });
-    }
-  }
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
@@ -232,6 +215,20 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     keyChanged: (id) => control.notify.keyChanged(id), workspaceChanged: (id) => control.notify.workspaceChanged(id),
   });
   const accountService = new AccountService({ users: sqliteUserStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock });
+  const { notify } = control;
+  const routing = new RoutingService({ chains: sqliteRoutingChainStore(db), catalog, clock, chainChanged: notify.chainChanged });
+  const collectionStore = sqliteCollectionStore(db);
+  const collections = new CollectionService({ collections: collectionStore, routing, catalog, clock, maxPerOrg: config.orgs.maxCollectionsPerOrg });
+  const byok = new ByokService({
+    byokKeys: sqliteByokKeyStore(db), catalog, clock, log, masterKey, outbound, settings: config.byok, orgKeyChanged: notify.orgKeyChanged,
+  });
+  const endpoints = new EndpointService({
+    endpoints: sqliteCustomEndpointStore(db), clock, log, masterKey, outbound, settings: config.customEndpoints, endpointChanged: notify.endpointChanged,
+  });
+  // The data plane starts with every saved chain, provider key and endpoint.
+  await routing.publishAll();
+  await byok.publishAll();
+  await endpoints.publishAll();
   // Public routes: a valid key's own window, else the client IP's (spec 8).
   const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
     try {
@@ -241,7 +238,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id));
-  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
+  const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   const billingStore = sqliteBillingStore(db);
@@ -269,9 +266,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
     control: [...accountRoutes(control, accountService), ...oauthRoutes(control), ...keyRoutes(keyService),
-      ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log), ...routingRoutes(control, catalog),
-      ...collectionRoutes({ ...control, catalog }), ...byokRoutes({ ...control, catalog, masterKey }),
-      ...endpointRoutes({ ...control, masterKey }),
+      ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log),
+      ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
       ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
       ...billingRoutes(billingService, paymentService),
       ...paymentWebhookRoutes(paymentService, (ip) => gatePublic(ip, '')),

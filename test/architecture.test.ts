@@ -73,6 +73,11 @@ test('only the data plane uses the upstream HTTP client', () => {
   assert.equal(violations((e) => e.toLayer === 'upstream' && e.fromLayer !== 'upstream' && e.fromLayer !== 'dataplane'), []);
 });
 
+test('routing, collections, custom endpoints and BYOK reach the store only through its interfaces (domain/stores)', () => {
+  const areas = ['control/routing/', 'control/endpoints/', 'control/byok/'];
+  assert.equal(violations((e) => areas.some((a) => e.from.startsWith(a)) && (e.toLayer === 'store' || e.target === 'better-sqlite3')), []);
+});
+
 test('the store imports no layer above it', () => {
   assert.equal(violations((e) => e.fromLayer === 'store' && e.toLayer !== null && !['store', 'lib', 'domain'].includes(e.toLayer)), []);
 });

@@ -5,11 +5,12 @@ import { type RouteSpec, route } from '../domain/route-spec.js';
 import { errors } from '../errors/catalog.js';
 import { blockedReason } from '../lib/address-guard.js';
 import { seal, sealContext } from '../lib/secret-box.js';
-import { findCollectionBySlug, type CollectionRow } from '../store/collections.js';
+import type { Collection } from '../domain/stores/collection-store.js';
+import { findCollectionBySlug } from '../store/collections.js';
 import {
   canariesSince, countAlerts, deleteAlert, findAlert, insertAlert, listAlerts, newAlertId, setMonitored, type AlertRow,
 } from '../store/monitoring.js';
-import { collectionHealth } from './collection-health.js';
+import { collectionHealth } from './routing/collection-health.js';
 import type { ControlDeps } from './control-deps.js';
 import { queryParams } from './query-params.js';
 import { iso } from './team-rules.js';
@@ -74,12 +75,12 @@ export interface MonitoringRouteDeps extends ControlDeps {
 export function monitoringRoutes(d: MonitoringRouteDeps): RouteSpec[] {
   const { db, catalog } = d;
   const cfg = d.config.monitoring;
-  const own = (slug: string, orgId: string): CollectionRow => {
+  const own = (slug: string, orgId: string): Collection => {
     const c = findCollectionBySlug(db, slug);
-    if (!c || c.org_id !== orgId) throw errors.notFound(`No collection '${slug}' in this organisation`);
+    if (!c || c.orgId !== orgId) throw errors.notFound(`No collection '${slug}' in this organisation`);
     return c;
   };
-  const health = (c: CollectionRow, days: number, monitored: boolean): Static<typeof Health> => {
+  const health = (c: Collection, days: number, monitored: boolean): Static<typeof Health> => {
     const since = d.clock.now() - days * DAY;
     return { slug: c.slug, monitored, ...collectionHealth(catalog, c.steps, canariesSince(db, c.id, since), days, since) };
   };

@@ -2,15 +2,15 @@ import { performance } from 'node:perf_hooks';
 import type { Catalog, Route } from '../catalog/catalog.js';
 import type { Config } from '../config/schema.js';
 import { chainRoutes } from '../catalog/chain-routes.js';
-import { p95 } from '../control/collection-health.js';
 import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { scrubSecrets } from '../lib/secret-scrub.js';
+import { p95 } from '../lib/stats.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
-import { findCollection, type CollectionRow } from '../store/collections.js';
+import type { Collection, CollectionStore } from '../domain/stores/collection-store.js';
 import type { Db } from '../store/database.js';
 import {
   canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type CanaryRow,
@@ -50,6 +50,8 @@ export interface MonitorDeps {
   masterKey: Buffer;
   outbound: ProxyDispatchers;
   db: Db;
+  /** Where the checked collections' steps are read. */
+  collections: Pick<CollectionStore, 'find'>;
   catalog: Catalog;
   upstream: UpstreamClient;
   clock: Clock;
@@ -103,7 +105,7 @@ export class Monitor {
 
   /** Canaries every step of a collection now, keeps the results, and judges its alerts. */
   async check(collectionId: string): Promise<void> {
-    const c = findCollection(this.#d.db, collectionId);
+    const c = await this.#d.collections.find(collectionId);
     if (!c) return;
     const results = await Promise.all(chainRoutes(this.#d.catalog, c.steps).map(({ route, model }) => this.#canary(route, model)));
     const kept = results.filter((r): r is CanaryRow => r !== null);
@@ -156,7 +158,7 @@ export class Monitor {
     return h;
   }
 
-  async #judge(c: CollectionRow): Promise<void> {
+  async #judge(c: Collection): Promise<void> {
     const alerts = listAlerts(this.#d.db, c.id);
     if (alerts.length === 0) return;
     const now = this.#d.clock.now();

@@ -1,45 +1,37 @@
 import type { ChainStep } from '../domain/chain.js';
+import type { RoutingChainStore, SavedChain } from '../domain/stores/routing-chain-store.js';
 import type { Db } from './database.js';
 
-export interface ChainRow {
-  org_id: string;
-  model: string;
-  steps: ChainStep[];
-  updated_at: number;
-}
-
 interface RawRow {
-  org_id: string;
+  orgId: string;
   model: string;
   steps: string;
-  updated_at: number;
+  updatedAt: number;
 }
 
-const parse = (r: RawRow): ChainRow => ({ ...r, steps: JSON.parse(r.steps) as ChainStep[] });
+const COLUMNS = 'org_id AS orgId, model, steps, updated_at AS updatedAt';
 
-/** Every saved chain, for the data plane at start. */
-export function allChains(db: Db): ChainRow[] {
-  return (db.prepare('SELECT org_id, model, steps, updated_at FROM routing_chains').all() as RawRow[]).map(parse);
-}
+const parse = (r: RawRow): SavedChain => ({ ...r, steps: JSON.parse(r.steps) as ChainStep[] });
 
-export function listChains(db: Db, orgId: string): ChainRow[] {
-  return (db.prepare('SELECT org_id, model, steps, updated_at FROM routing_chains WHERE org_id = ? ORDER BY model').all(orgId) as RawRow[])
-    .map(parse);
-}
-
-export function findChain(db: Db, orgId: string, model: string): ChainRow | null {
-  const r = db.prepare('SELECT org_id, model, steps, updated_at FROM routing_chains WHERE org_id = ? AND model = ?').get(orgId, model) as RawRow | undefined;
-  return r ? parse(r) : null;
-}
-
-export function saveChain(db: Db, orgId: string, model: string, steps: readonly ChainStep[], userId: string, now: number): ChainRow {
-  db.prepare(`INSERT INTO routing_chains (org_id, model, steps, updated_at, updated_by) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT(org_id, model) DO UPDATE SET steps = excluded.steps, updated_at = excluded.updated_at, updated_by = excluded.updated_by`)
-    .run(orgId, model, JSON.stringify(steps), now, userId);
-  return { org_id: orgId, model, steps: [...steps], updated_at: now };
-}
-
-/** True when there was a chain to delete. */
-export function deleteChain(db: Db, orgId: string, model: string): boolean {
-  return db.prepare('DELETE FROM routing_chains WHERE org_id = ? AND model = ?').run(orgId, model).changes > 0;
+/** The RoutingChainStore on SQLite: statements prepared once. */
+export function sqliteRoutingChainStore(db: Db): RoutingChainStore {
+  const all = db.prepare(`SELECT ${COLUMNS} FROM routing_chains`);
+  const list = db.prepare(`SELECT ${COLUMNS} FROM routing_chains WHERE org_id = ? ORDER BY model`);
+  const find = db.prepare(`SELECT ${COLUMNS} FROM routing_chains WHERE org_id = ? AND model = ?`);
+  const save = db.prepare(`INSERT INTO routing_chains (org_id, model, steps, updated_at, updated_by) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT(org_id, model) DO UPDATE SET steps = excluded.steps, updated_at = excluded.updated_at, updated_by = excluded.updated_by`);
+  const del = db.prepare('DELETE FROM routing_chains WHERE org_id = ? AND model = ?');
+  return {
+    all: async () => (all.all() as RawRow[]).map(parse),
+    list: async (orgId) => (list.all(orgId) as RawRow[]).map(parse),
+    find: async (orgId, model) => {
+      const r = find.get(orgId, model) as RawRow | undefined;
+      return r && parse(r);
+    },
+    save: async (orgId, model, steps, userId, now) => {
+      save.run(orgId, model, JSON.stringify(steps), now, userId);
+      return { orgId, model, steps: [...steps], updatedAt: now };
+    },
+    delete: async (orgId, model) => del.run(orgId, model).changes > 0,
+  };
 }

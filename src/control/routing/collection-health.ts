@@ -1,10 +1,20 @@
-import type { Catalog } from '../catalog/catalog.js';
-import { chainRoutes } from '../catalog/chain-routes.js';
-import type { ChainStep } from '../domain/chain.js';
-import { istDay, istDayStart } from '../lib/ist.js';
-import type { CanaryRow } from '../store/monitoring.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import { chainRoutes } from '../../catalog/chain-routes.js';
+import type { ChainStep } from '../../domain/chain.js';
+import { istDay, istDayStart } from '../../lib/ist.js';
+import { p95 } from '../../lib/stats.js';
 
 const DAY_MS = 86_400_000;
+
+/** One canary's result, as the monitoring store keeps it. */
+export interface CanaryResult {
+  /** The route's id, provider:upstreamModel. */
+  route: string;
+  at: number;
+  ok: boolean;
+  latency_ms: number;
+  error: string | null;
+}
 
 /** One IST calendar day of a step's canaries. */
 export interface DayHealth {
@@ -37,17 +47,10 @@ export interface CollectionHealth {
   steps: StepHealth[];
 }
 
-/** The 95th percentile of some latencies, or null for none. */
-export function p95(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
-}
-
 /** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
-export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryRow[], days: number, since: number): CollectionHealth {
+export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryResult[], days: number, since: number): CollectionHealth {
   const dayList = istDays(since, since + days * DAY_MS);
-  const byRoute = new Map<string, CanaryRow[]>();
+  const byRoute = new Map<string, CanaryResult[]>();
   for (const c of canaries) {
     let list = byRoute.get(c.route);
     if (list === undefined) byRoute.set(c.route, (list = []));
@@ -82,8 +85,8 @@ function istDays(from: number, to: number): string[] {
 }
 
 /** A step's canaries (oldest first) bucketed into the given IST days. */
-function perDay(days: readonly string[], list: readonly CanaryRow[]): DayHealth[] {
-  const byDay = new Map<string, CanaryRow[]>();
+function perDay(days: readonly string[], list: readonly CanaryResult[]): DayHealth[] {
+  const byDay = new Map<string, CanaryResult[]>();
   for (const c of list) {
     const d = istDay(c.at);
     let bucket = byDay.get(d);

@@ -1,8 +1,8 @@
 import { fetch } from 'undici';
-import type { Provider } from '../catalog/catalog.js';
-import { adapterFor } from '../providers/registry.js';
-import type { ProxyDispatchers } from './proxy-dispatchers.js';
-import { readBounded } from './bounded-body.js';
+import type { Provider } from '../../catalog/catalog.js';
+import { adapterFor } from '../../providers/registry.js';
+import type { ProxyDispatchers } from '../proxy-dispatchers.js';
+import { readBounded } from '../bounded-body.js';
 
 /** Largest model list read from a provider. */
 const MAX_BYTES = 4 * 1024 * 1024;

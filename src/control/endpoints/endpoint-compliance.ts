@@ -1,22 +1,10 @@
 import { fetch } from 'undici';
-import type { ProxyDispatchers } from './proxy-dispatchers.js';
-import { readBounded } from './bounded-body.js';
+import type { ComplianceCheck, ComplianceReport } from '../../domain/stores/custom-endpoint-store.js';
+import type { ProxyDispatchers } from '../proxy-dispatchers.js';
+import { readBounded } from '../bounded-body.js';
 
 /** Largest answer read from an endpoint under test. */
 const MAX_BYTES = 1024 * 1024;
-
-export interface ComplianceCheck {
-  name: 'models' | 'chat' | 'stream';
-  ok: boolean;
-  detail: string;
-}
-
-export interface ComplianceReport {
-  /** compliant: all checks pass; non_compliant: it answers, but not as OpenAI's API does; unreachable: no answer at all. */
-  status: 'compliant' | 'non_compliant' | 'unreachable';
-  models: string[];
-  checks: ComplianceCheck[];
-}
 
 /**
  * Tests that a base URL speaks the OpenAI API the way the gateway relies on: `GET /models` lists

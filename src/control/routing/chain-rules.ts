@@ -1,23 +1,19 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { Catalog, Model } from '../catalog/catalog.js';
-import { chainRoutes } from '../catalog/chain-routes.js';
-import type { ChainStep } from '../domain/chain.js';
-import { errors } from '../errors/catalog.js';
+import type { Catalog, Model } from '../../catalog/catalog.js';
+import { chainRoutes } from '../../catalog/chain-routes.js';
+import type { ChainStep } from '../../domain/chain.js';
+import { errors } from '../../errors/catalog.js';
 
 /** Spec 8: chains and collections have 1 to 10 steps. */
-const MAX_STEPS = 10;
+export const MAX_STEPS = 10;
 
-/** A step as sent; checked by checkSteps, so the router's schema only documents it. */
-export const StepsField = Type.Unknown({
-  description: `1-${MAX_STEPS} steps, each {"model"?: a catalog model of the same kind (absent: the chain's own), "provider"?: the one provider to use for it}`,
-});
-
-export const StepView = Type.Object({ model: Type.String(), provider: Type.Union([Type.String(), Type.Null()]) });
-
-export const ExpandedRoutes = Type.Array(Type.Object({
-  provider: Type.String(), model: Type.String(), upstream_model: Type.String(),
-  configured: Type.Boolean({ description: 'usable on this gateway now; routes that are not are skipped' }),
-}), { description: 'what the steps expand to, in the order requests try them' });
+/** One route a chain's steps expand to, as the dashboard shows it. */
+export interface ChainRoute {
+  provider: string;
+  model: string;
+  upstreamModel: string;
+  /** Usable on this gateway now; routes that are not are skipped. */
+  configured: boolean;
+}
 
 /** The catalog model a chain or collection is for; 400 bad_model when it is not a catalog id. */
 export function catalogModel(catalog: Catalog, id: unknown): Model {
@@ -56,7 +52,7 @@ export function checkSteps(catalog: Catalog, model: Model, given: unknown): Chai
 }
 
 /** The routes steps try, in order, as the data plane expands them (configured or not, for the dashboard). */
-export function expandSteps(catalog: Catalog, steps: readonly ChainStep[]): Static<typeof ExpandedRoutes> {
+export function expandSteps(catalog: Catalog, steps: readonly ChainStep[]): ChainRoute[] {
   return chainRoutes(catalog, steps).map(({ route: r, model }) =>
-    ({ provider: r.provider.id, model, upstream_model: r.upstreamModel, configured: r.provider.configured }));
+    ({ provider: r.provider.id, model, upstreamModel: r.upstreamModel, configured: r.provider.configured }));
 }
