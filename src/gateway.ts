@@ -18,7 +18,9 @@ import { ByokService } from './control/byok/byok-service.js';
 import { ProxyDispatchers } from './control/proxy-dispatchers.js';
 import { endpointRoutes } from './control/endpoints/endpoint-routes.js';
 import { EndpointService } from './control/endpoints/endpoint-service.js';
-import { monitoringRoutes } from './control/monitoring-routes.js';
+import { monitoringRoutes } from './control/monitoring/monitoring-routes.js';
+import { MonitoringService } from './control/monitoring/monitoring-service.js';
+import { sqliteMonitoringStore } from './store/monitoring.js';
 import { Monitor } from './monitoring/monitor.js';
 import { sqliteCustomEndpointStore } from './store/custom-endpoints.js';
 import { sqliteCollectionStore } from './store/collections.js';
@@ -268,7 +270,10 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     control: [...accountRoutes(control, accountService), ...oauthRoutes(control), ...keyRoutes(keyService),
       ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log),
       ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
-      ...monitoringRoutes({ ...control, catalog, masterKey, check: (id) => monitor.check(id) }),
+      ...monitoringRoutes(new MonitoringService({
+        monitoring: sqliteMonitoringStore(db), collections: collectionStore, catalog, clock, masterKey, settings: config.monitoring,
+        canMail: config.smtp.host !== undefined, check: (id) => monitor.check(id),
+      })),
       ...billingRoutes(billingService, paymentService),
       ...paymentWebhookRoutes(paymentService, (ip) => gatePublic(ip, '')),
       ...checkoutReturnRoutes(),

@@ -1,29 +1,9 @@
 import { newId } from '../lib/ids.js';
 import type { Db } from './database.js';
+import type { AlertRow, CanaryRow, MonitoringStore } from '../domain/stores/monitoring-store.js';
 
-export interface CanaryRow {
-  route: string;
-  at: number;
-  ok: boolean;
-  latency_ms: number;
-  error: string | null;
-}
+export type { AlertRow, CanaryRow };
 
-export interface AlertRow {
-  id: string;
-  collection_id: string;
-  metric: 'error_rate' | 'latency_p95';
-  threshold: number;
-  window_minutes: number;
-  target_kind: 'webhook' | 'email';
-  target: string;
-  secret_sealed: string | null;
-  firing: boolean;
-  last_value: number | null;
-  last_fired_at: number | null;
-  last_delivery: string | null;
-  created_at: number;
-}
 
 type RawAlert = Omit<AlertRow, 'firing'> & { firing: number };
 const alert = (r: RawAlert): AlertRow => ({ ...r, firing: r.firing === 1 });
@@ -122,4 +102,21 @@ export function finishDelivery(db: Db, d: DeliveryRow, outcome: string): void {
     db.prepare('DELETE FROM alert_deliveries WHERE id = ?').run(d.id);
     db.prepare('UPDATE alerts SET last_delivery = ? WHERE id = ?').run(outcome, d.alert_id);
   })();
+}
+
+/** The MonitoringStore on SQLite. */
+export function sqliteMonitoringStore(db: Db): MonitoringStore {
+  const create = db.transaction((a: Parameters<MonitoringStore['createAlert']>[0], now: number, check: (alerts: number) => void) => {
+    check(countAlerts(db, a.collection_id));
+    insertAlert(db, a.id, a, now);
+    return findAlert(db, a.id)!;
+  });
+  return {
+    setMonitored: async (id, monitored) => setMonitored(db, id, monitored),
+    canariesSince: async (id, since) => canariesSince(db, id, since),
+    listAlerts: async (id) => listAlerts(db, id),
+    findAlert: async (id) => findAlert(db, id),
+    createAlert: async (a, now, check) => create.immediate(a, now, check),
+    deleteAlert: async (id) => deleteAlert(db, id),
+  };
 }
