@@ -44,7 +44,12 @@ import { AccountService } from './control/account/account-service.js';
 import type { ControlDeps } from './control/control-deps.js';
 import { keyRoutes } from './control/keys/key-routes.js';
 import { KeyService } from './control/keys/key-service.js';
-import { oauthRoutes } from './control/oauth-routes.js';
+import { signInRoutes } from './control/sign-in/sign-in-routes.js';
+import { SignInService } from './control/sign-in/sign-in-service.js';
+import { IdpHttp } from './control/oauth/idp-http.js';
+import { signInProviders } from './control/oauth/registry.js';
+import { sqliteSignInStore } from './store/sign-in.js';
+import { inrToMicros } from './lib/money.js';
 import { mailInvitation } from './control/teams/invitation-mail.js';
 import { teamRoutes } from './control/teams/team-routes.js';
 import { TeamService } from './control/teams/team-service.js';
@@ -216,6 +221,12 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     workspaces: sqliteWorkspaceStore(db), clock,
     keyChanged: (id) => control.notify.keyChanged(id), workspaceChanged: (id) => control.notify.workspaceChanged(id),
   });
+  const baseUrl = () => control.baseUrl;
+  const signIn = new SignInService({
+    store: sqliteSignInStore(db), clock, providers: signInProviders(config.auth, new IdpHttp(log, config.upstream)), baseUrl,
+    signupCreditMicros: inrToMicros(config.orgs.signupCreditInr), sessionTtlMs: config.auth.sessionTtlHours * 3_600_000,
+    loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
+  });
   const accountService = new AccountService({ users: sqliteUserStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock });
   const { notify } = control;
   const routing = new RoutingService({ chains: sqliteRoutingChainStore(db), catalog, clock, chainChanged: notify.chainChanged });
@@ -267,7 +278,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listModels,
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
-    control: [...accountRoutes(control, accountService), ...oauthRoutes(control), ...keyRoutes(keyService),
+    control: [...accountRoutes(accountService, signIn, baseUrl), ...signInRoutes(signIn, config.auth, baseUrl), ...keyRoutes(keyService),
       ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log),
       ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
       ...monitoringRoutes(new MonitoringService({

@@ -14,7 +14,9 @@ import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
 import { microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
-import { createLoginLink, isEmail } from '../control/login-links.js';
+import { isEmail } from '../control/sign-in/login-links.js';
+import { SignInService } from '../control/sign-in/sign-in-service.js';
+import { sqliteSignInStore } from '../store/sign-in.js';
 import { inrToMicros, formatInr, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
@@ -123,7 +125,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
       if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
       if (cmd === 'promo') return promoCommand(db, sub, rest, out);
-      if (cmd === 'login-link') return loginLink(db, config, g.rest.slice(1), out);
+      if (cmd === 'login-link') return await loginLink(db, config, g.rest.slice(1), out);
     } finally {
       db.close();
     }
@@ -274,11 +276,15 @@ async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   return 0;
 }
 
-function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): number {
+async function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { values } = parseFlags(argv, { email: { type: 'string' }, 'base-url': { type: 'string' } });
   if (!isEmail(values.email)) throw new UsageError('login-link needs --email with an email address');
   const base = (values['base-url'] ?? config.baseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-  const { url, expiresAt } = createLoginLink(db, base, values.email, config.auth.loginLinkTtlMinutes);
+  // Only the link's part of the sign-in service: no provider, no session.
+  const { url, expiresAt } = await new SignInService({
+    store: sqliteSignInStore(db), clock: { now: () => Date.now() }, providers: new Map(), baseUrl: () => base,
+    signupCreditMicros: 0, sessionTtlMs: 0, loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
+  }).createLoginLink(values.email);
   out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
   return 0;
 }

@@ -1,14 +1,8 @@
 import type { Db } from './database.js';
+import type { OAuthStateRow } from '../domain/stores/sign-in-store.js';
 
-export interface OAuthStateRow {
-  state: string;
-  provider: string;
-  code_verifier: string;
-  nonce: string | null;
-  return_to: string | null;
-  created_at: number;
-  expires_at: number;
-}
+export type { OAuthStateRow };
+
 
 export interface OAuthStates {
   /** Records a sign-in in progress, sweeping the expired ones on the way (the table holds minutes of rows). */

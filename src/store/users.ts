@@ -2,6 +2,7 @@ import type { Db } from './database.js';
 import { newId } from '../lib/ids.js';
 import { insertMoneyEvent, insertOrg } from './orgs.js';
 import type { User, UserPatch, UserStore } from '../domain/stores/user-store.js';
+import type { SignIn } from '../domain/stores/sign-in-store.js';
 
 export interface UserRow {
   id: string;
@@ -24,14 +25,7 @@ export function findUserByIdentity(db: Db, provider: string, subject: string): U
     .get(provider, subject) as UserRow | undefined;
 }
 
-export interface SignIn {
-  email: string;
-  name?: string | null;
-  avatarUrl?: string | null;
-  /** The identity provider and its subject id, when signing in through one. */
-  identity?: { provider: string; subject: string };
-  signupCreditMicros: number;
-}
+export type { SignIn };
 
 /**
  * Finds the user for a sign-in, creating it on first sign-in together with its personal org

@@ -1,12 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { errors } from '../../errors/catalog.js';
 import { type RouteSpec, route } from '../../domain/route-spec.js';
-import { clearedSessionCookie, sessionToken } from '../../lib/session-cookie.js';
+import { clearedSessionCookie, sessionCookie, sessionToken } from '../../lib/session-cookie.js';
 import { microsToInr } from '../../lib/money.js';
-import type { ControlDeps } from '../control-deps.js';
-import { consumeLoginLink } from '../login-links.js';
-import { startSession } from '../session-start.js';
-import { sameSitePath, toSignInPage } from '../oauth-routes.js';
+import { sameSitePath, toSignInPage } from '../sign-in/sign-in-routes.js';
+import type { SignInService } from '../sign-in/sign-in-service.js';
 import type { AccountService, Me } from './account-service.js';
 
 const MeBody = Type.Object({
@@ -32,22 +29,20 @@ const meBody = (m: Me) => ({
 });
 
 /**
- * Sign-in by login link, logout, and the /me account endpoints (spec 4.3). The login link is the
- * sign-in flow's (login-links.ts, session-start.ts); the rest is HTTP to the account service.
+ * Sign-in by login link, logout, and the /me account endpoints (spec 4.3). The login link's rules
+ * are the sign-in service's; the rest is HTTP to the account service.
  */
-export function accountRoutes(d: ControlDeps, account: AccountService): RouteSpec[] {
-  const secure = d.baseUrl.startsWith('https://');
+export function accountRoutes(account: AccountService, signIn: SignInService, baseUrl: () => string): RouteSpec[] {
+  // The public origin is known once the server listens: read it per request.
+  const secure = () => baseUrl().startsWith('https://');
   return [
     route({
       kind: 'json', method: 'get', path: '/auth/link', auth: 'public', redirects: true, headers: ['accept'],
       summary: 'Use a one-time login link (from `gw login-link`): sets the session cookie and redirects to the dashboard (/, or return_to=/path)',
       handle: (ctx) => toSignInPage(ctx.headers.accept, async () => {
         const q = new URLSearchParams(ctx.query);
-        const token = q.get('token') ?? '';
-        const email = token ? consumeLoginLink(d.db, token, d.clock.now()) : null;
-        if (!email) throw errors.forbidden('This login link is unknown, expired or already used; ask for a new one');
-        const { setCookie } = startSession(d, { email });
-        return { status: 302, headers: { location: sameSitePath(q.get('return_to')) ?? '/', 'set-cookie': setCookie } };
+        const s = await signIn.useLoginLink(q.get('token') ?? '');
+        return { status: 302, headers: { location: sameSitePath(q.get('return_to')) ?? '/', 'set-cookie': sessionCookie(s.token, s.expiresAt, secure()) } };
       }),
     }),
     route({
@@ -56,7 +51,7 @@ export function accountRoutes(d: ControlDeps, account: AccountService): RouteSpe
       response: Type.Object({ signed_out: Type.Boolean() }),
       handle: async (ctx) => {
         await account.signOut(sessionToken(ctx.headers.cookie));
-        return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(secure) } };
+        return { body: { signed_out: true }, headers: { 'set-cookie': clearedSessionCookie(secure()) } };
       },
     }),
     route({

@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.js';
-import { isEmail } from '../login-links.js';
+import { isEmail } from '../sign-in/login-links.js';
 
 /** Who signed in, as a provider vouches for it. */
 export interface Profile {

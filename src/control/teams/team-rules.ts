@@ -2,7 +2,7 @@ import { errors } from '../../errors/catalog.js';
 import { ROLE_RANK, type Role } from '../../domain/session.js';
 import type { MemberChangeFacts, NewTeamOrgFacts } from '../../domain/stores/member-store.js';
 import type { AcceptFacts, NewInvitationFacts } from '../../domain/stores/invitation-store.js';
-import { isEmail } from '../login-links.js';
+import { isEmail } from '../sign-in/login-links.js';
 
 /** Longest org name, in characters. */
 export const ORG_NAME_MAX = 80;

@@ -2,13 +2,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accountRoutes } from '../../../src/control/account/account-routes.js';
 import { AccountService } from '../../../src/control/account/account-service.js';
-import type { ControlDeps } from '../../../src/control/control-deps.js';
 import { insertMoneyEvent } from '../../../src/store/orgs.js';
 import { sqliteMemberStore } from '../../../src/store/members.js';
 import { sqliteOrgStore } from '../../../src/store/orgs.js';
 import { sqliteSessionStore } from '../../../src/store/sessions.js';
 import { sqliteUserStore } from '../../../src/store/users.js';
 import { controlFixture } from '../../support/control-fixture.js';
+import type { SignInService } from '../../../src/control/sign-in/sign-in-service.js';
 
 // The /me rules through the router, in process, over SQLite: names, the owner-only rename, the
 // one-time survey, the tier, signing out.
@@ -17,8 +17,8 @@ const fx = controlFixture();
 const account = new AccountService({
   users: sqliteUserStore(fx.db), orgs: sqliteOrgStore(fx.db), sessions: sqliteSessionStore(fx.db), clock: { now: () => Date.now() },
 });
-// Only the login link route reads these deps; its own tests are e2e.
-const call = fx.injector(accountRoutes({ baseUrl: 'http://gw.example' } as ControlDeps, account));
+// Only the login link route reads the sign-in service; its own tests are e2e.
+const call = fx.injector(accountRoutes(account, {} as SignInService, () => 'http://gw.example'));
 const ana = fx.signUp('ana@team.example');
 
 test('GET /me: the user and the active org, on the trial until money comes in', async () => {

@@ -94,7 +94,8 @@ test('a test saves nothing; at the org\'s cap a new endpoint is 400 cap without 
 });
 
 test('a failing retest marks it non-compliant for the data plane; another org cannot retest or remove it (404)', async () => {
-  const [lab1] = (await call({ method: 'GET', url: '/me/endpoints', headers: as('a', 'member') })).json().data;
+  // Registered in the same millisecond as 'second': found by name, not by list order.
+  const lab1 = (await call({ method: 'GET', url: '/me/endpoints', headers: as('a', 'member') })).json().data.find((e: { name: string }) => e.name === 'lab');
   assert.is((await call({ method: 'POST', url: `/me/endpoints/${lab1.id}/retest`, headers: as('b', 'owner') })).status, 404);
   assert.is((await call({ method: 'DELETE', url: `/me/endpoints/${lab1.id}`, headers: as('b', 'owner') })).status, 404);
   lab.setDefault({ kind: 'status', status: 500 });
@@ -106,7 +107,8 @@ test('a failing retest marks it non-compliant for the data plane; another org ca
 });
 
 test('a removed endpoint leaves the data plane at once (null)', async () => {
-  const [lab1] = (await call({ method: 'GET', url: '/me/endpoints', headers: as('a', 'member') })).json().data;
+  // Registered in the same millisecond as 'second': found by name, not by list order.
+  const lab1 = (await call({ method: 'GET', url: '/me/endpoints', headers: as('a', 'member') })).json().data.find((e: { name: string }) => e.name === 'lab');
   assert.equal((await call({ method: 'DELETE', url: `/me/endpoints/${lab1.id}`, headers: as('a', 'admin') })).json(), { id: lab1.id, deleted: true });
   assert.equal(published, [[orgs.org.a, 'lab', null]]);
   assert.is((await call({ method: 'DELETE', url: `/me/endpoints/${lab1.id}`, headers: as('a', 'admin') })).status, 404);
