@@ -197,7 +197,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
 
   const control: ControlDeps = {
-    db, clock, config, log, baseUrl: config.baseUrl ?? '', outbound,
+    config, log, baseUrl: config.baseUrl ?? '',
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
