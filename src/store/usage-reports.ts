@@ -39,7 +39,7 @@ export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
 }
 
 /** A usage row as the events feed shows it: without org, workspace and route, with the key's prefix. */
-export type UsageEventRow = Omit<UsageRow, 'org_id' | 'workspace_id' | 'route'> & { key_prefix: string | null };
+export type UsageEventRow = Omit<UsageRow, 'org_id' | 'workspace_id' | 'route' | 'queue_ms'> & { key_prefix: string | null };
 
 export interface EventFilter {
   model?: string;
