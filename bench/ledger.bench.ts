@@ -8,7 +8,7 @@ import { UsageBatcher } from '../src/ledger/usage-batcher.js';
 import { createLogger } from '../src/lib/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { insertOrg } from '../src/store/orgs.js';
-import type { UsageRecord } from '../src/dataplane/usage-record.js';
+import type { UsageRecord } from '../src/domain/usage-record.js';
 
 const ROWS = Number(process.env.LEDGER_ROWS ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'gw-ledger-bench-'));

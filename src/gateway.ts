@@ -6,7 +6,7 @@ import { providerLister } from './control/provider-list.js';
 import { PriceComparer, pricingRoutes } from './control/price-compare.js';
 import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
-import type { UsageSink } from './dataplane/usage-record.js';
+import type { UsageSink } from './domain/usage-record.js';
 import { trafficReader } from './store/traffic.js';
 import { sqliteRoutingChainStore } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing/routing-routes.js';

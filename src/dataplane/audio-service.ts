@@ -10,7 +10,8 @@ import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
 import type { Extensions } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
+import { firstServing, openAnswer, type RouteDeps, type Served, type Winner } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import type { RequestPayload } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
@@ -43,6 +44,16 @@ interface AudioJob {
   /** Transcriptions: the response_format asked for. */
   responseFormat: string;
   fileBytes: number;
+}
+
+/** How the serving attempt's answer ended. */
+interface AudioEnd {
+  /** Units billed: seconds heard, or characters spoken. */
+  units: number;
+  estimated: boolean;
+  latencyMs: number;
+  aborted: boolean;
+  failure: RouteFailure | null;
 }
 
 /**
@@ -93,14 +104,19 @@ export class AudioService {
   }
 
   async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
+    const req: RequestScope = { key, requestId, endpoint: job.endpoint, model: job.model };
+    const streamed = job.endpoint === 'speech';
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(job, a, reply, started),
-      (a, i, status, code, latencyMs, queueMs) => this.#record(key, requestId, job, a, i, status, code, 0, 0, latencyMs, null, false, false, queueMs));
+      (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
+        status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed, billable: false,
+        usageEstimated: false, usageClamped: false,
+      }));
     if (won === null) return 0;
-    const { a, i, served, started } = won;
+    const { a, served } = won;
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
     return served.kind === 'whole'
-      ? this.#transcribed(job, key, requestId, a, i, served, headers, reply, started)
-      : this.#spoken(job, key, requestId, a, i, served, headers, reply, started);
+      ? this.#transcribed(job, req, won, served, headers, reply)
+      : this.#spoken(job, req, won, served, headers, reply);
   }
 
   async #attempt(job: AudioJob, a: Attempt, reply: ClientReply, started: number): Promise<Served> {
@@ -116,8 +132,9 @@ export class AudioService {
     }
   }
 
-  #transcribed(job: AudioJob, key: KeyRecord, requestId: string, a: Attempt, i: number, served: Extract<Served, { kind: 'whole' }>,
-    headers: Record<string, string>, reply: ClientReply, started: number): number {
+  #transcribed(job: AudioJob, req: RequestScope, won: Winner<Served>, served: Extract<Served, { kind: 'whole' }>,
+    headers: Record<string, string>, reply: ClientReply): number {
+    const { a } = won;
     const seconds = reportedSeconds(served.body, served.res.contentType) ?? job.probedSeconds;
     const estimated = seconds === null;
     if (estimated) headers[ESTIMATED_HEADER] = 'estimated';
@@ -126,37 +143,34 @@ export class AudioService {
     const out = adapter.readAnswer ? adapter.readAnswer(job.endpoint, served.body, served.res.contentType, job.responseFormat)
       : { body: served.body, contentType: served.res.contentType };
     if (!reply.aborted) reply.send(200, out.contentType, out.body, headers);
-    return this.#finish(key, requestId, job, a, i, units, estimated, performance.now() - started, served.ttfbMs, reply.aborted, null,
-      served.res.queueMs);
+    return this.#finish(req, won, { units, estimated, latencyMs: performance.now() - won.started, aborted: reply.aborted, failure: null });
   }
 
-  async #spoken(job: AudioJob, key: KeyRecord, requestId: string, a: Attempt, i: number, served: Extract<Served, { kind: 'stream' }>,
-    headers: Record<string, string>, reply: ClientReply, started: number): Promise<number> {
+  async #spoken(job: AudioJob, req: RequestScope, won: Winner<Served>, served: Extract<Served, { kind: 'stream' }>,
+    headers: Record<string, string>, reply: ClientReply): Promise<number> {
     const outcome = await relayBytes(reply, served.res, served.first, served.res.contentType, headers);
-    return this.#finish(key, requestId, job, a, i, job.holdUnits, false, performance.now() - started, served.ttfbMs, outcome.aborted,
-      outcome.failure, served.res.queueMs);
+    return this.#finish(req, won, { units: job.holdUnits, estimated: false, latencyMs: performance.now() - won.started, aborted: outcome.aborted,
+      failure: outcome.failure });
   }
 
   /**
    * Records the serving attempt and returns its cost. A client that leaves mid-answer is billed
    * in full (the provider did the work); audio the provider broke off is not billed at all.
    */
-  #finish(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, i: number, units: number, estimated: boolean,
-    latencyMs: number, ttfbMs: number, aborted: boolean, failure: RouteFailure | null, queueMs: number): number {
-    const cost = key.tier === 'trial' || a.byok || failure !== null ? 0 : unitCostMicros(a.route, units);
-    const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, job, a, i, aborted ? 499 : 200, code, units, cost, latencyMs, ttfbMs, true, estimated, queueMs);
-    if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - ttfbMs);
+  #finish(req: RequestScope, won: Winner<Served>, end: AudioEnd): number {
+    const { a, served } = won;
+    const { units, latencyMs, aborted, failure } = end;
+    const cost = req.key.tier === 'trial' || a.byok || failure !== null ? 0 : unitCostMicros(a.route, units);
+    this.#record(req, a, won.i, {
+      status: aborted ? 499 : 200, errorCode: aborted ? 'client_aborted' : failure ? failure.code : null, tokens: null, units,
+      costMicros: cost, latencyMs, ttfbMs: served.ttfbMs, queueMs: served.res.queueMs, streamed: req.endpoint === 'speech', billable: true,
+      usageEstimated: end.estimated, usageClamped: false,
+    });
+    if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - served.ttfbMs);
     return cost;
   }
 
-  #record(key: KeyRecord, requestId: string, job: AudioJob, a: Attempt, attempt: number, status: number, errorCode: string | null,
-    units: number, cost: number, latencyMs: number, ttfbMs: number | null, billable: boolean, usageEstimated: boolean, queueMs: number): void {
-    this.#d.usage.record({
-      at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint: job.endpoint,
-      model: job.model, provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode, promptTokens: 0,
-      completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units, costMicros: cost, latencyMs, ttfbMs, streamed: job.endpoint === 'speech', byok: a.byok,
-      billable, usageEstimated, queueMs, usageClamped: false,
-    });
+  #record(req: RequestScope, a: Attempt, attempt: number, end: AttemptEnd): void {
+    this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }

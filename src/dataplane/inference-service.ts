@@ -12,14 +12,14 @@ import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, refusedAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { firstServing, refusedAnswer, type RouteDeps, type Served, type Winner } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
 import { TranslatedResponse } from './translated-response.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import type { AbortSource } from './upstream-client.js';
-import type { UsageRecord } from './usage-record.js';
+import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
 
 /** The provider's own id for the model, on answers whose `model` was put back to the catalog id the client asked for. */
 export const UPSTREAM_MODEL_HEADER = 'x-gw-upstream-model';
@@ -42,6 +42,22 @@ export interface InferenceRequest {
  * conversation is the key's org's). Throws a GatewayError for a body it refuses.
  */
 export type InboundParser = (raw: Buffer, key: KeyRecord) => InferenceBody;
+
+/** What the usage records of one request share, and the body the serving attempt's tokens are bounded by. */
+interface InferenceScope extends RequestScope {
+  endpoint: TokenEndpoint;
+  body: InferenceBody;
+}
+
+/** How the serving attempt's answer ended. */
+interface ServedEnd {
+  /** Tokens as the provider reported them (or as estimated), before they are bounded. */
+  reported: TokenUsage;
+  estimated: boolean;
+  latencyMs: number;
+  aborted: boolean;
+  failure: RouteFailure | null;
+}
 
 /**
  * The inference path: authenticate, admit, plan routes, try them in order through their
@@ -74,11 +90,14 @@ export class InferenceService {
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
     reply: ClientReply): Promise<number> {
     const { model, stream } = body;
+    const req: InferenceScope = { key, requestId, endpoint, model, body };
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
-      (a, i, status, code, latencyMs, queueMs) =>
-      this.#record(key, requestId, endpoint, model, a, i, status, code, null, 0, latencyMs, null, stream, false, false, queueMs));
+      (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
+        status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
+        usageEstimated: false, usageClamped: false,
+      }));
     if (won === null) return 0;
-    const { a, i, served, started } = won;
+    const { a, served, started } = won;
     if (served.native) reply.passThrough?.(served.native);
 
     const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
@@ -96,7 +115,7 @@ export class InferenceService {
       if (renamed && served.res.named !== true) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
       const latencyMs = performance.now() - started;
       if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-      return this.#finish(key, requestId, endpoint, body, a, i, usage!, estimated, latencyMs, served.ttfbMs, served.res.queueMs, false, reply.aborted);
+      return this.#finish(req, won, { reported: usage!, estimated, latencyMs, aborted: reply.aborted, failure: null });
     }
     // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
     const dropUsage = !(body.usageAsked ?? usageAsked(body.payload.stream_options));
@@ -106,8 +125,8 @@ export class InferenceService {
     const latencyMs = performance.now() - started;
     // A stream cut short, by either side, is billed for what was generated before the cut.
     const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
-    return this.#finish(key, requestId, endpoint, body, a, i, usage, outcome.usage === null || outcome.estimated, latencyMs,
-      served.ttfbMs, served.res.queueMs, true, outcome.aborted, outcome.failure);
+    return this.#finish(req, won, { reported: usage, estimated: outcome.usage === null || outcome.estimated, latencyMs,
+      aborted: outcome.aborted, failure: outcome.failure });
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
@@ -140,37 +159,31 @@ export class InferenceService {
     }
   }
 
-  #finish(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, body: InferenceBody, a: Attempt, attempt: number,
-    reported: TokenUsage, estimated: boolean, latencyMs: number, ttfbMs: number, queueMs: number, streamed: boolean, aborted: boolean,
-    failure: RouteFailure | null = null): number {
+  /** Records the serving attempt (tokens clamped to what the request could have used) and returns its cost. */
+  #finish(req: InferenceScope, won: Winner<Served>, end: ServedEnd): number {
+    const { body, endpoint, key } = req;
+    const { a, served } = won;
+    const { reported, latencyMs, aborted, failure } = end;
     const clamped = clampUsage(reported, { endpoint, request: body, bytes: body.bytes, maxTokens: body.maxTokens,
       contextLength: a.route.contextLength });
     const u = clamped ?? reported;
     if (clamped !== null) {
       this.#d.log.warn('provider reported more usage than the request could have used (or cached parts beyond its totals); billed at the bounds', {
-        requestId, provider: a.route.provider.id, route: a.route.id, reported, billed: u,
+        requestId: req.requestId, provider: a.route.provider.id, route: a.route.id, reported, billed: u,
       });
     }
     const cost = key.tier === 'trial' || a.byok ? 0 : costMicros(a.route, u);
-    const status = aborted ? 499 : 200;
-    const code = aborted ? 'client_aborted' : failure ? failure.code : null;
-    this.#record(key, requestId, endpoint, body.model, a, attempt, status, code, u, cost, latencyMs, ttfbMs, streamed, true, estimated,
-      queueMs, clamped !== null);
-    if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - ttfbMs);
+    this.#record(req, a, won.i, {
+      status: aborted ? 499 : 200, errorCode: aborted ? 'client_aborted' : failure ? failure.code : null, tokens: u, units: 0,
+      costMicros: cost, latencyMs, ttfbMs: served.ttfbMs, queueMs: served.res.queueMs, streamed: served.kind === 'stream', billable: true,
+      usageEstimated: end.estimated, usageClamped: clamped !== null,
+    });
+    if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - served.ttfbMs);
     return cost;
   }
 
-  #record(key: KeyRecord, requestId: string, endpoint: TokenEndpoint, model: string, a: Attempt, attempt: number, status: number,
-    errorCode: string | null, usage: TokenUsage | null, cost: number, latencyMs: number, ttfbMs: number | null,
-    streamed: boolean, billable: boolean, usageEstimated: boolean, queueMs: number, usageClamped = false): void {
-    const r: UsageRecord = {
-      at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
-      provider: a.route.provider.id, route: a.route.id, attempt, status, errorCode,
-      promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, cachedTokens: usage?.cachedTokens ?? 0,
-      cacheWriteTokens: usage?.cacheWriteTokens ?? 0, reasoningTokens: usage?.reasoningTokens ?? 0, units: 0, costMicros: cost,
-      latencyMs, ttfbMs, streamed, byok: a.byok, billable, usageEstimated, queueMs, usageClamped,
-    };
-    this.#d.usage.record(r);
+  #record(req: InferenceScope, a: Attempt, attempt: number, end: AttemptEnd): void {
+    this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }
 

@@ -13,7 +13,7 @@ import type { Attempt, RoutePlanner } from './route-planner.js';
 import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
 import type { AbortSource, RequestPayload, UpstreamClient } from './upstream-client.js';
-import type { UsageSink } from './usage-record.js';
+import type { UsageSink } from '../domain/usage-record.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
 export type Served =

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import type { UsageRecord, UsageSink } from '../dataplane/usage-record.js';
+import type { UsageRecord, UsageSink } from '../domain/usage-record.js';
 import type { Logger } from '../lib/logger.js';
 import { decodeBatch, UsageBatchBuilder, type EncodedBatch } from './usage-batch.js';
 import { WriterThread } from './writer-thread.js';

@@ -2,19 +2,16 @@ import type { Db } from './database.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
 import { rollupFolder } from './usage-rollup.js';
 import { IstCalendar } from '../lib/ist.js';
+import { USAGE_FIELDS, USAGE_SLOT, type UsageColumns, type UsageTuple } from '../domain/usage-record.js';
 
-/** A usage row as it crosses to the ledger worker: a flat tuple is cheap to structured-clone. */
-export type UsageTuple = [
-  at: number, requestId: string, orgId: string, workspaceId: string, keyId: string, endpoint: string, model: string,
-  provider: string | null, route: string | null, attempt: number, status: number, errorCode: string | null,
-  promptTokens: number, completionTokens: number, costMicros: number, latencyMs: number, ttfbMs: number | null,
-  streamed: 0 | 1, byok: 0 | 1, billable: 0 | 1, usageEstimated: 0 | 1, units: number,
-  queueMs: number,
-  usageClamped: 0 | 1,
-  cachedTokens: number, cacheWriteTokens: number, reasoningTokens: number,
-];
+export type { UsageTuple };
 
-const F = { at: 0, orgId: 2, workspaceId: 3, keyId: 4, attempt: 9, cost: 14, billable: 19 } as const;
+/** The insert of one record, its columns and parameters in USAGE_FIELDS order (a UsageTuple). */
+const INSERT_USAGE = `INSERT INTO usage (${USAGE_FIELDS.map((f) => f.column).join(', ')})
+  VALUES (${USAGE_FIELDS.map(() => '?').join(', ')})`;
+
+/** The fields the writer reads, by their place in a row. */
+const F = USAGE_SLOT;
 
 /** Rows the writer folds per batch: its own batch (at most 1,000) and up to this many of a backlog. */
 const ROLLUP_STEP_ROWS = 10_000;
@@ -27,11 +24,7 @@ const ROLLUP_STEP_ROWS = 10_000;
  * would), for the tests of its backlog fold.
  */
 export function usageBatchWriter(db: Db, opts: { rollup?: boolean } = {}): (rows: UsageTuple[]) => number {
-  const insert = db.prepare(`INSERT INTO usage (at, request_id, org_id, workspace_id, key_id, endpoint, model, provider, route,
-    attempt, status, error_code, prompt_tokens, completion_tokens, cost_micros, latency_ms, ttfb_ms, streamed, byok, billable,
-    usage_estimated, units,
-    queue_ms, usage_clamped, cached_tokens, cache_write_tokens, reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = db.prepare(INSERT_USAGE);
   const debit = db.prepare('UPDATE orgs SET balance_micros = balance_micros - ? WHERE id = ?');
   const spend = db.prepare(`INSERT INTO monthly_spend (scope_id, ist_month, spent_micros) VALUES (?, ?, ?)
     ON CONFLICT(scope_id, ist_month) DO UPDATE SET spent_micros = spent_micros + excluded.spent_micros`);
@@ -48,11 +41,11 @@ export function usageBatchWriter(db: Db, opts: { rollup?: boolean } = {}): (rows
     const calendar = new IstCalendar();
     for (const r of rows) {
       insert.run(r);
-      const at = r[F.at];
-      const cost = r[F.cost];
-      const keyId = r[F.keyId];
+      const at = r[F.at] as number;
+      const cost = r[F.costMicros] as number;
+      const keyId = r[F.keyId] as string;
       if (r[F.billable] === 1 && cost !== 0) {
-        const org = r[F.orgId];
+        const org = r[F.orgId] as string;
         orgDebits.set(org, (orgDebits.get(org) ?? 0) + cost);
         const month = calendar.month(at);
         const kk = `${keyId}\u0000${month}`;
@@ -103,38 +96,8 @@ export function limitsReader(db: Db): LimitsReader {
   };
 }
 
-export interface UsageRow {
-  id: number;
-  at: number;
-  request_id: string;
-  org_id: string;
-  workspace_id: string;
-  key_id: string;
-  endpoint: string;
-  model: string;
-  provider: string | null;
-  route: string | null;
-  attempt: number;
-  status: number;
-  error_code: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_micros: number;
-  latency_ms: number;
-  ttfb_ms: number | null;
-  streamed: number;
-  byok: number;
-  billable: number;
-  usage_estimated: number;
-  units: number;
-  usage_clamped: number;
-  /** Of prompt_tokens: read from the provider's prompt cache. */
-  cached_tokens: number;
-  /** Of prompt_tokens: written to the provider's prompt cache. */
-  cache_write_tokens: number;
-  /** Of completion_tokens: spent reasoning. */
-  reasoning_tokens: number;
-}
+/** A usage row as SELECT * reads it. */
+export type UsageRow = { id: number } & UsageColumns;
 
 export interface TailFilter {
   orgId?: string;

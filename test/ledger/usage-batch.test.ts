@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { UsageRecord } from '../../src/dataplane/usage-record.js';
+import type { UsageRecord } from '../../src/domain/usage-record.js';
 import { decodeBatch, UsageBatchBuilder } from '../../src/ledger/usage-batch.js';
 
 function record(extra: Partial<UsageRecord> = {}): UsageRecord {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UsageRecord } from '../../src/dataplane/usage-record.js';
+import type { UsageRecord } from '../../src/domain/usage-record.js';
 import { UsageBatcher } from '../../src/ledger/usage-batcher.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
