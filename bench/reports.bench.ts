@@ -96,7 +96,7 @@ console.log(`ledger: ${counts[0].n.toLocaleString('en')} rows for the measured o
 // ---- the handlers -----------------------------------------------------------------------------
 const rollup = new UsageRollup(db);
 const routes = usageRoutes({
-  rollup, db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}),
+  rollup, db, clock: { now: () => now }, config: {} as Config, log: createLogger('warn'), baseUrl: 'http://localhost', outbound: new ProxyDispatchers({}), mailer: null,
   notify: { keyChanged() {}, workspaceChanged() {}, chainChanged() {}, orgKeyChanged() {}, endpointChanged() {} },
 }) as JsonRoute[];
 const session: Session = { hash: '', userId: 'usr_bench', email: 'bench@example.com', orgId: big.orgId, role: 'member', expiresAt: now + DAY };

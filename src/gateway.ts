@@ -47,6 +47,7 @@ import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
+import { createMailer } from './lib/mailer.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
 import { UsageRollup } from './store/usage-reports.js';
@@ -144,6 +145,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   for (const c of allChains(db)) planner.setChain(c.org_id, c.model, c.steps);
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
+  const mailer = createMailer(config.smtp);
   if (config.byok.enabled) {
     for (const k of allByokKeys(db)) {
       try {
@@ -193,7 +195,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
 
   const control: ControlDeps = {
-    db, clock, config, log, baseUrl: config.baseUrl ?? '', outbound,
+    db, clock, config, log, baseUrl: config.baseUrl ?? '', outbound, mailer,
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
@@ -211,11 +213,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id));
-  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound });
+  const monitor = new Monitor({ db, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
-  const lowBalance = new LowBalanceMailer({ db, config, clock, log, baseUrl: () => control.baseUrl });
-  const notices = new PaymentNotices({ db, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
+  const lowBalance = new LowBalanceMailer({ db, config, mailer, clock, log, baseUrl: () => control.baseUrl });
+  const notices = new PaymentNotices({ db, mailer, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const reconciler = payments
     ? new PaymentReconciler({ db, api: payments, clock, log, everyMs: config.billing.reconcileMs, credited: (id) => notices.credited(id) })
     : null;

@@ -4,6 +4,7 @@ import type { OrgKeySink } from '../domain/org-key.js';
 import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Mailer } from '../lib/mailer.js';
 import type { Db } from '../store/database.js';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
 
@@ -23,4 +24,6 @@ export interface ControlDeps {
   baseUrl: string;
   /** undici agents for the control plane's own outbound calls, through the forward proxy; one set for all. */
   outbound: ProxyDispatchers;
+  /** The mail relay (smtp.*), built once; null without one. */
+  mailer: Mailer | null;
 }

@@ -1,10 +1,20 @@
 import type { Config } from '../config/schema.js';
+import type { Mailer } from '../lib/mailer.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/database.js';
 import { lowBalanceCrossings, markLowBalanceMailed, ownerEmails } from '../store/billing.js';
-import { sendMail } from '../lib/smtp.js';
 import { rupees } from '../lib/money.js';
+
+export interface LowBalanceDeps {
+  db: Db;
+  config: Readonly<Config>;
+  /** Null without a relay: then nothing is checked. */
+  mailer: Mailer | null;
+  clock: Clock;
+  log: Logger;
+  baseUrl: () => string;
+}
 
 /**
  * Mails an org's owners when its balance falls below the threshold they set (POST
@@ -13,16 +23,16 @@ import { rupees } from '../lib/money.js';
  * the next round.
  */
 export class LowBalanceMailer {
-  readonly #d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string };
+  readonly #d: LowBalanceDeps;
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> | null = null;
 
-  constructor(d: { db: Db; config: Readonly<Config>; clock: Clock; log: Logger; baseUrl: () => string }) {
+  constructor(d: LowBalanceDeps) {
     this.#d = d;
   }
 
   start(): void {
-    if (this.#d.config.smtp.host === undefined) return;
+    if (this.#d.mailer === null) return;
     this.#timer = setInterval(() => {
       this.#round ??= this.check().catch((e: unknown) => this.#d.log.error('low-balance check failed', { err: String(e) }))
         .finally(() => (this.#round = null));
@@ -36,9 +46,8 @@ export class LowBalanceMailer {
   }
 
   async check(): Promise<void> {
-    const { db, config, log } = this.#d;
-    const s = config.smtp;
-    if (s.host === undefined) return;
+    const { db, mailer, log } = this.#d;
+    if (mailer === null) return;
     for (const org of lowBalanceCrossings(db)) {
       const to = ownerEmails(db, org.id);
       const subject = `[gw] ${org.name}: balance ${rupees(org.balance_micros)} is below ${rupees(org.low_balance_micros)}`;
@@ -48,7 +57,7 @@ export class LowBalanceMailer {
       let sent = 0;
       for (const addr of to) {
         try {
-          await sendMail({ ...s, host: s.host }, addr, subject, text);
+          await mailer.send(addr, subject, text);
           sent++;
         } catch (e) {
           log.warn('low-balance mail not sent', { org: org.id, to: addr, err: (e as Error).message });
