@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { secureContextOf, type Target } from '../../src/upstream/connection.js';
+import { secureContextOf, type Target } from '../../src/upstream/connector.js';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
