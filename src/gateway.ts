@@ -69,6 +69,7 @@ import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
+import { createMailer } from './lib/mailer.js';
 import type { Logger } from './lib/logger.js';
 import { changeFeedReader } from './store/change-log.js';
 import { sqliteUsageReports, UsageRollup } from './store/usage-reports.js';
@@ -168,6 +169,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const planner = new RoutePlanner(catalog, breakers, stats);
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
+  const mailer = createMailer(config.smtp);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
@@ -197,7 +199,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   };
 
   const control: ControlDeps = {
-    config, log, baseUrl: config.baseUrl ?? '',
+    config, log, baseUrl: config.baseUrl ?? '', mailer,
     notify: {
       keyChanged: (id) => auth.invalidate(id),
       workspaceChanged: (id) => book.reloadWorkspace(id),
@@ -251,13 +253,13 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id));
-  const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound });
+  const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   const billingStore = sqliteBillingStore(db);
   const orgStore = sqliteOrgStore(db);
-  const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, clock, log, baseUrl: () => control.baseUrl });
-  const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, config, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
+  const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, mailer, clock, log, baseUrl: () => control.baseUrl });
+  const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, mailer, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const paymentService = new PaymentService({ billing: billingStore, orgs: orgStore, api: payments, clock, log, credited: (id) => notices.credited(id) });
   const billingService = new BillingService({
     billing: billingStore, orgs: orgStore, payments: paymentService, usage: rollup, clock, config,
@@ -283,7 +285,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
       ...monitoringRoutes(new MonitoringService({
         monitoring: sqliteMonitoringStore(db), collections: collectionStore, catalog, clock, masterKey, settings: config.monitoring,
-        canMail: config.smtp.host !== undefined, check: (id) => monitor.check(id),
+        canMail: mailer !== null, check: (id) => monitor.check(id),
       })),
       ...billingRoutes(billingService, paymentService),
       ...paymentWebhookRoutes(paymentService, (ip) => gatePublic(ip, '')),

@@ -3,6 +3,7 @@ import type { ChainSink } from '../domain/chain.js';
 import type { OrgKeySink } from '../domain/org-key.js';
 import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Logger } from '../lib/logger.js';
+import type { Mailer } from '../lib/mailer.js';
 
 /** How the control plane tells the data plane that something it caches has changed. */
 export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
@@ -20,4 +21,6 @@ export interface ControlDeps {
   notify: DataplaneNotifier;
   /** Public origin of the gateway (config baseUrl, else http://host:port). */
   baseUrl: string;
+  /** The mail relay (smtp.*), built once; null without one. */
+  mailer: Mailer | null;
 }

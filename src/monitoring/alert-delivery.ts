@@ -5,12 +5,12 @@ import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import { blockedReason } from '../lib/address-guard.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Mailer } from '../lib/mailer.js';
 import { sealContext, unseal } from '../lib/secret-box.js';
 import type { Db } from '../store/database.js';
 import {
   dueDeliveries, enqueueDelivery, finishDelivery, findAlert, nextDeliveryAt, retryDelivery, type AlertRow, type DeliveryRow,
 } from '../store/monitoring.js';
-import { sendMail } from '../lib/smtp.js';
 
 /** A delivery is tried this many times: once, then after 1, 5 and 25 times monitoring.retryBaseMs. */
 const ATTEMPTS = 4;
@@ -27,6 +27,8 @@ export interface AlertDeliveryDeps {
   log: Logger;
   masterKey: Buffer;
   outbound: ProxyDispatchers;
+  /** Null without a relay: email alerts then fail at once, not worth a retry. */
+  mailer: Mailer | null;
 }
 
 /**
@@ -114,11 +116,11 @@ export class AlertDelivery {
     const { config } = this.#d;
     const event = JSON.parse(row.event) as { state: string; metric: string; value: number; threshold: number; collection: { name: string } };
     if (a.target_kind === 'email') {
-      const s = config.smtp;
-      if (s.host === undefined) return { ok: false, error: 'no SMTP relay is configured', final: true };
+      const mailer = this.#d.mailer;
+      if (mailer === null) return { ok: false, error: 'no SMTP relay is configured', final: true };
       const subject = `[gw] ${event.collection.name}: ${event.metric} ${event.state} (${event.value.toFixed(3)} against ${event.threshold})`;
       try {
-        await sendMail({ ...s, host: s.host }, a.target, subject, JSON.stringify(event, null, 2));
+        await mailer.send(a.target, subject, JSON.stringify(event, null, 2));
         return { ok: true, outcome: `${row.state} mailed to ${a.target}` };
       } catch (e) {
         return { ok: false, error: (e as Error).message, final: false };

@@ -1,15 +1,17 @@
 import type { Config } from '../config/schema.js';
+import type { Mailer } from '../lib/mailer.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { BillingStore } from '../domain/stores/billing-store.js';
 import type { OrgStore } from '../domain/stores/org-store.js';
-import { sendMail } from '../lib/smtp.js';
 import { rupees } from '../lib/money.js';
 
 export interface LowBalanceMailerDeps {
   billing: Pick<BillingStore, 'lowBalanceCrossings' | 'markLowBalanceMailed'>;
   orgs: Pick<OrgStore, 'ownerEmails'>;
   config: Readonly<Config>;
+  /** Null without a relay: then nothing is checked. */
+  mailer: Mailer | null;
   clock: Clock;
   log: Logger;
   baseUrl: () => string;
@@ -31,7 +33,7 @@ export class LowBalanceMailer {
   }
 
   start(): void {
-    if (this.#d.config.smtp.host === undefined) return;
+    if (this.#d.mailer === null) return;
     this.#timer = setInterval(() => {
       this.#round ??= this.check().catch((e: unknown) => this.#d.log.error('low-balance check failed', { err: String(e) }))
         .finally(() => (this.#round = null));
@@ -45,9 +47,8 @@ export class LowBalanceMailer {
   }
 
   async check(): Promise<void> {
-    const { billing, orgs, config, log } = this.#d;
-    const s = config.smtp;
-    if (s.host === undefined) return;
+    const { billing, orgs, mailer, log } = this.#d;
+    if (mailer === null) return;
     for (const org of await billing.lowBalanceCrossings()) {
       const to = await orgs.ownerEmails(org.id);
       const subject = `[gw] ${org.name}: balance ${rupees(org.balanceMicros)} is below ${rupees(org.lowBalanceMicros)}`;
@@ -57,7 +58,7 @@ export class LowBalanceMailer {
       let sent = 0;
       for (const addr of to) {
         try {
-          await sendMail({ ...s, host: s.host }, addr, subject, text);
+          await mailer.send(addr, subject, text);
           sent++;
         } catch (e) {
           log.warn('low-balance mail not sent', { org: org.id, to: addr, err: (e as Error).message });

@@ -6,6 +6,7 @@ import type { ProxyDispatchers } from '../control/proxy-dispatchers.js';
 import type { AbortSource, UpstreamClient } from '../dataplane/upstream-client.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Mailer } from '../lib/mailer.js';
 import { scrubSecrets } from '../lib/secret-scrub.js';
 import { p95 } from '../lib/stats.js';
 import { adapterFor } from '../providers/registry.js';
@@ -49,6 +50,8 @@ class Deadline implements AbortSource {
 export interface MonitorDeps {
   masterKey: Buffer;
   outbound: ProxyDispatchers;
+  /** Null without a relay (smtp.host). */
+  mailer: Mailer | null;
   db: Db;
   /** Where the checked collections' steps are read. */
   collections: Pick<CollectionStore, 'find'>;

@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net';
-import { Connection, Exchange, Phase, type ConnectionOwner, type Target, type TunnelProxy } from './connection.js';
+import { Connection, Exchange, Phase, type ConnectionOwner } from './connection.js';
+import type { Target, TunnelProxy } from './connector.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
 

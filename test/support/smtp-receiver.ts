@@ -8,18 +8,31 @@ export interface SmtpReceiver {
   sessions: { secure: boolean; user: string | null }[];
   /** Each message as received: headers and body, undecoded. */
   raw: string[];
-  /** Each message with an RFC 2047 subject and a base64 body decoded to text. */
+  /** Each message as a person reads it (headers unfolded, encoded words and the body decoded). */
   decoded(): string[];
   close(): Promise<void>;
 }
 
+/**
+ * A message as a person reads it: header lines unfolded (RFC 5322 2.2.3), RFC 2047 encoded words
+ * decoded (adjacent ones joined, the space between them dropped), and a base64 or
+ * quoted-printable body decoded to text.
+ */
 function decode(raw: string): string {
   const cut = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, cut);
+  const head = raw.slice(0, cut).replace(/\r\n([ \t])/g, '$1');
   const rest = raw.slice(cut + 4);
-  const headers = head.replace(/=\?UTF-8\?B\?([^?]*)\?=/g, (_, b64: string) => Buffer.from(b64, 'base64').toString('utf8'));
-  const body = /Content-Transfer-Encoding: base64/i.test(head) ? Buffer.from(rest.replace(/\s+/g, ''), 'base64').toString('utf8') : rest;
+  const headers = head.replace(/(\?=)[ \t]+(?==\?)/g, '$1').replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=/gi, (_, how: string, text: string) =>
+    (how.toUpperCase() === 'B' ? Buffer.from(text, 'base64') : qp(text.replace(/_/g, ' '))).toString('utf8'));
+  const encoding = /^Content-Transfer-Encoding:\s*(\S+)/im.exec(head)?.[1].toLowerCase();
+  const body = encoding === 'base64' ? Buffer.from(rest.replace(/\s+/g, ''), 'base64').toString('utf8')
+    : encoding === 'quoted-printable' ? qp(rest.replace(/=\r\n/g, '')).toString('utf8') : rest;
   return `${headers}\r\n\r\n${body}`;
+}
+
+/** Quoted-printable bytes (`=E2=82=B9`) back to the bytes they stand for. */
+function qp(text: string): Buffer {
+  return Buffer.from(text.replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1');
 }
 
 export interface SmtpReceiverOptions {

@@ -7,12 +7,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { secureContextOf, type Target } from '../../src/upstream/connection.js';
+import { secureContextOf, type Target } from '../../src/upstream/connector.js';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
 import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
 import { startHttpProxy } from '../support/http-proxy.js';
 import { startSocksProxy } from '../support/socks-proxy.js';
+import { waitFor } from '../support/wait.js';
 
 // The gateway's own HTTP/1.1 client against real servers on 127.0.0.1: node:http, node:https
 // with a test certificate, and raw TCP servers that misbehave on purpose.
@@ -84,7 +85,8 @@ async function close(server: Server | NetServer, sockets: Set<Socket>): Promise<
   await new Promise<void>((r) => server.close(() => r()));
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** One turn of the event loop, I/O included: bytes already on a readable socket are read by then. */
+const ioTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function echoServer(handler?: (req: IncomingMessage, res: ServerResponse, body: string) => void): Server {
   return createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
@@ -160,16 +162,19 @@ test('the wait for a socket is bounded: a full queue refuses at once, a long wai
 });
 
 test('at most `connections` sockets: the rest queue and are served in turn', async () => {
-  let open = 0;
   let peak = 0;
+  let answered = 0;
+  // Requests are held until both sockets carry one (or the last one came), so the peak is reached.
+  const held: [ServerResponse, string][] = [];
   const { server, port, sockets } = await listen(echoServer((_req, res, body) => {
-    open++;
-    peak = Math.max(peak, open);
-    setTimeout(() => {
-      open--;
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(body);
-    }, 30);
+    held.push([res, body]);
+    peak = Math.max(peak, held.length);
+    if (held.length < 2 && answered + held.length < 7) return;
+    for (const [r, b] of held.splice(0)) {
+      answered++;
+      r.writeHead(200, { 'content-type': 'text/plain' });
+      r.end(b);
+    }
   }));
   const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connections: 2 });
   try {
@@ -189,7 +194,8 @@ test('at most `connections` sockets: the rest queue and are served in turn', asy
 });
 
 test('a queued request can be aborted before it is sent', async () => {
-  const { server, port, sockets } = await listen(echoServer((_req, res) => setTimeout(() => res.end('late'), 100)));
+  const held: ServerResponse[] = [];
+  const { server, port, sockets } = await listen(echoServer((_req, res) => held.push(res)));
   const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connections: 1 });
   try {
     const first = new Collector();
@@ -199,6 +205,8 @@ test('a queued request can be aborted before it is sent', async () => {
     control.abort();
     const r2 = await second.done;
     assert.is(r2.error?.code, 'aborted');
+    await waitFor(() => held.length === 1, 2_000, 'the first request at the server');
+    held[0].end('late');
     assert.is((await first.done).body, 'late');
   } finally {
     await pool.close();
@@ -207,9 +215,12 @@ test('a queued request can be aborted before it is sent', async () => {
 });
 
 test('the server keep-alive hint retires idle sockets before the server drops them', async () => {
-  // node:http advertises `Keep-Alive: timeout=1` and closes idle sockets after 1 s.
+  // node:http advertises `Keep-Alive: timeout=1` and closes idle sockets after 1 s; the pool
+  // retires them a second before that, at once. The server sees the client's FIN first.
   const server = echoServer();
   server.keepAliveTimeout = 1000;
+  let endedByClient = 0;
+  server.on('connection', (s: Socket) => s.once('end', () => endedByClient++));
   const { port, sockets } = await listen(server);
   const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), { ...OPTIONS, connectTimeoutMs: 400 });
   try {
@@ -217,8 +228,8 @@ test('the server keep-alive hint retires idle sockets before the server drops th
       const c = new Collector();
       pool.request(post('/', 'x'), c);
       const r = await c.done;
-      assert.is(r.error, null, `request ${i} after ${i === 0 ? 0 : 1200} ms idle`);
-      await sleep(1200);
+      assert.is(r.error, null, `request ${i}, on a new socket after the last one was retired`);
+      await waitFor(() => endedByClient === i + 1, 900, 'the pool to close the idle socket before the server\'s 1 s');
     }
   } finally {
     await pool.close();
@@ -245,18 +256,16 @@ async function droppingServer(drop: (overall: number, onSocket: number) => 'clos
 }
 
 test('without a hint, idle sockets are closed after idleTimeoutMs', async () => {
-  let closedByClient = 0;
   const srv = await droppingServer(() => null);
-  srv.server.on('connection', (s: Socket) => s.on('end', () => closedByClient++));
+  const closedByClient = new Promise<number>((resolve) => srv.server.once('connection', (s: Socket) => s.once('end', () => resolve(performance.now()))));
   const pool = new OriginPool(new URL(`http://127.0.0.1:${srv.port}`), { ...OPTIONS, idleTimeoutMs: 200 });
   try {
     const a = new Collector();
     pool.request(post('/', 'x'), a);
     assert.is((await a.done).body, 'ok');
-    await sleep(100);
-    assert.is(closedByClient, 0, 'still kept at 100 ms');
-    await sleep(500);
-    assert.is(closedByClient, 1, 'closed by the client after 200 ms idle');
+    const idleFrom = performance.now();
+    const idleFor = (await closedByClient) - idleFrom;
+    assert.ok(idleFor >= 190, `closed by the client after ${idleFor.toFixed(0)} ms idle, not before idleTimeoutMs`);
     const b = new Collector();
     pool.request(post('/', 'x'), b);
     assert.is((await b.done).body, 'ok');
@@ -275,7 +284,7 @@ test('a socket the server closed while idle is dropped, and the next request rec
     pool.request(post('/', 'one'), a);
     const first = JSON.parse((await a.done).body).port;
     for (const s of sockets) s.destroy();
-    await sleep(50);
+    await waitFor(() => pool.load().open === 0, 2_000, 'the pool to drop the closed socket');
     const b = new Collector();
     pool.request(post('/', 'two'), b);
     const r = await b.done;
@@ -405,35 +414,44 @@ test('no resend for a fresh socket, for a started answer, or a second time', asy
 });
 
 test('pause holds the socket until resume; abort mid-body closes it at the server', async () => {
-  let serverSawClose = false;
-  const big = 'x'.repeat(256 * 1024);
+  const first = 'a'.repeat(1000);
+  const rest = 'b'.repeat(256 * 1024);
+  const paused: ServerResponse[] = [];
+  let serverSawClose!: Promise<void>;
   const { server, port, sockets } = await listen(echoServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    if (req.url === '/big') res.end(big);
-    else {
+    if (req.url === '/big') {
+      res.write(first);
+      paused.push(res);
+    } else {
+      serverSawClose = new Promise((resolve) => res.once('close', resolve));
       res.write('data: 1\n\n');
-      res.once('close', () => { serverSawClose = true; });
     }
   }));
   const pool = new OriginPool(new URL(`http://127.0.0.1:${port}`), OPTIONS);
   try {
     const c = new Collector(1);
     const control = pool.request(post('/big', ''), c);
-    await sleep(150);
-    const heldAt = Buffer.concat(c.chunks).length;
-    assert.ok(heldAt < big.length, `paused after ${heldAt} bytes`);
+    await waitFor(() => c.chunks.length === 1, 2_000, 'the first chunk, which pauses the reader');
+    // The rest is sent only now: once the server has handed its first bytes to the kernel, an
+    // unpaused socket would have read them within a turn of the loop.
+    const [more] = paused;
+    await new Promise<void>((resolve) => more.write(rest.slice(0, 1000), () => resolve()));
+    await ioTurn();
+    await ioTurn();
+    assert.is(Buffer.concat(c.chunks).toString(), first, 'nothing read while paused');
+    more.end(rest.slice(1000));
     control.resume();
     const r = await c.done;
-    assert.is(r.body.length, big.length);
+    assert.is(r.body, first + rest);
 
     const s = new Collector();
     const stream = pool.request(post('/stream', ''), s);
-    for (let i = 0; i < 50 && s.chunks.length === 0; i++) await sleep(10);
+    await waitFor(() => s.chunks.length > 0, 2_000, 'the stream\'s first event');
     assert.is(s.chunks.length, 1);
     stream.abort();
     assert.is((await s.done).error?.code, 'aborted');
-    for (let i = 0; i < 50 && !serverSawClose; i++) await sleep(10);
-    assert.ok(serverSawClose);
+    await serverSawClose;
   } finally {
     await pool.close();
     await close(server, sockets);
@@ -457,9 +475,9 @@ test('a held stream keeps no copy of its request once the answer has begun', asy
       return { control: pool.request(request, s), sent: new WeakRef(request) };
     };
     const { control, sent } = send();
-    for (let i = 0; i < 100 && s.chunks.length === 0; i++) await sleep(10);
+    await waitFor(() => s.chunks.length > 0, 2_000, 'the stream\'s first event');
     assert.is(s.chunks.length, 1, 'the stream has begun and is held open');
-    await sleep(0);
+    await ioTurn();
     gc();
     assert.is(sent.deref(), undefined, 'the 512 KiB request was let go while its answer streams');
     control.abort();

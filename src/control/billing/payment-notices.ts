@@ -1,14 +1,13 @@
-import type { Config } from '../../config/schema.js';
 import type { BillingStore } from '../../domain/stores/billing-store.js';
 import type { OrgStore } from '../../domain/stores/org-store.js';
 import type { Logger } from '../../lib/logger.js';
-import { sendMail } from '../../lib/smtp.js';
+import type { Mailer } from '../../lib/mailer.js';
 import { rupees } from '../../lib/money.js';
 
 export interface PaymentNoticesDeps {
   billing: Pick<BillingStore, 'findOrder'>;
   orgs: Pick<OrgStore, 'ownerEmails'>;
-  config: Readonly<Config>;
+  mailer: Mailer | null;
   log: Logger;
   baseUrl: () => string;
   moneyChanged: () => void;
@@ -30,22 +29,21 @@ export class PaymentNotices {
   credited(orderId: string): void {
     // At once, before the answer that reports the credit is sent: a request right after it sees the new balance.
     this.#d.moneyChanged();
-    if (this.#d.config.smtp.host === undefined) return;
+    if (this.#d.mailer === null) return;
     this.#mail(orderId).catch((e: unknown) => this.#d.log.warn('payment confirmation not mailed', { order: orderId, err: (e as Error).message }));
   }
 
   async #mail(orderId: string): Promise<void> {
-    const { billing, orgs, config, log } = this.#d;
-    const s = config.smtp;
+    const { billing, orgs, mailer, log } = this.#d;
     const o = await billing.findOrder(orderId);
-    if (s.host === undefined || o === undefined || o.paymentId === null) return;
+    if (mailer === null || o === undefined || o.paymentId === null) return;
     const bonus = o.promoBonusMicros > 0 ? ` and a ${rupees(o.promoBonusMicros)} bonus (${o.promoCode})` : '';
     const subject = `[gw] Payment received: ${rupees(o.totalMicros)}, ${rupees(o.creditMicros)} of credit`;
     const text = `We received ${rupees(o.totalMicros)} (${rupees(o.creditMicros)} of credit plus GST) for order ${o.id}.\n`
       + `Your balance has been credited with ${rupees(o.creditMicros)}${bonus}.\n\n`
       + `Receipt: ${this.#d.baseUrl()}/me/billing/receipts/${encodeURIComponent(o.paymentId)} (signed in as an owner)\n`;
     for (const to of await orgs.ownerEmails(o.orgId)) {
-      sendMail({ ...s, host: s.host }, to, subject, text)
+      mailer.send(to, subject, text)
         .catch((e: unknown) => log.warn('payment confirmation not mailed', { order: o.id, to, err: (e as Error).message }));
     }
   }

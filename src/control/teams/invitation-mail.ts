@@ -1,6 +1,5 @@
-import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../lib/logger.js';
-import { sendMail } from '../../lib/smtp.js';
+import type { Mailer } from '../../lib/mailer.js';
 
 export interface InvitationNotice {
   id: string;
@@ -16,9 +15,8 @@ export interface InvitationNotice {
  * saved and not awaited: a relay that is slow or down must not fail the invite, which stands and
  * is listed in GET /me/invitations either way; a failure is logged.
  */
-export function mailInvitation(d: { config: Readonly<Config>; log: Logger; baseUrl: string }, inv: InvitationNotice): void {
-  const s = d.config.smtp;
-  if (s.host === undefined) return;
+export function mailInvitation(d: { mailer: Mailer | null; log: Logger; baseUrl: string }, inv: InvitationNotice): void {
+  if (d.mailer === null) return;
   const base = d.baseUrl;
   const subject = `[gw] ${inv.invitedBy} invited you to ${inv.orgName}`;
   const text = `${inv.invitedBy} invited you to join the organisation "${inv.orgName}" on ${base} as ${inv.role}.\n\n`
@@ -28,6 +26,6 @@ export function mailInvitation(d: { config: Readonly<Config>; log: Logger; baseU
     + `  POST ${base}/me/invitations/${encodeURIComponent(inv.id)}/decline\n\n`
     + `Your pending invitations: ${base}/me/invitations\n`
     + `If you did not expect this, ignore this mail: nothing happens until you accept.\n`;
-  sendMail({ ...s, host: s.host }, inv.email, subject, text)
+  d.mailer.send(inv.email, subject, text)
     .catch((e: unknown) => d.log.warn('invitation not mailed', { invitation: inv.id, to: inv.email, err: (e as Error).message }));
 }
