@@ -1,3 +1,4 @@
+import { jsonString, writeJson } from '../../lib/json-write.js';
 import { byteText, textBytes } from '../../lib/byte-text.js';
 import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
@@ -92,7 +93,7 @@ export class MessagesStream implements ChatStreamTranslator {
     const choice = (ev.choices as Obj[] | undefined)?.[0];
     if (choice === undefined) return out;
     const delta = (choice.delta ?? {}) as Obj;
-    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(byteText(JSON.stringify(delta.content)));
+    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(byteText(jsonString(delta.content)));
     if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.#finish = choice.finish_reason;
@@ -171,5 +172,5 @@ const EMPTY = Buffer.alloc(0);
 
 /** An event as byte text. */
 function event(type: string, data: Obj): string {
-  return `event: ${type}\ndata: ${byteText(JSON.stringify(data))}\n\n`;
+  return `event: ${type}\ndata: ${byteText(writeJson(data))}\n\n`;
 }

@@ -1,3 +1,4 @@
+import { writeJson } from '../../lib/json-write.js';
 import { byteText } from '../../lib/byte-text.js';
 import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js';
 
@@ -12,7 +13,7 @@ import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js
 
 /** `,` and JSON.stringify's members of `o` (keys whose value is undefined left out, as it leaves them), or '' when there are none. */
 function members(o: Record<string, unknown>): string {
-  const s = byteText(JSON.stringify(o));
+  const s = byteText(writeJson(o));
   return s.length === 2 ? '' : `,${s.slice(1, -1)}`;
 }
 
@@ -38,8 +39,8 @@ export class ResponseJson {
   /** `output`: the output items' JSON array (byte text). */
   write(status: ResponseStatus, output: string, usage: ResponseUsage | null, incomplete: { reason: string } | null = null,
     error: { code: string; message: string } | null = null): string {
-    return `${this.#open}"${status}","background":false,"error":${error === null ? 'null' : byteText(JSON.stringify(error))},` +
-      `"incomplete_details":${incomplete === null ? 'null' : JSON.stringify(incomplete)}${this.#echo}${output}${this.#settings}` +
+    return `${this.#open}"${status}","background":false,"error":${error === null ? 'null' : byteText(writeJson(error))},` +
+      `"incomplete_details":${incomplete === null ? 'null' : writeJson(incomplete)}${this.#echo}${output}${this.#settings}` +
       `${usage === null ? 'null' : usageJson(usage)}${this.#close}`;
   }
 }
@@ -79,7 +80,7 @@ export function outputJson(items: readonly Record<string, unknown>[]): string {
 }
 
 function itemJson(item: Record<string, unknown>): string {
-  const id = byteText(JSON.stringify(item.id));
+  const id = value(item.id);
   switch (item.type) {
     case 'message': {
       let content = '';
@@ -97,11 +98,11 @@ function itemJson(item: Record<string, unknown>): string {
       return `{"id":${id},"type":"function_call","status":${value(item.status)},"arguments":${value(item.arguments)},` +
         `"call_id":${value(item.call_id)},"name":${value(item.name)}}`;
     default:
-      return byteText(JSON.stringify(item));
+      return byteText(writeJson(item));
   }
 }
 
 /** A value as JSON byte text (undefined, which JSON.stringify leaves out of an object, does not occur here). */
 function value(v: unknown): string {
-  return byteText(JSON.stringify(v));
+  return byteText(writeJson(v));
 }

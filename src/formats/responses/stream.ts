@@ -1,3 +1,4 @@
+import { jsonString, writeJson } from '../../lib/json-write.js';
 import { byteText, decodeText, textBytes } from '../../lib/byte-text.js';
 import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
@@ -127,7 +128,7 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 
   #event(type: string, body: Record<string, unknown>): string {
-    return `event: ${type}\ndata: ${byteText(JSON.stringify({ type, sequence_number: this.#seq++, ...body }))}\n\n`;
+    return `event: ${type}\ndata: ${byteText(writeJson({ type, sequence_number: this.#seq++, ...body }))}\n\n`;
   }
 
   /** An event from already-serialised fields (byte text): the deltas, one per chunk, are written without building objects. */
@@ -231,7 +232,7 @@ export class ResponsesStream implements ChatStreamTranslator {
       const opened: OpenCall = call = { ...openText(this.#output.length, itemId('fc')), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', done: false };
       this.#calls.set(key, call);
       const item = functionCallItem(call.id, call.callId, call.name, '', 'in_progress');
-      this.#setItem(call.index, byteText(JSON.stringify(item)), () => item);
+      this.#setItem(call.index, byteText(writeJson(item)), () => item);
       out += this.#raw('response.output_item.added', `"output_index":${opened.index},"item":${this.#outputJson[opened.index]}`);
     } else if (typeof c.function?.name === 'string' && call.name === '') {
       call.name = c.function.name;
@@ -250,7 +251,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     c.done = true;
     const args = textJson(c);
     const name = literal(c.name);
-    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${byteText(JSON.stringify(c.callId))},"name":${name}}`;
+    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${byteText(writeJson(c.callId))},"name":${name}}`;
     this.#setItem(c.index, json, () => functionCallItem(c.id, c.callId, c.name, textValue(c), 'completed'));
     return this.#raw('response.function_call_arguments.done', `"item_id":"${c.id}","output_index":${c.index},"name":${name},"arguments":${args}`) +
       this.#raw('response.output_item.done', `"output_index":${c.index},"item":${json}`);
@@ -261,7 +262,7 @@ const EMPTY = Buffer.alloc(0);
 
 /** A decoded string's JSON literal as byte text. */
 function literal(s: string): string {
-  return byteText(JSON.stringify(s));
+  return byteText(jsonString(s));
 }
 
 function openText(index: number, id: string): OpenText {

@@ -1,3 +1,4 @@
+import { writeJson } from '../../lib/json-write.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
@@ -31,7 +32,7 @@ export function toChatCompletion(answer: Buffer, upstreamModel: string, now: num
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const counts = emptyCounts();
   mergeUsage(counts, msg.usage);
-  return JSON.stringify({
+  return writeJson({
     id: typeof msg.id === 'string' ? msg.id : 'msg',
     object: 'chat.completion',
     created: Math.floor(now / 1000),

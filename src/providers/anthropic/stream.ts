@@ -1,4 +1,5 @@
 import { byteText, textBytes } from '../../lib/byte-text.js';
+import { jsonString, writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import type { StreamTranslator } from '../types.js';
@@ -208,14 +209,14 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   /** The chunk with the finish reason, for a stop reason. */
   #finish(stopReason: unknown): string {
-    const delta = `{},"logprobs":null,"finish_reason":${JSON.stringify(finishReason(stopReason))}}]}\n\n`;
+    const delta = `{},"logprobs":null,"finish_reason":${writeJson(finishReason(stopReason))}}]}\n\n`;
     return this.#opened ? `${this.#deltaPrefix()}${delta}` : `${this.#roleChunk()}${this.#deltaPrefix()}${delta}`;
   }
 
   /** message_stop: the usage chunk and [DONE]. */
   #stop(): string {
     this.#over = true;
-    return `${this.#headOpen()},"choices":[],"usage":${JSON.stringify(canonicalUsage(this.#counts))}}\n\n${DONE}`;
+    return `${this.#headOpen()},"choices":[],"usage":${writeJson(canonicalUsage(this.#counts))}}\n\n${DONE}`;
   }
 
   /**
@@ -224,8 +225,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    * cost ~15,000 instructions, callgrind, issue 17).
    */
   #headOpen(): string {
-    return this.#open ??= `data: {"id":${byteText(JSON.stringify(this.#id))},"object":"chat.completion.chunk","created":${this.#created},` +
-      `"model":${byteText(JSON.stringify(this.#model))}`;
+    return this.#open ??= `data: {"id":${byteText(jsonString(this.#id))},"object":"chat.completion.chunk","created":${this.#created},` +
+      `"model":${byteText(jsonString(this.#model))}`;
   }
 
   /** `data: {"id":…,"object":…,"created":…,"model":…,"choices":[{"index":0,"delta":`, as every chunk with a choice begins. */
@@ -251,7 +252,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   /** A chunk with `delta` (decoded values), written as the fast paths write theirs. */
   #chunk(delta: Record<string, unknown>): string {
-    const json = byteText(JSON.stringify(delta));
+    const json = byteText(writeJson(delta));
     return this.#opened ? `${this.#deltaPrefix()}${json}${CHUNK_END}` : this.#first(json);
   }
 }

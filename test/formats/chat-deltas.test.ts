@@ -1,0 +1,134 @@
+// The chat → Responses and chat → Messages stream translators' fast path (a plain text delta
+// matched in place, its string copied as its bytes: formats/chat-deltas.ts) against their full
+// parse: the same chat stream with a second space after `data:`, which no fast path matches,
+// must translate to the same bytes (item ids aside), cut anywhere, and store the same response.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MessagesStream } from '../../src/formats/messages/stream.js';
+import { responsesToChat } from '../../src/formats/responses/request.js';
+import { ResponsesStream } from '../../src/formats/responses/stream.js';
+
+const { echo } = responsesToChat({ model: 'catalog/model', input: 'x', instructions: 'Sé breve.', metadata: { k: 'v' } }, []);
+const ctx = { id: 'resp_ID', createdAt: 1, model: 'catalog/model', echo };
+
+const OPENAI = '{"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini","system_fingerprint":"fp_44709d6fcb","choices":';
+const OURS = '{"id":"msg_01","object":"chat.completion.chunk","created":1764000000,"model":"claude-x","choices":';
+const data = (s: string) => `data: ${s}\n\n`;
+const openai = (delta: string, finish = 'null', tail = ',"usage":null') =>
+  data(`${OPENAI}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]${tail}}`);
+const ours = (delta: string) => data(`${OURS}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]}`);
+const DONE = 'data: [DONE]\n\n';
+const USAGE = data(`${OPENAI}[],"usage":{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":8}}}`);
+
+const TEXTS = ['"Namaste"', '""', '" — नमस्ते!"', '"😀 and \\ud83d\\ude00"', '"line\\nnext"', '"a \\"quote\\" \\\\ b"', '"caf\\u00e9"', '"\\/"',
+  '"\\t\\r\\b\\f"', '"raw\u0001control"', '"' + 'long text '.repeat(200) + '"', '"half \\ud83d"', '"\\ude00 other half"'];
+
+const STREAMS: Record<string, string> = {
+  openai: openai('{"role":"assistant","content":""}') + TEXTS.map((t) => openai(`{"content":${t}}`)).join('') + openai('{}', '"stop"') + USAGE + DONE,
+  'openai, obfuscated': openai('{"role":"assistant","content":""}', 'null', ',"usage":null,"obfuscation":"x1"') +
+    TEXTS.slice(0, 6).map((t, i) => openai(`{"content":${t}}`, 'null', `,"usage":null,"obfuscation":"${'pad'.repeat(i)}"`)).join('') +
+    openai('{"content":"esc"}', 'null', ',"usage":null,"obfuscation":"a\\"b"') + openai('{}', '"stop"') + USAGE + DONE,
+  'translated chunks': ours('{"role":"assistant","content":""}') + TEXTS.map((t) => ours(`{"content":${t}}`)).join('') +
+    data(`${OURS}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}`) + DONE,
+  'first chunk is text': ours('{"content":"first"}') + ours('{"content":"second"}') + DONE,
+  reasoning: openai('{"role":"assistant","content":""}') + openai('{"reasoning_content":"think"}') + openai('{"content":"answer"}') +
+    openai('{"content":"more","reasoning_content":null}') + openai('{"content":" end"}') + openai('{}', '"stop"') + DONE,
+  tools: openai('{"role":"assistant","content":"Checking."}') + openai('{"content":" one"}') +
+    openai('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}') +
+    openai('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":"}}]}') + openai('{"tool_calls":[{"index":0,"function":{"arguments":"\\"Pune\\"}"}}]}') +
+    openai('{}', '"tool_calls"') + DONE,
+  // Chunks a fast path must not take: other choices, other members and their order, space,
+  // duplicated keys, a head that changes, escapes in the head, CRLF lines, an error, no [DONE].
+  unusual: openai('{"content":"learn"}') + openai('{"content":"plain"}') +
+    data(`${OPENAI}[{"index":1,"delta":{"content":"other choice"},"logprobs":null,"finish_reason":null}],"usage":null}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"a","content":"dup"},"logprobs":null,"finish_reason":null}],"usage":null}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null,"usage":{"prompt_tokens":1}}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"order"},"finish_reason":null,"logprobs":null}],"usage":null}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"space"} ,"logprobs":null,"finish_reason":null}],"usage":null}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"trailing"},"logprobs":null,"finish_reason":null}],"usage":null}  `) +
+    data(`${OPENAI.replace('chatcmpl-123', 'chatcmpl-456')}[{"index":0,"delta":{"content":"new id"},"logprobs":null,"finish_reason":null}],"usage":null}`) +
+    data(`{"id":"a\\"b","choices":[{"index":0,"delta":{"content":"escaped id"},"logprobs":null,"finish_reason":null}]}`) +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"x_groq"},"logprobs":null,"finish_reason":null}],"x_groq":{"id":"req_1"}}`) +
+    `data: ${OPENAI}[{"index":0,"delta":{"content":"crlf"},"logprobs":null,"finish_reason":null}],"usage":null}\r\n\r\n` +
+    openai('{"content":"finish"}', '"length"') + USAGE + DONE,
+  // A member the frame does not have, in as many bytes as the one it has.
+  'same length, other member': openai('{"content":"learn"}') +
+    data(`${OPENAI}[{"index":0,"delta":{"content":"same length"},"logprobs":null,"finish_reason":null}],"usage":{  }}`) + openai('{}', '"stop"') + DONE,
+  // A head the frame does not have, in as many bytes: an error in place of the fingerprint.
+  'same length, error in the head': openai('{"content":"learn"}') +
+    data(`${OPENAI.replace('"system_fingerprint":"fp_44709d6fcb"', `"error":{"message":"${'m'.repeat(14)}"}`)}[{"index":0,"delta":{"content":"said"},"logprobs":null,"finish_reason":null}],"usage":null}`) +
+    openai('{}', '"stop"') + DONE,
+  // A finish in a text chunk is never learnt as the frame of the chunks after it.
+  'finish with text': openai('{"content":"a"}', '"length"') + openai('{"content":"b"}', '"length"') + DONE,
+  failed: openai('{"content":"partial"}') + openai('{"content":" answer"}') +
+    'data: {"error":{"message":"upstream went away","type":"upstream_error","code":"stream_interrupted"}}\n\n' + DONE,
+  cut: openai('{"content":"no"}') + openai('{"content":" end"}'),
+};
+
+/** [DONE] keeps its one space: the Messages translator reads `data:  [DONE]` as no [DONE] at all, as it always has. */
+function slow(s: Buffer): Buffer {
+  return Buffer.from(s.toString('latin1').replace(/^data: (?!\[DONE\])/gm, 'data:  '), 'latin1');
+}
+
+function feed(t: { push(c: Buffer): Buffer; end(): Buffer }, bytes: Buffer, cuts: number[]): string {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const c of [...cuts, bytes.length]) {
+    out.push(t.push(bytes.subarray(at, c)));
+    at = c;
+  }
+  out.push(t.end());
+  return Buffer.concat(out).toString('latin1').replace(/"(msg|fc|rs|call)_[0-9a-f]{48}"/g, '"$1_ID"');
+}
+
+function responses(bytes: Buffer, cuts: number[] = []): { out: string; stored: unknown[] } {
+  const stored: unknown[] = [];
+  const out = feed(new ResponsesStream(ctx, (r) => stored.push(r)), bytes, cuts);
+  return { out, stored: JSON.parse(JSON.stringify(stored).replace(/"(msg|fc|rs|call)_[0-9a-f]{48}"/g, '"$1_ID"')) as unknown[] };
+}
+
+function messages(bytes: Buffer, cuts: number[] = []): string {
+  return feed(new MessagesStream({ model: 'claude-x', stops: [], inputEstimate: 7, requestId: 'req_1' }), bytes, cuts).replace(/"msg_[0-9a-f]{24}"/g, '"msg_ID"');
+}
+
+const streams: [string, Buffer][] = Object.entries(STREAMS).map(([name, s]) => [name, Buffer.from(s)]);
+streams.push(['not utf-8', Buffer.concat([Buffer.from(openai('{"content":"ok"}') + openai('{"content":"fine"}')), Buffer.from(`data: ${OPENAI}[{"index":0,"delta":{"content":"bad `),
+  Buffer.from([0xff, 0xc3, 0x28]), Buffer.from(`"},"logprobs":null,"finish_reason":null}],"usage":null}\n\n` + DONE)])]);
+
+for (const [name, bytes] of streams) {
+  test(`${name}: the fast path writes what the full parse writes, whole and cut`, () => {
+    const expected = responses(slow(bytes));
+    const got = responses(bytes);
+    assert.is(got.out, expected.out, 'Responses events');
+    assert.equal(got.stored, expected.stored, 'the stored response');
+    const expectedMessages = messages(slow(bytes));
+    assert.is(messages(bytes), expectedMessages, 'Messages events');
+    for (let step = 1; step < 50; step += 9) {
+      const cuts: number[] = [];
+      for (let i = step; i < bytes.length; i += step + (i % 7)) cuts.push(i);
+      assert.is(responses(bytes, cuts).out, expected.out, `Responses, cut every ~${step} bytes`);
+      assert.is(messages(bytes, cuts), expectedMessages, `Messages, cut every ~${step} bytes`);
+    }
+  });
+}
+
+test('the fast path is taken: after the first plain delta is parsed, the others are not', () => {
+  const bytes = Buffer.from(openai('{"role":"assistant","content":""}') + Array.from({ length: 20 }, (_, i) => openai(`{"content":"token${i} "}`)).join('') + DONE);
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+    parsed++;
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  try {
+    feed(new ResponsesStream(ctx, null), bytes, []);
+    assert.is(parsed, 2, 'Responses: the role chunk and the first text chunk');
+    parsed = 0;
+    messages(bytes);
+    assert.is(parsed, 2, 'Messages: the role chunk and the first text chunk');
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
+test.run();
