@@ -61,8 +61,10 @@ function array(a: readonly unknown[], depth: number): string {
 
 function object(o: Record<string, unknown>, depth: number): string {
   let out = '{';
-  for (const k in o) {
-    if (!Object.hasOwn(o, k)) continue;
+  // Object.keys: a plain object's own enumerable keys in JSON.stringify's order.
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     const value = write(o[k], depth);
     if (value === undefined) continue;
     if (out.length > 1) out += ',';
@@ -86,6 +88,10 @@ function key(k: string): string {
 }
 
 /** Whether `s` is written between quotes as it is: no quote, backslash, control character or lone surrogate. */
+export function plainJson(s: string): boolean {
+  return plain(s);
+}
+
 function plain(s: string): boolean {
   const n = s.length;
   if (n < SHORT) {

@@ -1,5 +1,5 @@
-import { jsonString, writeJson } from '../../lib/json-write.js';
-import { byteText, textBytes } from '../../lib/byte-text.js';
+import { writeJson } from '../../lib/json-write.js';
+import { byteText, jsonBytes, textBytes } from '../../lib/byte-text.js';
 import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
@@ -93,7 +93,7 @@ export class MessagesStream implements ChatStreamTranslator {
     const choice = (ev.choices as Obj[] | undefined)?.[0];
     if (choice === undefined) return out;
     const delta = (choice.delta ?? {}) as Obj;
-    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(byteText(jsonString(delta.content)));
+    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(jsonBytes(delta.content));
     if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.#finish = choice.finish_reason;

@@ -1,5 +1,5 @@
-import { jsonString, writeJson } from '../../lib/json-write.js';
-import { byteText, decodeText, textBytes } from '../../lib/byte-text.js';
+import { writeJson } from '../../lib/json-write.js';
+import { byteText, decodeText, jsonBytes, textBytes } from '../../lib/byte-text.js';
 import { isDataLine } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
@@ -251,7 +251,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     c.done = true;
     const args = textJson(c);
     const name = literal(c.name);
-    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${byteText(writeJson(c.callId))},"name":${name}}`;
+    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${typeof c.callId === 'string' ? jsonBytes(c.callId) : byteText(writeJson(c.callId))},"name":${name}}`;
     this.#setItem(c.index, json, () => functionCallItem(c.id, c.callId, c.name, textValue(c), 'completed'));
     return this.#raw('response.function_call_arguments.done', `"item_id":"${c.id}","output_index":${c.index},"name":${name},"arguments":${args}`) +
       this.#raw('response.output_item.done', `"output_index":${c.index},"item":${json}`);
@@ -262,7 +262,7 @@ const EMPTY = Buffer.alloc(0);
 
 /** A decoded string's JSON literal as byte text. */
 function literal(s: string): string {
-  return byteText(jsonString(s));
+  return jsonBytes(s);
 }
 
 function openText(index: number, id: string): OpenText {

@@ -1,10 +1,10 @@
-import { byteText, textBytes } from '../../lib/byte-text.js';
-import { jsonString, writeJson } from '../../lib/json-write.js';
+import { byteText, jsonBytes, textBytes } from '../../lib/byte-text.js';
+import { writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
 // The events a stream is mostly made of, as Anthropic writes them (compact, in this key order).
@@ -216,7 +216,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   /** message_stop: the usage chunk and [DONE]. */
   #stop(): string {
     this.#over = true;
-    return `${this.#headOpen()},"choices":[],"usage":${writeJson(canonicalUsage(this.#counts))}}\n\n${DONE}`;
+    return `${this.#headOpen()},"choices":[],"usage":${canonicalUsageJson(this.#counts)}}\n\n${DONE}`;
   }
 
   /**
@@ -225,8 +225,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    * cost ~15,000 instructions, callgrind, issue 17).
    */
   #headOpen(): string {
-    return this.#open ??= `data: {"id":${byteText(jsonString(this.#id))},"object":"chat.completion.chunk","created":${this.#created},` +
-      `"model":${byteText(jsonString(this.#model))}`;
+    return this.#open ??= `data: {"id":${jsonBytes(this.#id)},"object":"chat.completion.chunk","created":${this.#created},` +
+      `"model":${jsonBytes(this.#model)}`;
   }
 
   /** `data: {"id":…,"object":…,"created":…,"model":…,"choices":[{"index":0,"delta":`, as every chunk with a choice begins. */
