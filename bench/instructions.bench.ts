@@ -25,6 +25,7 @@
 //                      the young generation from what survived, so the scavenges per request
 //                      changed up to 10x between runs of one build) and the rest, the request's
 //                      own work, which is the figure to compare between builds on a shared machine
+//   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,7 +45,7 @@ import { measureStreams } from './streams.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
-const WARMUP = 3000;
+const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 3000);
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
 const KEEP = process.env.BENCH_IR_KEEP === '1';
 const TARGETS = (process.env.BENCH_IR_TARGETS ?? 'floor,bare,gateway,gateway-stream').split(',');

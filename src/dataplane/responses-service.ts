@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { itemId } from '../formats/responses/answer.js';
 import { parseJsonObject } from '../domain/json-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
@@ -80,7 +80,7 @@ export class ResponsesService {
     }
     const { chat, input, echo } = responsesToChat(p, history);
     const model = p.model as string;
-    const ctx = { id: `resp_${randomBytes(24).toString('hex')}`, createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
+    const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
     const onComplete = echo.store ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, input) : null;
     format.begin(ctx, onComplete);
     return {

@@ -4,6 +4,8 @@ const NL = 0x0a;
 
 /** A line as a span of a decoded text: text.slice(start, end), without its newline, not sliced out. */
 export type LineSpan = (text: string, start: number, end: number) => string;
+/** A line of byte text, for a reader that writes its output elsewhere. */
+export type ByteLine = (text: string, start: number, end: number) => void;
 
 /**
  * Whole lines out of a stream read chunk by chunk (an SSE stream, cut anywhere by the network).
@@ -52,15 +54,15 @@ export class LineReader {
    * are byte offsets): a fast path copies a slice of it to its output as the bytes it stands for.
    * Bytes that are not valid UTF-8 are first replaced as a UTF-8 decode replaces them, so that
    * what is copied is what decoding the line would have read. `utf8()` decodes a line for a
-   * full parse.
+   * full parse. `span` writes its translation itself (to a ByteSink): nothing is joined here.
    */
-  pushBytes(chunk: Buffer | string, span: LineSpan): string {
+  pushBytes(chunk: Buffer | string, span: ByteLine): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
     const last = buf.lastIndexOf(NL);
     if (last < 0) {
       this.#rest = buf.length === 0 ? null : buf;
-      return '';
+      return;
     }
     this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
     // The complete lines, without the last one's newline.
@@ -68,13 +70,12 @@ export class LineReader {
     if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
     this.#bytes = lines;
     const text = lines.toString('latin1');
-    let out = '';
     let start = 0;
     for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      out += span(text, start, nl);
+      span(text, start, nl);
       start = nl + 1;
     }
-    return out + span(text, start, text.length);
+    span(text, start, text.length);
   }
 
   /** The line [start, end) of the byte text pushBytes() last gave, decoded. */

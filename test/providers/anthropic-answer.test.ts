@@ -3,6 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
+import { finishReason } from '../../src/providers/anthropic/stop-reason.js';
+import { canonicalUsage, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
 import { FIXED_NOW, fixtureBytes, fixtureJson } from './anthropic-fixtures.js';
 
 const translate = (name: string) => JSON.parse(toChatCompletion(fixtureBytes(name), 'fallback-model', FIXED_NOW));
@@ -45,6 +47,38 @@ test('the adapter reads a chat answer as application/json', () => {
   const out = anthropicAdapter.readAnswer!('chat', fixtureBytes('answer-text.message.json'), 'application/json', '');
   assert.is(out.contentType, 'application/json');
   assert.is(JSON.parse(out.body as string).choices[0].message.content, 'Hi! My name is Claude.');
+});
+
+/** The answer as the translator wrote it before it was written as text: JSON.stringify of this object. */
+function asObject(answer: Buffer, upstreamModel: string, answerModel?: string): string {
+  const msg = JSON.parse(answer.toString('utf8'));
+  let text: string | null = null;
+  const toolCalls: Record<string, unknown>[] = [];
+  for (const b of msg.content) {
+    if (b?.type === 'text' && typeof b.text === 'string') text = (text ?? '') + b.text;
+    else if (b?.type === 'tool_use') toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+  }
+  const message: Record<string, unknown> = { role: 'assistant', content: text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const counts = emptyCounts();
+  mergeUsage(counts, msg.usage);
+  return JSON.stringify({
+    id: typeof msg.id === 'string' ? msg.id : 'msg', object: 'chat.completion', created: Math.floor(FIXED_NOW / 1000),
+    model: answerModel ?? (typeof msg.model === 'string' ? msg.model : upstreamModel),
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(msg.stop_reason) }], usage: canonicalUsage(counts),
+  });
+}
+
+test('the answer is written byte for byte as JSON.stringify wrote its object', () => {
+  const odd = { id: 7, model: null, content: [{ type: 'text', text: 'a "quoted"\nनमस्ते 😀' }, { type: 'text', text: '' }, { type: 'tool_use', name: 'f' },
+    { type: 'thinking', thinking: 'x' }], stop_reason: 'pause_turn', usage: { input_tokens: 3, output_tokens: null } };
+  const noText = { id: 'msg_1', model: 'claude', content: [], stop_reason: null };
+  const answers = ['answer-text.message.json', 'answer-tool.message.json', 'answer-cached.message.json'].map(fixtureBytes)
+    .concat([Buffer.from(JSON.stringify(odd)), Buffer.from(JSON.stringify(noText))]);
+  for (const a of answers) {
+    assert.is(toChatCompletion(a, 'fallback-model', FIXED_NOW), asObject(a, 'fallback-model'));
+    assert.is(toChatCompletion(a, 'fallback-model', FIXED_NOW, 'asked-for'), asObject(a, 'fallback-model', 'asked-for'));
+  }
 });
 
 test.run();

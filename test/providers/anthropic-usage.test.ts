@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { scanUsage } from '../../src/lib/usage-scan.js';
 import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
-import { canonicalUsage, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
+import { canonicalUsage, canonicalUsageJson, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
 import { FIXED_NOW, fixtureBytes, sseData } from './anthropic-fixtures.js';
 
 test('100,000 tokens read from the cache, 248 written, 50 not cached: prompt_tokens 100,298 with the cached parts named', () => {
@@ -42,6 +42,12 @@ test('the gateway\'s usage scan reads the translated answer\'s and stream\'s cou
   const usageChunk = sseData(out).find((d: any) => d !== '[DONE]' && d.usage !== undefined) as any;
   assert.equal(scanUsage(Buffer.from(JSON.stringify(usageChunk))), { promptTokens: 849 + 2048, completionTokens: 47, cachedTokens: 2048,
     cacheWriteTokens: 0, reasoningTokens: 0 });
+});
+
+test('the usage written as text is JSON.stringify of the usage object', () => {
+  for (const counts of [emptyCounts(), { input: 21, output: 9, cacheRead: 1800, cacheWrite: 200 }, { input: 1e9, output: 0, cacheRead: 0, cacheWrite: 7 }]) {
+    assert.is(canonicalUsageJson(counts), JSON.stringify(canonicalUsage(counts)));
+  }
 });
 
 test.run();

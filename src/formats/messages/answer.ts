@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../lib/random-hex.js';
 
 type Obj = Record<string, unknown>;
 
@@ -12,12 +12,12 @@ export interface MessagesUsage {
 
 /** A `msg_` id, as Anthropic's, for an answer whose chat id is of another shape. */
 export function messageId(): string {
-  return `msg_${randomBytes(12).toString('hex')}`;
+  return `msg_${randomHex(12)}`;
 }
 
 /** Tool-call ids as Anthropic's clients know them (`toolu_…`); the id round-trips back as the chat tool_call id. */
 export function toolUseId(id: unknown): string {
-  if (typeof id !== 'string' || id.length === 0) return `toolu_${randomBytes(12).toString('hex')}`;
+  if (typeof id !== 'string' || id.length === 0) return `toolu_${randomHex(12)}`;
   return id.startsWith('toolu_') ? id : `toolu_${id}`;
 }
 

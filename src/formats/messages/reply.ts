@@ -1,3 +1,4 @@
+import { writeJson } from '../../lib/json-write.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
 import { chatToMessage } from './answer.js';
 import { MessagesStream } from './stream.js';
@@ -18,7 +19,7 @@ export class MessagesReply implements ReplyFormat {
   }
 
   answer(chat: Buffer): string {
-    return JSON.stringify(chatToMessage(JSON.parse(chat.toString('utf8')), this.model, this.stops));
+    return writeJson(chatToMessage(JSON.parse(chat.toString('utf8')), this.model, this.stops));
   }
 
   /** After an Anthropic provider's own bytes: Anthropic's error event, if the data plane ended the stream as failed. */

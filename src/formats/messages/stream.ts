@@ -1,5 +1,6 @@
-import { byteText, textBytes } from '../../lib/byte-text.js';
-import { isDataLine } from '../../lib/json-literal.js';
+import { writeJson } from '../../lib/json-write.js';
+import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.js';
+import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
 import { errors } from '../../errors/catalog.js';
@@ -36,7 +37,12 @@ export class MessagesStream implements ChatStreamTranslator {
   readonly #lines = new LineReader();
   readonly #deltas = new ChatDeltas();
   /** Lines after [DONE] (or a failure) are not read. */
-  readonly #onLine = (text: string, start: number, end: number): string => (this.#done ? '' : this.#line(text, start, end));
+  readonly #out = new ByteSink();
+  readonly #onLine = (text: string, start: number, end: number): void => {
+    if (this.#done) return;
+    const s = this.#line(text, start, end);
+    if (s.length > 0) this.#out.parts.push(s);
+  };
   #started = false;
   #done = false;
   #error: GatewayError | null = null;
@@ -54,13 +60,16 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): Buffer {
-    return this.#done ? EMPTY : textBytes(this.#lines.pushBytes(chunk, this.#onLine));
+    if (this.#done) return EMPTY;
+    this.#lines.pushBytes(chunk, this.#onLine);
+    return this.#out.take();
   }
 
   end(): Buffer {
     if (this.#done) return EMPTY;
     this.#done = true;
-    return textBytes(this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete')));
+    this.#out.parts.push(this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete')));
+    return this.#out.take();
   }
 
   /** The line text[start, end) (byte text), translated to byte text. */
@@ -68,7 +77,15 @@ export class MessagesStream implements ChatStreamTranslator {
     if (!isDataLine(text, start)) return '';
     const at = start + (text.charCodeAt(start + 5) === 32 ? 6 : 5);
     const d = this.#deltas;
-    if (d.match(text, at, end)) return this.#start() + (d.litTo - d.litFrom === 2 ? '' : this.#text(text.slice(d.litFrom, d.litTo)));
+    if (d.match(text, at, end)) {
+      this.#emit(this.#start());
+      if (d.litTo - d.litFrom > 2) this.#text(text.slice(d.litFrom, d.litTo));
+      if (d.finFrom >= 0) {
+        this.#finish = decodeText(literalValue(text, d.finFrom, d.finTo));
+        this.#matched = undefined;
+      }
+      return '';
+    }
     const data = this.#lines.utf8(at, end).trimEnd();
     if (data === '[DONE]') {
       this.#done = true;
@@ -87,27 +104,31 @@ export class MessagesStream implements ChatStreamTranslator {
       this.#error = new GatewayError(e.code === 'overloaded' ? 503 : 502, String(e.type ?? 'upstream_error'), String(e.code ?? 'stream_interrupted'), String(e.message ?? 'stream failed'));
       return '';
     }
-    let out = this.#start();
+    this.#emit(this.#start());
     if (ev.usage !== undefined && ev.usage !== null) this.#usage = ev.usage as Obj;
     const choice = (ev.choices as Obj[] | undefined)?.[0];
-    if (choice === undefined) return out;
+    if (choice === undefined) return '';
     const delta = (choice.delta ?? {}) as Obj;
-    if (typeof delta.content === 'string' && delta.content.length > 0) out += this.#text(byteText(JSON.stringify(delta.content)));
-    if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) out += this.#toolDelta(c);
+    if (typeof delta.content === 'string' && delta.content.length > 0) this.#text(jsonBytes(delta.content));
+    if (Array.isArray(delta.tool_calls)) for (const c of delta.tool_calls as Obj[]) this.#emit(this.#toolDelta(c));
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.#finish = choice.finish_reason;
       this.#matched = choice.stop_reason;
     }
-    return out;
+    return '';
+  }
+
+  #emit(s: string): void {
+    if (s.length > 0) this.#out.parts.push(s);
   }
 
   /**
    * A text delta, its JSON literal given as byte text. Written around the text, the same bytes as
    * event()'s: a stream's bulk, and an object serialised per delta cost 20x more.
    */
-  #text(json: string): string {
-    const open = this.#open === 'text' ? '' : this.#openBlock('text', { type: 'text', text: '' });
-    return `${open}event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#block},"delta":{"type":"text_delta","text":${json}}}\n\n`;
+  #text(json: string): void {
+    if (this.#open !== 'text') this.#emit(this.#openBlock('text', { type: 'text', text: '' }));
+    this.#out.parts.push(TEXT_EVENT, String(this.#block), TEXT_MID, json, '}}\n\n');
   }
 
   #toolDelta(c: Obj): string {
@@ -168,8 +189,10 @@ export class MessagesStream implements ChatStreamTranslator {
 }
 
 const EMPTY = Buffer.alloc(0);
+const TEXT_EVENT = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
+const TEXT_MID = ',"delta":{"type":"text_delta","text":';
 
 /** An event as byte text. */
 function event(type: string, data: Obj): string {
-  return `event: ${type}\ndata: ${byteText(JSON.stringify(data))}\n\n`;
+  return `event: ${type}\ndata: ${byteText(writeJson(data))}\n\n`;
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../lib/random-hex.js';
 import type { ResponseEcho } from './request.js';
 
 /** What one Responses request's answers share: its id, creation time and the fields it echoes. */
@@ -13,7 +13,7 @@ export interface ResponseContext {
 
 /** OpenAI's ids are a prefix and 48 hex digits (`resp_…`, `msg_…`, `fc_…`). */
 export function itemId(prefix: string): string {
-  return `${prefix}_${randomBytes(24).toString('hex')}`;
+  return `${prefix}_${randomHex(24)}`;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';

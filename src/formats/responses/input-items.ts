@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../lib/random-hex.js';
 import { errors } from '../../errors/catalog.js';
 import type { Item } from './items.js';
 
@@ -11,7 +11,7 @@ const PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', fu
 export function storedItems(items: Item[]): Item[] {
   return items.map((it) => {
     const type = String(it.type ?? 'message');
-    const out: Item = { id: typeof it.id === 'string' ? it.id : `${PREFIX[type] ?? 'item'}_${randomBytes(24).toString('hex')}`, ...it, type };
+    const out: Item = { id: typeof it.id === 'string' ? it.id : `${PREFIX[type] ?? 'item'}_${randomHex(24)}`, ...it, type };
     if (type === 'message' && typeof it.content === 'string') {
       out.content = [{ type: it.role === 'assistant' ? 'output_text' : 'input_text', text: it.content }];
     }

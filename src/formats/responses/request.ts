@@ -28,6 +28,9 @@ export const ResponsesBodySchema = Type.Object({
   previous_response_id: Nullable(Type.String({ minLength: 1 })),
 }, { additionalProperties: true });
 
+/** The `text` a response echoes when the request gave none: one object, which response-json.ts writes as a constant. */
+export const DEFAULT_TEXT = Object.freeze({ format: Object.freeze({ type: 'text' }) });
+
 /** The request fields a `response` object repeats back. */
 export interface ResponseEcho {
   instructions: string | null;
@@ -123,7 +126,7 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
     top_p: (p.top_p ?? null) as number | null,
     tools: (p.tools ?? []) as unknown[],
     tool_choice: p.tool_choice ?? 'auto',
-    text: p.text ?? { format: { type: 'text' } },
+    text: p.text ?? DEFAULT_TEXT,
     metadata: (p.metadata ?? {}) as Record<string, string>,
     parallel_tool_calls: p.parallel_tool_calls !== false,
     previous_response_id: (p.previous_response_id ?? null) as string | null,

@@ -1,5 +1,7 @@
-import { byteText } from '../../lib/byte-text.js';
+import { writeJson } from '../../lib/json-write.js';
+import { byteText, jsonBytes } from '../../lib/byte-text.js';
 import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js';
+import { DEFAULT_TEXT } from './request.js';
 
 // The Responses API's answers as JSON text written around pieces made once per request: the
 // same bytes as JSON.stringify of the objects answer.ts builds (a test holds them to it), for
@@ -11,9 +13,27 @@ import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js
 // Everything here is byte text (lib/byte-text.ts), as the stream translators write.
 
 /** `,` and JSON.stringify's members of `o` (keys whose value is undefined left out, as it leaves them), or '' when there are none. */
-function members(o: Record<string, unknown>): string {
-  const s = byteText(JSON.stringify(o));
-  return s.length === 2 ? '' : `,${s.slice(1, -1)}`;
+/** What the response says of reasoning when the request said nothing of it. */
+const DEFAULT_REASONING = ',"reasoning":{"effort":null,"summary":null}';
+
+/** `,"name":value` (value as JSON byte text), or '' for an undefined value, which JSON.stringify leaves out. */
+function member(name: string, v: unknown): string {
+  return v === undefined ? '' : `,"${name}":${small(v)}`;
+}
+
+/** A value's JSON byte text: the echo's usual values (null, booleans, numbers, strings, []) without writeJson's walk. */
+function small(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'string':
+      return jsonBytes(v);
+    default:
+      return Array.isArray(v) && v.length === 0 ? '[]' : byteText(writeJson(v));
+  }
 }
 
 /** The `response` object of one request as JSON byte text: responseObject(ctx, …) serialised, its constant parts once. */
@@ -25,21 +45,21 @@ export class ResponseJson {
 
   constructor(ctx: ResponseContext) {
     const e = ctx.echo;
-    this.#open = `{${members({ id: ctx.id, object: 'response', created_at: ctx.createdAt }).slice(1)},"status":`;
-    this.#echo = `${members({ instructions: e.instructions, max_output_tokens: e.max_output_tokens, model: ctx.model })},"output":`;
-    this.#settings = `${members({
-      parallel_tool_calls: e.parallel_tool_calls, previous_response_id: e.previous_response_id,
-      reasoning: e.reasoning ?? { effort: null, summary: null }, store: e.store, temperature: e.temperature, text: e.text,
-      tool_choice: e.tool_choice, tools: e.tools, top_p: e.top_p, truncation: 'disabled',
-    })},"usage":`;
-    this.#close = `${members(e.user !== undefined ? { metadata: e.metadata, user: e.user } : { metadata: e.metadata })}}`;
+    // Each member as JSON.stringify writes it: left out when its value is undefined.
+    this.#open = `{${(member('id', ctx.id) + member('object', 'response') + member('created_at', ctx.createdAt)).slice(1)},"status":`;
+    this.#echo = `${member('instructions', e.instructions)}${member('max_output_tokens', e.max_output_tokens)}${member('model', ctx.model)},"output":`;
+    this.#settings = member('parallel_tool_calls', e.parallel_tool_calls) + member('previous_response_id', e.previous_response_id) +
+      (e.reasoning === undefined || e.reasoning === null ? DEFAULT_REASONING : member('reasoning', e.reasoning)) + member('store', e.store) +
+      member('temperature', e.temperature) + (e.text === DEFAULT_TEXT ? ',"text":{"format":{"type":"text"}}' : member('text', e.text)) + member('tool_choice', e.tool_choice) + member('tools', e.tools) +
+      `${member('top_p', e.top_p)},"truncation":"disabled","usage":`;
+    this.#close = `${member('metadata', e.metadata)}${member('user', e.user)}}`;
   }
 
   /** `output`: the output items' JSON array (byte text). */
   write(status: ResponseStatus, output: string, usage: ResponseUsage | null, incomplete: { reason: string } | null = null,
     error: { code: string; message: string } | null = null): string {
-    return `${this.#open}"${status}","background":false,"error":${error === null ? 'null' : byteText(JSON.stringify(error))},` +
-      `"incomplete_details":${incomplete === null ? 'null' : JSON.stringify(incomplete)}${this.#echo}${output}${this.#settings}` +
+    return `${this.#open}"${status}","background":false,"error":${error === null ? 'null' : byteText(writeJson(error))},` +
+      `"incomplete_details":${incomplete === null ? 'null' : writeJson(incomplete)}${this.#echo}${output}${this.#settings}` +
       `${usage === null ? 'null' : usageJson(usage)}${this.#close}`;
   }
 }
@@ -79,7 +99,7 @@ export function outputJson(items: readonly Record<string, unknown>[]): string {
 }
 
 function itemJson(item: Record<string, unknown>): string {
-  const id = byteText(JSON.stringify(item.id));
+  const id = value(item.id);
   switch (item.type) {
     case 'message': {
       let content = '';
@@ -97,11 +117,11 @@ function itemJson(item: Record<string, unknown>): string {
       return `{"id":${id},"type":"function_call","status":${value(item.status)},"arguments":${value(item.arguments)},` +
         `"call_id":${value(item.call_id)},"name":${value(item.name)}}`;
     default:
-      return byteText(JSON.stringify(item));
+      return byteText(writeJson(item));
   }
 }
 
 /** A value as JSON byte text (undefined, which JSON.stringify leaves out of an object, does not occur here). */
 function value(v: unknown): string {
-  return byteText(JSON.stringify(v));
+  return typeof v === 'string' ? jsonBytes(v) : byteText(writeJson(v));
 }

@@ -1,5 +1,6 @@
-import { byteText, decodeText, textBytes } from '../../lib/byte-text.js';
-import { isDataLine } from '../../lib/json-literal.js';
+import { writeJson } from '../../lib/json-write.js';
+import { ByteSink, byteText, decodeText, jsonBytes, textBytes } from '../../lib/byte-text.js';
+import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
 import { messageItemJson, ResponseJson, textPartJson } from './response-json.js';
@@ -16,6 +17,8 @@ interface OpenText {
   json: string;
   /** Whether `json` is what JSON.stringify writes for the joined text (see addText). */
   exact: boolean;
+  /** A text item's delta event, after its sequence number and before the delta. */
+  mid?: string;
 }
 
 /** A function call's arguments are its text. */
@@ -60,12 +63,17 @@ export class ResponsesStream implements ChatStreamTranslator {
   readonly #onComplete: OnComplete | null;
   readonly #lines = new LineReader();
   readonly #deltas = new ChatDeltas();
-  readonly #onLine = (text: string, start: number, end: number): string => {
-    if (!isDataLine(text, start)) return '';
+  readonly #out = new ByteSink();
+  readonly #onLine = (text: string, start: number, end: number): void => {
+    if (!isDataLine(text, start)) return;
     const at = start + (text.charCodeAt(start + 5) === 0x20 ? 6 : 5);
     const d = this.#deltas;
-    if (d.match(text, at, end)) return d.litTo - d.litFrom === 2 ? '' : this.#textDelta(text.slice(d.litFrom, d.litTo));
-    return this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
+    if (d.match(text, at, end)) {
+      if (d.finFrom >= 0) this.#finish = decodeText(literalValue(text, d.finFrom, d.finTo));
+      if (d.litTo - d.litFrom > 2) this.#textDelta(text.slice(d.litFrom, d.litTo), true);
+      return;
+    }
+    this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
   };
   #seq = 0;
   #started = false;
@@ -90,8 +98,9 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): Buffer {
-    const out = this.#started ? '' : this.#start();
-    return textBytes(out + this.#lines.pushBytes(chunk, this.#onLine));
+    if (!this.#started) this.#out.parts.push(this.#start());
+    this.#lines.pushBytes(chunk, this.#onLine);
+    return this.#out.take();
   }
 
   end(): Buffer {
@@ -127,7 +136,7 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 
   #event(type: string, body: Record<string, unknown>): string {
-    return `event: ${type}\ndata: ${byteText(JSON.stringify({ type, sequence_number: this.#seq++, ...body }))}\n\n`;
+    return `event: ${type}\ndata: ${byteText(writeJson({ type, sequence_number: this.#seq++, ...body }))}\n\n`;
   }
 
   /** An event from already-serialised fields (byte text): the deltas, one per chunk, are written without building objects. */
@@ -136,35 +145,37 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 
   /** A chunk that is not a plain text delta, decoded (`payload`) and at text[at, end) as byte text. */
-  #data(payload: string, text: string, at: number, end: number): string {
+  #data(payload: string, text: string, at: number, end: number): void {
     if (payload === '[DONE]') {
       this.#done = true;
-      return '';
+      return;
     }
     let chunk: Chunk;
     try {
       chunk = JSON.parse(payload) as Chunk;
     } catch {
-      return '';
+      return;
     }
     this.#deltas.learn(text, at, end);
     if (chunk.error !== undefined && chunk.error !== null) {
       this.#error = { code: chunk.error.code ?? chunk.error.type ?? 'server_error', message: chunk.error.message ?? 'The upstream stream failed' };
-      return '';
+      return;
     }
     if (chunk.usage !== undefined && chunk.usage !== null) this.#usage = responseUsage(chunk.usage);
     const choice = chunk.choices?.[0];
-    if (choice === undefined || (choice.index !== undefined && choice.index !== 0)) return '';
+    if (choice === undefined || (choice.index !== undefined && choice.index !== 0)) return;
     if (typeof choice.finish_reason === 'string') this.#finish = choice.finish_reason;
     const d = choice.delta;
-    if (d === undefined || d === null) return '';
-    let out = '';
+    if (d === undefined || d === null) return;
     const reasoning = d.reasoning_content ?? d.reasoning;
-    if (typeof reasoning === 'string' && reasoning.length > 0) out += this.#reasoningDelta(reasoning);
+    if (typeof reasoning === 'string' && reasoning.length > 0) this.#emit(this.#reasoningDelta(reasoning));
     const content = typeof d.content === 'string' ? d.content : typeof d.refusal === 'string' ? d.refusal : '';
-    if (content.length > 0) out += this.#textDelta(literal(content));
-    if (Array.isArray(d.tool_calls)) for (const c of d.tool_calls) out += this.#callDelta(c);
-    return out;
+    if (content.length > 0) this.#textDelta(literal(content));
+    if (Array.isArray(d.tool_calls)) for (const c of d.tool_calls) this.#emit(this.#callDelta(c));
+  }
+
+  #emit(s: string): void {
+    if (s.length > 0) this.#out.parts.push(s);
   }
 
   #reasoningDelta(delta: string): string {
@@ -192,8 +203,8 @@ export class ResponsesStream implements ChatStreamTranslator {
       this.#raw('response.output_item.done', `"output_index":${r.index},"item":${json}`);
   }
 
-  /** A text delta, given as its JSON literal (byte text). */
-  #textDelta(json: string): string {
+  /** A text delta, given as its JSON literal (byte text); `canonical` when it is known to hold no \u escape (a fast path's). */
+  #textDelta(json: string, canonical = false): void {
     let out = this.#closeReasoning();
     if (this.#text === null) {
       const t = this.#text = openText(this.#output.length, itemId('msg'));
@@ -203,9 +214,11 @@ export class ResponsesStream implements ChatStreamTranslator {
         this.#raw('response.content_part.added', `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"part":${textPartJson('""')}`);
     }
     const t = this.#text;
-    addText(t, json);
-    return out + this.#raw('response.output_text.delta',
-      `"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":${json},"logprobs":[]`);
+    addText(t, json, canonical);
+    // The stream's bulk: written in few pieces (#raw's, with the item's part made once), joined once (ByteSink).
+    t.mid ??= `,"item_id":"${t.id}","output_index":${t.index},"content_index":0,"delta":`;
+    this.#emit(out);
+    this.#out.parts.push(TEXT_DELTA, String(this.#seq++), t.mid, json, DELTA_END);
   }
 
   #closeText(failed: boolean): string {
@@ -231,7 +244,7 @@ export class ResponsesStream implements ChatStreamTranslator {
       const opened: OpenCall = call = { ...openText(this.#output.length, itemId('fc')), callId: c.id ?? itemId('call'), name: c.function?.name ?? '', done: false };
       this.#calls.set(key, call);
       const item = functionCallItem(call.id, call.callId, call.name, '', 'in_progress');
-      this.#setItem(call.index, byteText(JSON.stringify(item)), () => item);
+      this.#setItem(call.index, byteText(writeJson(item)), () => item);
       out += this.#raw('response.output_item.added', `"output_index":${opened.index},"item":${this.#outputJson[opened.index]}`);
     } else if (typeof c.function?.name === 'string' && call.name === '') {
       call.name = c.function.name;
@@ -250,7 +263,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     c.done = true;
     const args = textJson(c);
     const name = literal(c.name);
-    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${byteText(JSON.stringify(c.callId))},"name":${name}}`;
+    const json = `{"id":"${c.id}","type":"function_call","status":"completed","arguments":${args},"call_id":${typeof c.callId === 'string' ? jsonBytes(c.callId) : byteText(writeJson(c.callId))},"name":${name}}`;
     this.#setItem(c.index, json, () => functionCallItem(c.id, c.callId, c.name, textValue(c), 'completed'));
     return this.#raw('response.function_call_arguments.done', `"item_id":"${c.id}","output_index":${c.index},"name":${name},"arguments":${args}`) +
       this.#raw('response.output_item.done', `"output_index":${c.index},"item":${json}`);
@@ -258,10 +271,12 @@ export class ResponsesStream implements ChatStreamTranslator {
 }
 
 const EMPTY = Buffer.alloc(0);
+const TEXT_DELTA = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
+const DELTA_END = ',"logprobs":[]}\n\n';
 
 /** A decoded string's JSON literal as byte text. */
 function literal(s: string): string {
-  return byteText(JSON.stringify(s));
+  return jsonBytes(s);
 }
 
 function openText(index: number, id: string): OpenText {
@@ -274,9 +289,9 @@ function openText(index: number, id: string): OpenText {
  * a piece ends or begins with half of a surrogate pair (written `\udXXX` alone): then the joined
  * text is serialised again at the end.
  */
-function addText(t: OpenText, json: string): void {
+function addText(t: OpenText, json: string, canonical = false): void {
   t.json += json.slice(1, -1);
-  if (t.exact && json.indexOf('\\ud') >= 0) t.exact = false;
+  if (!canonical && t.exact && json.indexOf('\\ud') >= 0) t.exact = false;
 }
 
 /** The joined text, decoded (for the stored response). */

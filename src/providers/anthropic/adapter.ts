@@ -1,3 +1,4 @@
+import { writeJson } from '../../lib/json-write.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
 import { toMessagesRequest } from './request.js';
@@ -15,7 +16,7 @@ export const anthropicAdapter: ProviderAdapter = {
   endpoints: new Set<Endpoint>(['chat']),
   buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, _caps: AdapterCaps): UpstreamCall {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
-    return { path: '/messages', body: JSON.stringify(toMessagesRequest(payload, upstreamModel)) };
+    return { path: '/messages', body: writeJson(toMessagesRequest(payload, upstreamModel)) };
   },
   nativeFormat: 'anthropic-messages',
   buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall {
@@ -23,7 +24,7 @@ export const anthropicAdapter: ProviderAdapter = {
     // The client's Messages body as it wrote it; only the model is the provider's id for it. Its
     // beta flags go too: fields such as context_management are refused without them.
     const beta = headers['anthropic-beta'];
-    const call: UpstreamCall = { path: '/messages', body: JSON.stringify({ ...payload, model: upstreamModel }) };
+    const call: UpstreamCall = { path: '/messages', body: writeJson({ ...payload, model: upstreamModel }) };
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },

@@ -1,5 +1,6 @@
+import { jsonString, writeJson } from '../../lib/json-write.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
 interface MessageAnswer {
   id?: unknown;
@@ -27,16 +28,14 @@ export function toChatCompletion(answer: Buffer, upstreamModel: string, now: num
       toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
     }
   }
-  const message: Record<string, unknown> = { role: 'assistant', content: text };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const counts = emptyCounts();
   mergeUsage(counts, msg.usage);
-  return JSON.stringify({
-    id: typeof msg.id === 'string' ? msg.id : 'msg',
-    object: 'chat.completion',
-    created: Math.floor(now / 1000),
-    model: answerModel ?? (typeof msg.model === 'string' ? msg.model : upstreamModel),
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(msg.stop_reason) }],
-    usage: canonicalUsage(counts),
-  });
+  // Written around its values (the bytes JSON.stringify writes for the answer's object, in this
+  // order): a walk of the object cost ~10,000 instructions more (callgrind, issue 17).
+  const id = typeof msg.id === 'string' ? msg.id : 'msg';
+  const model = answerModel ?? (typeof msg.model === 'string' ? msg.model : upstreamModel);
+  const calls = toolCalls.length > 0 ? `,"tool_calls":${writeJson(toolCalls)}` : '';
+  return `{"id":${jsonString(id)},"object":"chat.completion","created":${Math.floor(now / 1000)},"model":${jsonString(model)},` +
+    `"choices":[{"index":0,"message":{"role":"assistant","content":${text === null ? 'null' : jsonString(text)}${calls}},"logprobs":null,` +
+    `"finish_reason":${writeJson(finishReason(msg.stop_reason))}}],"usage":${canonicalUsageJson(counts)}}`;
 }

@@ -1,9 +1,10 @@
-import { byteText, textBytes } from '../../lib/byte-text.js';
+import { ByteSink, byteText, jsonBytes } from '../../lib/byte-text.js';
+import { writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsage, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
 // The events a stream is mostly made of, as Anthropic writes them (compact, in this key order).
@@ -19,6 +20,8 @@ const MESSAGE_STOP = '{"type":"message_stop"}';
 const PING = '{"type":"ping"}';
 /** What follows a chunk's delta object: the rest of its choice, and of the chunk. */
 const CHUNK_END = ',"logprobs":null,"finish_reason":null}]}\n\n';
+/** What follows a text delta's string. */
+const TEXT_END = `}${CHUNK_END}`;
 const EMPTY = Buffer.alloc(0);
 
 interface StreamEvent {
@@ -45,8 +48,13 @@ interface StreamEvent {
 export class AnthropicStreamTranslator implements StreamTranslator {
   readonly #counts = emptyCounts();
   readonly #lines = new LineReader();
+  readonly #out = new ByteSink();
   /** Lines after message_stop (or an error event) are not read. */
-  readonly #onLine = (text: string, start: number, end: number): string => (this.#over ? '' : this.#line(text, start, end));
+  readonly #onLine = (text: string, start: number, end: number): void => {
+    if (this.#over) return;
+    const s = this.#line(text, start, end);
+    if (s.length > 0) this.#out.parts.push(s);
+  };
   #id = 'msg';
   #model: string;
   readonly #named: boolean;
@@ -68,12 +76,15 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   }
 
   push(chunk: Buffer): Buffer {
-    return this.#over ? EMPTY : bytesOf(this.#lines.pushBytes(chunk, this.#onLine));
+    if (this.#over) return EMPTY;
+    this.#lines.pushBytes(chunk, this.#onLine);
+    return this.#out.take();
   }
 
   end(): Buffer {
     const rest = this.#lines.restBytes();
-    return rest === null ? EMPTY : bytesOf(this.#onLine(rest, 0, rest.length));
+    if (rest !== null) this.#onLine(rest, 0, rest.length);
+    return this.#out.take();
   }
 
   /** The line text[start, end) (byte text), translated to byte text. */
@@ -147,8 +158,9 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       const to = canonicalStringEnd(line, from, n);
       if (to < 0 || !closesTwice(line, to) || !onlySpaceFrom(line, to + 2, n)) return null;
       if (!this.#opened) return this.#first(`{"content":${line.slice(from, to)}}`);
-      this.#textPrefix ??= `${this.#deltaPrefix()}{"content":`;
-      return `${this.#textPrefix}${line.slice(from, to)}}${CHUNK_END}`;
+      // The stream's bulk: three pieces, joined once with the rest (ByteSink).
+      this.#out.parts.push(this.#textPrefix ??= `${this.#deltaPrefix()}{"content":`, line.slice(from, to), TEXT_END);
+      return '';
     }
     if (hasAt(line, i, JSON_DELTA)) {
       const from = i + JSON_DELTA.length;
@@ -208,14 +220,14 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   /** The chunk with the finish reason, for a stop reason. */
   #finish(stopReason: unknown): string {
-    const delta = `{},"logprobs":null,"finish_reason":${JSON.stringify(finishReason(stopReason))}}]}\n\n`;
+    const delta = `{},"logprobs":null,"finish_reason":${writeJson(finishReason(stopReason))}}]}\n\n`;
     return this.#opened ? `${this.#deltaPrefix()}${delta}` : `${this.#roleChunk()}${this.#deltaPrefix()}${delta}`;
   }
 
   /** message_stop: the usage chunk and [DONE]. */
   #stop(): string {
     this.#over = true;
-    return `${this.#headOpen()},"choices":[],"usage":${JSON.stringify(canonicalUsage(this.#counts))}}\n\n${DONE}`;
+    return `${this.#headOpen()},"choices":[],"usage":${canonicalUsageJson(this.#counts)}}\n\n${DONE}`;
   }
 
   /**
@@ -224,8 +236,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    * cost ~15,000 instructions, callgrind, issue 17).
    */
   #headOpen(): string {
-    return this.#open ??= `data: {"id":${byteText(JSON.stringify(this.#id))},"object":"chat.completion.chunk","created":${this.#created},` +
-      `"model":${byteText(JSON.stringify(this.#model))}`;
+    return this.#open ??= `data: {"id":${jsonBytes(this.#id)},"object":"chat.completion.chunk","created":${this.#created},` +
+      `"model":${jsonBytes(this.#model)}`;
   }
 
   /** `data: {"id":…,"object":…,"created":…,"model":…,"choices":[{"index":0,"delta":`, as every chunk with a choice begins. */
@@ -251,7 +263,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   /** A chunk with `delta` (decoded values), written as the fast paths write theirs. */
   #chunk(delta: Record<string, unknown>): string {
-    const json = byteText(JSON.stringify(delta));
+    const json = byteText(writeJson(delta));
     return this.#opened ? `${this.#deltaPrefix()}${json}${CHUNK_END}` : this.#first(json);
   }
 }
@@ -259,8 +271,4 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 /** `}}` at `at`: the end of a delta event, after its string. */
 function closesTwice(text: string, at: number): boolean {
   return text.charCodeAt(at) === 0x7d && text.charCodeAt(at + 1) === 0x7d;
-}
-
-function bytesOf(text: string): Buffer {
-  return text.length === 0 ? EMPTY : textBytes(text);
 }

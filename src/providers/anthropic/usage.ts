@@ -48,6 +48,13 @@ export function canonicalUsage(c: UsageCounts): Record<string, unknown> {
   };
 }
 
+/** JSON.stringify(canonicalUsage(c)), written around the numbers. */
+export function canonicalUsageJson(c: UsageCounts): string {
+  const prompt = c.input + c.cacheRead + c.cacheWrite;
+  return `{"prompt_tokens":${prompt},"completion_tokens":${c.output},"total_tokens":${prompt + c.output},` +
+    `"prompt_tokens_details":{"cached_tokens":${c.cacheRead},"cache_write_tokens":${c.cacheWrite}}}`;
+}
+
 function isCount(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0;
 }

@@ -1,3 +1,4 @@
+import { writeJson } from '../../lib/json-write.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
 import { chatCompletion } from './answer.js';
 import { batchEmbedRequest, embeddingList } from './embeddings.js';
@@ -21,7 +22,7 @@ export const geminiAdapter: ProviderAdapter = {
     }
     if (endpoint !== 'chat') throw new Error(`the gemini adapter serves chat and embeddings, not ${endpoint}`);
     const path = payload.stream === true ? `/models/${model}:streamGenerateContent?alt=sse` : `/models/${model}:generateContent`;
-    return { path, body: JSON.stringify(generateContentRequest(payload)) };
+    return { path, body: writeJson(generateContentRequest(payload)) };
   },
   readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel = '',
     answerModel?: string): { body: Buffer | string; contentType: string } {
@@ -35,7 +36,8 @@ export const geminiAdapter: ProviderAdapter = {
     const out = endpoint === 'embeddings'
       ? embeddingList(doc as Record<string, unknown>, upstreamModel, format)
       : chatCompletion(doc, upstreamModel, answerModel);
-    return { body: JSON.stringify(out), contentType: JSON_TYPE };
+    // Embeddings are long arrays of numbers, which JSON.stringify writes faster.
+    return { body: endpoint === 'embeddings' ? JSON.stringify(out) : writeJson(out), contentType: JSON_TYPE };
   },
   streamTranslator(_endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator {
     return new GeminiStreamTranslator(answerModel ?? upstreamModel);
