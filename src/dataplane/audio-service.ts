@@ -15,7 +15,7 @@ import type { Attempt } from './route-planner.js';
 import type { RequestPayload } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
 
-/** Audio never reaches the sandbox (the catalog loader keeps it off), which alone reads the payload. */
+/** Audio never reaches an in-process provider (the catalog loader keeps it off), which alone reads the payload. */
 const NO_PAYLOAD: RequestPayload = { payload: {} };
 
 export interface AudioDeps extends RouteDeps {

@@ -127,7 +127,7 @@ export class RoutePlanner {
     }
     const id = `${CUSTOM_PREFIX}:${name}`;
     const provider: Provider = {
-      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true, publicOnly: ep.publicOnly,
+      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true, publicOnly: ep.publicOnly, inProcess: null,
       // What the org's own server does with data is unknown here: it meets no data policy.
       entry: {
         id, name: `custom endpoint ${name}`, kind: 'openai-compatible', baseUrl: ep.baseUrl, keyEnv: null, residency: 'unknown', byok: true,
@@ -187,7 +187,7 @@ export class RoutePlanner {
       if (ext.provider === null || ext.provider.length !== 1) {
         throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
       }
-      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox' && r.provider.enabled)
+      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && adapterFor(r.provider.entry.kind).keyless !== true && r.provider.enabled)
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
       candidates = [...(chain ?? this.#defaultPlans.get(model.id)!)];
