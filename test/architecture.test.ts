@@ -77,6 +77,60 @@ test('the store imports no layer above it', () => {
   assert.equal(violations((e) => e.fromLayer === 'store' && e.toLayer !== null && !['store', 'lib', 'domain'].includes(e.toLayer)), []);
 });
 
+test('the configuration is read first: it imports only lib', () => {
+  assert.equal(violations((e) => e.fromLayer === 'config' && e.toLayer !== null && !['config', 'lib'].includes(e.toLayer)), []);
+});
+
+test('the format translators never import the data plane (it calls them)', () => {
+  assert.equal(violations((e) => e.fromLayer === 'formats' && e.toLayer === 'dataplane'), []);
+});
+
+/** The folders (and top-level files) of src/ that import one another in a circle: Tarjan's strongly connected components. */
+function folderCycles(): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.toLayer === null || e.toLayer === e.fromLayer) continue;
+    if (!next.has(e.fromLayer)) next.set(e.fromLayer, new Set());
+    next.get(e.fromLayer)!.add(e.toLayer);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+test('no folders import one another in a circle', () => {
+  const cycles = folderCycles();
+  // Each cycle with the import lines that close it, so the failure says what to move.
+  const shown = cycles.map((c) => `${c.join(' <-> ')}: ${violations((e) => e.toLayer !== null && e.fromLayer !== e.toLayer
+    && c.includes(e.fromLayer) && c.includes(e.toLayer)).join('; ')}`);
+  assert.equal(shown, []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);

@@ -8,7 +8,7 @@ import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
-import type { Extensions } from './inference-body.js';
+import type { Extensions } from '../domain/extensions.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';

@@ -4,10 +4,10 @@ import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { ChainStep } from '../domain/chain.js';
+import type { Extensions } from '../domain/extensions.js';
 import type { OrgKey } from '../domain/org-key.js';
 import { CUSTOM_PREFIX, type OrgEndpoint } from '../domain/org-endpoint.js';
 import type { Breakers } from './breakers.js';
-import type { Extensions } from './inference-body.js';
 import type { RouteStatsBook } from './route-stats.js';
 
 /** One planned upstream attempt. */

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { Breakers } from '../../src/dataplane/breakers.js';
 import { RoutePlanner, type Attempt } from '../../src/dataplane/route-planner.js';
 import { RouteStatsBook } from '../../src/dataplane/route-stats.js';
-import type { Extensions } from '../../src/dataplane/inference-body.js';
+import type { Extensions } from '../../src/domain/extensions.js';
 import { RouteFailure } from '../../src/dataplane/route-failure.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { GST_STATES, gstinValid, stateCodeOf } from '../../billing/gst.js';
+import { GST_STATES, gstinValid, stateCodeOf } from '../../lib/gst-codes.js';
 import { pinStates } from '../../billing/pin-states.js';
 import { errors } from '../../errors/catalog.js';
 import type { BillingAddress } from '../../store/billing.js';

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { GST_STATES, topupTax } from '../../billing/gst.js';
+import { topupTax } from '../../billing/gst.js';
+import { GST_STATES } from '../../lib/gst-codes.js';
 import type { RouteSpec } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
