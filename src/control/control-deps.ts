@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { ChainSink } from '../domain/chain.js';
-import type { OrgKeySink } from '../domain/org-key.js';
+import type { ByokKeySink } from '../domain/byok-key.js';
 import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import type { ProxyDispatchers } from './proxy-dispatchers.js';
 
 /** How the control plane tells the data plane that something it caches has changed. */
-export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
+export interface DataplaneNotifier extends ChainSink, ByokKeySink, OrgEndpointSink {
   keyChanged(keyId: string): void;
   workspaceChanged(workspaceId: string): void;
 }

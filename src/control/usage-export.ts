@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { csvRecord, type CsvValue } from '../lib/csv.js';
 import { IST_OFFSET_MS } from '../lib/ist.js';
-import { istDayLabel, istDayNumber, type OrgKey, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
+import { istDayLabel, istDayNumber, type ApiKeyLabel, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
 import { queryParams } from './query-params.js';
 import { dayRange, eventFilter, eventRange } from './usage-query.js';
 
@@ -22,7 +22,7 @@ const HEADER = csvRecord(COLUMNS);
 const round3 = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /** One CSV record of a raw export row (EXPORT_FIELDS order). */
-function record(r: unknown[], keys: Map<string, OrgKey>): string {
+function record(r: unknown[], keys: Map<string, ApiKeyLabel>): string {
   const [at, requestId, keyId, endpoint, model, provider, attempt, status, errorCode, prompt, completion, cached, cacheWrite, reasoning,
     units, cost, latency, ttfb, streamed, billable, byok, estimated, clamped] = r as [number, string, string, string, string, string | null,
     number, number, string | null, number, number, number, number, number, number, number, number, number | null, number, number, number,
@@ -44,7 +44,7 @@ export interface UsageExportDeps {
   log: Logger;
   rollup: UsageRollup;
   rows: ReturnType<typeof usageExportReader>;
-  orgKeys: (orgId: string) => OrgKey[];
+  orgKeys: (orgId: string) => ApiKeyLabel[];
 }
 
 /**

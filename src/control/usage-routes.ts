@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { microsToInr } from '../lib/money.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import {
-  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type OrgKey, type UsageCell,
+  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type ApiKeyLabel, type UsageCell,
 } from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
 import { queryParams } from './query-params.js';
@@ -108,7 +108,7 @@ function dailyRows(cells: Iterable<UsageCell>) {
     .map((t) => ({ day: istDayLabel(t.day), model: t.model, ...volumeOf(t) }));
 }
 
-const keyStatus = (k: OrgKey, now: number) => (k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
+const keyStatus = (k: ApiKeyLabel, now: number) => (k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
 
 // ---- routes ---------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
 import type { Extensions } from '../domain/extensions.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, openAnswer, type RouteDeps, type Served } from './route-attempts.js';
+import { firstServing, openAnswer, type RouteAttemptDeps, type Served } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import type { RequestPayload } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
@@ -18,7 +18,7 @@ import { ESTIMATED_HEADER } from './usage-estimate.js';
 /** Audio never reaches an in-process provider (the catalog loader keeps it off), which alone reads the payload. */
 const NO_PAYLOAD: RequestPayload = { payload: {} };
 
-export interface AudioDeps extends RouteDeps {
+export interface AudioDeps extends RouteAttemptDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
   maxFileBytes: number;
 }

@@ -5,7 +5,7 @@ import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { ChainStep } from '../domain/chain.js';
 import type { Extensions } from '../domain/extensions.js';
-import type { OrgKey } from '../domain/org-key.js';
+import type { ByokKey } from '../domain/byok-key.js';
 import { CUSTOM_PREFIX, type OrgEndpoint } from '../domain/org-endpoint.js';
 import type { Breakers } from './breakers.js';
 import type { RouteStatsBook } from './route-stats.js';
@@ -34,7 +34,7 @@ function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
 }
 
 /** An org's saved key with its headers, built once when saved. */
-interface SavedKey extends OrgKey {
+interface SavedKey extends ByokKey {
   headers: Record<string, string>;
 }
 
@@ -105,7 +105,7 @@ export class RoutePlanner {
   }
 
   /** Saves (or with null removes) an org's own key for a provider. */
-  setOrgKey(orgId: string, provider: string, saved: OrgKey | null): void {
+  setOrgKey(orgId: string, provider: string, saved: ByokKey | null): void {
     let byProvider = this.#orgKeys.get(orgId);
     if (saved === null) {
       byProvider?.delete(provider);

@@ -24,7 +24,8 @@ const SQL = {
   eventsFloor: 'SELECT id FROM usage WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?',
 } as const;
 
-export interface OrgKey {
+/** One of an org's API keys as usage reports name it: who it is, and whether it still works. */
+export interface ApiKeyLabel {
   id: string;
   prefix: string;
   name: string;
@@ -33,9 +34,9 @@ export interface OrgKey {
 }
 
 /** The org's keys, oldest first, revoked ones included (their usage still shows). */
-export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
+export function orgKeysReader(db: Db): (orgId: string) => ApiKeyLabel[] {
   const stmt = db.prepare('SELECT id, prefix, name, revoked_at, expires_at FROM api_keys WHERE org_id = ? ORDER BY created_at, id');
-  return (orgId) => stmt.all(orgId) as OrgKey[];
+  return (orgId) => stmt.all(orgId) as ApiKeyLabel[];
 }
 
 /** A usage row as the events feed shows it: without org, workspace and route, with the key's prefix. */
