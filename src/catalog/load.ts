@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load.js';
 import { CatalogFile } from './schema.js';
+import { MICROS_PER_INR } from '../lib/money.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { Catalog, Model, ModelKind, Provider, Route } from './catalog.js';
@@ -74,7 +75,7 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       const id = `${r.provider}:${r.upstreamModel}`;
       const route: Route = routes.get(id) ?? {
         id, provider, upstreamModel: r.upstreamModel, priceInr: price, direct: false, contextLength: entry.contextLength,
-        inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * 1e6 / 60 : price.input,
+        inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * MICROS_PER_INR / 60 : price.input,
         outputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.output,
         cachedInputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cachedInput ?? price.input,
         cacheWriteMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cacheWrite ?? price.input,

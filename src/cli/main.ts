@@ -12,10 +12,10 @@ import { findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } fr
 import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
-import { microsToInr } from '../lib/money.js';
+import { formatInr, microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { createLoginLink, isEmail } from '../control/login-links.js';
-import { inrToMicros, formatInr, parseFlags, positiveInt, UsageError } from './args.js';
+import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
 
@@ -193,7 +193,7 @@ function orgCreate(db: Db, argv: string[], out: Out): number {
   const { orgId, workspaceId } = insertOrg(db, name);
   let balance = 0;
   if (values.credit !== undefined) {
-    const micros = inrToMicros(values.credit, '--credit');
+    const micros = inrFlag(values.credit, '--credit');
     if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)' }).balanceMicros;
   }
   out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: microsToInr(balance) });
@@ -205,7 +205,7 @@ function orgCredit(db: Db, argv: string[], out: Out): number {
   const [orgId, amount] = positionals;
   if (!orgId || !amount) throw new UsageError('org credit needs ORG_ID and an amount in INR');
   if (!findOrg(db, orgId)) throw new UsageError(`no org '${orgId}'`);
-  const micros = inrToMicros(amount, 'amount');
+  const micros = inrFlag(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
   const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
   out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
@@ -259,7 +259,7 @@ function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   const rpm = positiveInt(values.rpm, '--rpm');
   const daily = positiveInt(values.daily, '--daily');
   if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
-  const budget = values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null;
+  const budget = values['budget-inr'] !== undefined ? inrFlag(values['budget-inr'], '--budget-inr') : null;
   const created = db.transaction(() => {
     const now = Date.now();
     if (!values.force) checkNewKey(db, org.id, name, config.orgs.maxActiveKeysPerOrg, now);
@@ -312,7 +312,7 @@ function keyLimits(db: Db, argv: string[], out: Out): number {
   const patch = {
     rpmLimit: orNull(values.rpm, (v) => positiveInt(v, '--rpm')!),
     dailyLimit: orNull(values.daily, (v) => positiveInt(v, '--daily')!),
-    monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrToMicros(v, '--budget-inr')),
+    monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
   if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
   updateKeyLimits(db, id, patch);

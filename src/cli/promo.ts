@@ -1,7 +1,7 @@
 import type { Db } from '../store/database.js';
 import { disablePromo, insertPromo, listPromos, type PromoRow } from '../store/billing.js';
-import { microsToInr } from '../lib/money.js';
-import { formatInr, inrToMicros, parseFlags, positiveInt, UsageError } from './args.js';
+import { formatInr, microsToInr } from '../lib/money.js';
+import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 type Out = (human: string, json: unknown) => void;
 
@@ -31,7 +31,7 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
     if (!code || !CODE_RE.test(code)) throw new UsageError('promo create needs a CODE of 3 to 32 letters, digits, - or _');
     if ((values['bonus-inr'] === undefined) === (values.percent === undefined)) throw new UsageError('give one of --bonus-inr INR or --percent 1-100');
     const kind = values.percent !== undefined ? 'percent' : 'fixed';
-    const value = kind === 'percent' ? positiveInt(values.percent, '--percent', 100)! : inrToMicros(values['bonus-inr']!, '--bonus-inr');
+    const value = kind === 'percent' ? positiveInt(values.percent, '--percent', 100)! : inrFlag(values['bonus-inr']!, '--bonus-inr');
     if (value <= 0) throw new UsageError('--bonus-inr must be above zero');
     let expiresAt: number | null = null;
     if (values.expires !== undefined) {

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { csvRecord, type CsvValue } from '../lib/csv.js';
 import { IST_OFFSET_MS } from '../lib/ist.js';
+import { formatInr } from '../lib/money.js';
 import { istDayLabel, istDayNumber, type ApiKeyLabel, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
 import { queryParams } from './query-params.js';
 import { dayRange, eventFilter, eventRange } from './usage-query.js';
@@ -34,7 +35,7 @@ function record(r: unknown[], keys: Map<string, ApiKeyLabel>): string {
     requestId, keyId, key?.prefix ?? null, key?.name ?? null, endpoint, model, provider, attempt, status, errorCode,
     prompt, completion, cached, cacheWrite, reasoning, units,
     // Exactly, from integer micro-rupees (no 1e-7 notation, no float residue).
-    (cost / 1e6).toFixed(6), round3(latency), round3(ttfb),
+    formatInr(cost, 6), round3(latency), round3(ttfb),
     streamed === 1, billable === 1, byok === 1, estimated === 1, clamped === 1,
   ] satisfies CsvValue[]);
 }

@@ -6,6 +6,7 @@ import { errors } from '../errors/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../lib/clock.js';
 import { istDay, istMonth } from '../lib/ist.js';
+import { microsToInr } from '../lib/money.js';
 import type { Db } from '../store/database.js';
 import { countActiveKeys, insertKey, keyAccount, listActiveKeys } from '../store/keys.js';
 import { MemoryReply } from './memory-reply.js';
@@ -102,11 +103,11 @@ export function mcpTools(d: ToolDeps): Tool[] {
         const now = d.clock.now();
         const a = keyAccount(d.db, key.orgId, key.id, istDay(now), istMonth(now));
         return ok({
-          org_id: key.orgId, balance_inr: a.balance_micros / 1e6,
+          org_id: key.orgId, balance_inr: microsToInr(a.balance_micros),
           key: {
             id: key.id, prefix: key.prefix, tier: key.tier, scope: key.scope, daily_limit: key.dailyLimit, rpm_limit: key.rpmLimit,
             expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
-            requests_today: a.requests_today, spent_month_inr: a.spent_month_micros / 1e6,
+            requests_today: a.requests_today, spent_month_inr: microsToInr(a.spent_month_micros),
           },
         });
       },

@@ -4,7 +4,7 @@ import { GST_STATES } from '../../lib/gst-codes.js';
 import type { RouteSpec } from '../../domain/route-spec.js';
 import { errors } from '../../errors/catalog.js';
 import { newId } from '../../lib/ids.js';
-import { MICROS_PER_INR, microsToInr } from '../../lib/money.js';
+import { inrToMicros, microsToInr } from '../../lib/money.js';
 import {
   creditOrder, findBillingAddress, findOrder, findOrderByPayment, findPayment, findPromo, insertOrder, listMoneyEvents, listOrders, listPayments, ordersSince,
   lowBalanceOf, promoOpen, promoRedeemedBy, saveBillingAddress, setLowBalance, type OrderRow, type PromoRow,
@@ -81,7 +81,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
     if (amount < b.minTopupInr || amount > b.maxTopupInr) {
       throw errors.badRequest(`Invalid 'amount_inr': whole rupees from ${b.minTopupInr} to ${b.maxTopupInr} per top-up (beta)`);
     }
-    return amount * MICROS_PER_INR;
+    return inrToMicros(amount);
   };
   const pinGate = perMinuteLimiter(PIN_LOOKUPS_PER_MINUTE, clock, `${PIN_LOOKUPS_PER_MINUTE} PIN lookups per minute per organisation`, 10_000);
   const orderOf = (orgId: string, id: string): OrderRow => {
@@ -290,7 +290,7 @@ export function billingRoutes(d: BillingRouteDeps): RouteSpec[] {
         if (low !== null && config.smtp.host === undefined) {
           throw errors.rule('unavailable', 'Low-balance mail needs a mail relay, and this gateway has none (smtp.host)');
         }
-        const micros = low === null ? null : Math.round(low * MICROS_PER_INR);
+        const micros = low === null ? null : inrToMicros(low);
         setLowBalance(db, ctx.session!.orgId, micros);
         return { body: { low_balance_inr: microsToInr(micros) } };
       },
