@@ -3,9 +3,9 @@ import type { RawRoute } from '../domain/route-spec.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { csvRecord, type CsvValue } from '../lib/csv.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
+import { IST_OFFSET_MS, istDayLabel, istDayNumber } from '../lib/ist.js';
 import { formatInr } from '../lib/money.js';
-import { istDayLabel, istDayNumber, type ApiKeyLabel, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
+import { type ApiKeyLabel, type UsageRollup, type usageExportReader } from '../store/usage-reports.js';
 import { queryParams } from './query-params.js';
 import { dayRange, eventFilter, eventRange } from './usage-query.js';
 

@@ -1,8 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { istDayLabel, istDayNumber } from '../lib/ist.js';
 import { microsToInr } from '../lib/money.js';
 import type { RouteSpec } from '../domain/route-spec.js';
 import {
-  istDayLabel, istDayNumber, orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type ApiKeyLabel, type UsageCell,
+  orgKeysReader, usageEventsReader, usageExportReader, type UsageRollup, type EventFilter, type ApiKeyLabel, type UsageCell,
 } from '../store/usage-reports.js';
 import type { ControlDeps } from './control-deps.js';
 import { queryParams } from './query-params.js';

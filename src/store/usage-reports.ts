@@ -2,19 +2,6 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { ROLLUP_SQL } from './usage-rollup.js';
 import type { UsageRow } from './usage.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
-
-const DAY_MS = 86_400_000;
-
-/** The IST calendar day of an instant as a day number (days since 1970-01-01 IST). */
-export function istDayNumber(ms: number): number {
-  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
-}
-
-/** `YYYY-MM-DD` of an IST day number. */
-export function istDayLabel(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
 
 export { ROLLUP_SQL, UsageRollup, type IdSpan, type OrgUsage, type UsageCell, type UsageRollupOptions } from './usage-rollup.js';
 

@@ -1,9 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, IST_OFFSET_MS } from '../lib/ist.js';
 
 /**
  * One cell of the usage rollup: an IST day × key × model × provider. `requests` counts first

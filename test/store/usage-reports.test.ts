@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { istDay, istDayStart } from '../../src/lib/ist.js';
+import { istDay, istDayLabel, istDayNumber, istDayStart } from '../../src/lib/ist.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { insertKey } from '../../src/store/keys.js';
 import { insertOrg } from '../../src/store/orgs.js';
 import {
-  istDayLabel, istDayNumber, reportQueryPlans, usageEventsReader, UsageRollup, type EventFilter, type OrgUsage,
+  reportQueryPlans, usageEventsReader, UsageRollup, type EventFilter, type OrgUsage,
 } from '../../src/store/usage-reports.js';
 import { usageBatchWriter, type UsageTuple } from '../../src/store/usage.js';
 
@@ -83,13 +83,6 @@ test.before.each(() => {
 });
 test.after.each(() => {
   db.close();
-});
-
-test('IST day numbers turn at 18:30 UTC', () => {
-  const midnight = Date.parse('2025-03-01T18:30:00.000Z');
-  assert.is(istDayLabel(istDayNumber(midnight - 1)), '2025-03-01');
-  assert.is(istDayLabel(istDayNumber(midnight)), '2025-03-02');
-  assert.is(istDayLabel(istDayNumber(istDayStart('2025-03-02'))), '2025-03-02');
 });
 
 test('the rollup folded in small steps equals a plain aggregation of the org\'s rows, and holds none of another org\'s', async () => {

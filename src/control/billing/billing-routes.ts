@@ -11,7 +11,8 @@ import {
 } from '../../store/billing.js';
 import { perMinuteLimiter } from '../../limits/ip-limiter.js';
 import { findOrg } from '../../store/orgs.js';
-import { istDayLabel, istDayNumber, type UsageRollup } from '../../store/usage-reports.js';
+import { istDayLabel, istDayNumber } from '../../lib/ist.js';
+import type { UsageRollup } from '../../store/usage-reports.js';
 import type { ControlDeps } from '../control-deps.js';
 import { iso } from '../team-rules.js';
 import { paiseOf, type PaymentApi } from './payment-api.js';
