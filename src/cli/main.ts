@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { checkNewKey, KEY_NAME_MAX } from '../control/key-rules.js';
 import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
-import { offsetClock } from '../lib/clock.js';
+import { offsetClock, systemClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, insertKey, listActiveKeys, revokeKey, updateKeyLimits } from '../store/keys.js';
@@ -190,11 +190,12 @@ function orgCreate(db: Db, argv: string[], out: Out): number {
   const { values, positionals } = parseFlags(argv, { credit: { type: 'string' } });
   const name = positionals.join(' ').trim();
   if (!name) throw new UsageError('org create needs a NAME');
-  const { orgId, workspaceId } = insertOrg(db, name);
+  const now = systemClock.now();
+  const { orgId, workspaceId } = insertOrg(db, name, { now });
   let balance = 0;
   if (values.credit !== undefined) {
     const micros = inrFlag(values.credit, '--credit');
-    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)' }).balanceMicros;
+    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)', now }).balanceMicros;
   }
   out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: microsToInr(balance) });
   return 0;
@@ -207,7 +208,7 @@ function orgCredit(db: Db, argv: string[], out: Out): number {
   if (!findOrg(db, orgId)) throw new UsageError(`no org '${orgId}'`);
   const micros = inrFlag(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
-  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
+  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)', now: systemClock.now() });
   out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
   return 0;
 }
@@ -218,7 +219,7 @@ function orgShow(db: Db, argv: string[], out: Out): number {
   if (!orgId) throw new UsageError('org show needs ORG_ID');
   const org = findOrg(db, orgId);
   if (!org) throw new UsageError(`no org '${orgId}'`);
-  const keys = listActiveKeys(db, org.id);
+  const keys = listActiveKeys(db, org.id, systemClock.now());
   const events = listMoneyEvents(db, org.id, 10);
   const orders = listOrders(db, org.id, 10);
   const low = lowBalanceOf(db, org.id);
@@ -261,7 +262,7 @@ function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
   const budget = values['budget-inr'] !== undefined ? inrFlag(values['budget-inr'], '--budget-inr') : null;
   const created = db.transaction(() => {
-    const now = Date.now();
+    const now = systemClock.now();
     if (!values.force) checkNewKey(db, org.id, name, config.orgs.maxActiveKeysPerOrg, now);
     return insertKey(db, {
       orgId: org.id, workspaceId, name, tier,
@@ -280,7 +281,7 @@ function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[]
   const { values } = parseFlags(argv, { email: { type: 'string' }, 'base-url': { type: 'string' } });
   if (!isEmail(values.email)) throw new UsageError('login-link needs --email with an email address');
   const base = (values['base-url'] ?? config.baseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-  const { url, expiresAt } = createLoginLink(db, base, values.email, config.auth.loginLinkTtlMinutes);
+  const { url, expiresAt } = createLoginLink(db, base, values.email, config.auth.loginLinkTtlMinutes, systemClock.now());
   out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
   return 0;
 }
@@ -298,7 +299,7 @@ function keyRevoke(db: Db, argv: string[], out: Out): number {
   const [id] = positionals;
   if (!id) throw new UsageError('key revoke needs KEY_ID');
   if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
-  const revoked = revokeKey(db, id);
+  const revoked = revokeKey(db, id, systemClock.now());
   out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
   return 0;
 }
@@ -315,7 +316,7 @@ function keyLimits(db: Db, argv: string[], out: Out): number {
     monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
   if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
-  updateKeyLimits(db, id, patch);
+  updateKeyLimits(db, id, patch, systemClock.now());
   const k = findKeyById(db, id)!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });

@@ -9,7 +9,7 @@ export function isEmail(s: unknown): s is string {
 }
 
 /** A one-time sign-in URL for an operator without an identity provider (`gw login-link`). */
-export function createLoginLink(db: Db, baseUrl: string, email: string, ttlMinutes: number, now = Date.now()): { url: string; expiresAt: number } {
+export function createLoginLink(db: Db, baseUrl: string, email: string, ttlMinutes: number, now: number): { url: string; expiresAt: number } {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + ttlMinutes * 60_000;
   db.prepare('INSERT INTO login_links (hash, email, created_at, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), email.toLowerCase(), now, expiresAt);
@@ -17,7 +17,7 @@ export function createLoginLink(db: Db, baseUrl: string, email: string, ttlMinut
 }
 
 /** Uses a login link once; returns its email, or null when unknown, used or expired. */
-export function consumeLoginLink(db: Db, token: string, now = Date.now()): string | null {
+export function consumeLoginLink(db: Db, token: string, now: number): string | null {
   const res = db.prepare('UPDATE login_links SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING email')
     .get(now, hashToken(token), now) as { email: string } | undefined;
   return res?.email ?? null;

@@ -24,7 +24,7 @@ export interface InvitationListRow extends InvitationRow {
 const LIST_SELECT = `SELECT i.*, u.email AS invited_by_email, o.name AS org_name FROM invitations i
   JOIN users u ON u.id = i.invited_by JOIN orgs o ON o.id = i.org_id`;
 
-export function insertInvitation(db: Db, inv: { orgId: string; email: string; role: Role; invitedBy: string }, now = Date.now()): InvitationRow {
+export function insertInvitation(db: Db, inv: { orgId: string; email: string; role: Role; invitedBy: string }, now: number): InvitationRow {
   const id = newId('inv');
   db.prepare(`INSERT INTO invitations (id, org_id, email, role, invited_by, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)`)
     .run(id, inv.orgId, inv.email, inv.role, inv.invitedBy, now);
@@ -58,6 +58,6 @@ export function listPendingInvitationsForEmail(db: Db, email: string): Invitatio
 }
 
 /** Moves a pending invitation to its final state; false when it was not pending. */
-export function decideInvitation(db: Db, id: string, status: Exclude<InvitationStatus, 'pending'>, now = Date.now()): boolean {
+export function decideInvitation(db: Db, id: string, status: Exclude<InvitationStatus, 'pending'>, now: number): boolean {
   return db.prepare("UPDATE invitations SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending'").run(status, now, id).changes === 1;
 }

@@ -38,7 +38,7 @@ export function countTeamOrgsOfUser(db: Db, userId: string): number {
 }
 
 /** Creates a team org with its default workspace and the creator as its owner, in one transaction. */
-export function insertTeamOrg(db: Db, name: string, ownerId: string, now = Date.now()): { orgId: string; workspaceId: string } {
+export function insertTeamOrg(db: Db, name: string, ownerId: string, now: number): { orgId: string; workspaceId: string } {
   return db.transaction(() => {
     const created = insertOrg(db, name, { now });
     insertMember(db, created.orgId, ownerId, 'owner', now);
@@ -46,7 +46,7 @@ export function insertTeamOrg(db: Db, name: string, ownerId: string, now = Date.
   })();
 }
 
-export function insertMember(db: Db, orgId: string, userId: string, role: Role, now = Date.now()): void {
+export function insertMember(db: Db, orgId: string, userId: string, role: Role, now: number): void {
   db.prepare('INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(orgId, userId, role, now);
 }
 

@@ -45,7 +45,7 @@ export function workspaceNameTaken(db: Db, orgId: string, name: string, exceptId
   return names.some((w) => w.id !== exceptId && fold(w.name) === wanted);
 }
 
-export function insertWorkspace(db: Db, w: { orgId: string; name: string; monthlyBudgetMicros: number | null }, now = Date.now()): WorkspaceRow {
+export function insertWorkspace(db: Db, w: { orgId: string; name: string; monthlyBudgetMicros: number | null }, now: number): WorkspaceRow {
   const id = newId('ws');
   db.prepare('INSERT INTO workspaces (id, org_id, name, is_default, monthly_budget_micros, created_at) VALUES (?, ?, ?, 0, ?, ?)')
     .run(id, w.orgId, w.name, w.monthlyBudgetMicros, now);
@@ -59,7 +59,7 @@ export interface WorkspacePatch {
 }
 
 /** Renames a workspace or sets its budget, and records the change for other processes. */
-export function updateWorkspace(db: Db, id: string, patch: WorkspacePatch, now = Date.now()): boolean {
+export function updateWorkspace(db: Db, id: string, patch: WorkspacePatch, now: number): boolean {
   const sets: string[] = [];
   const args: (string | number | null)[] = [];
   if (patch.name !== undefined) { sets.push('name = ?'); args.push(patch.name); }
@@ -76,7 +76,7 @@ export function updateWorkspace(db: Db, id: string, patch: WorkspacePatch, now =
  * Archives a workspace and revokes every key in it that is not yet revoked, in one transaction;
  * returns the ids of the keys it revoked (empty when the workspace was already archived).
  */
-export function archiveWorkspace(db: Db, id: string, now = Date.now()): { archived: boolean; revokedKeyIds: string[] } {
+export function archiveWorkspace(db: Db, id: string, now: number): { archived: boolean; revokedKeyIds: string[] } {
   return db.transaction(() => {
     const res = db.prepare('UPDATE workspaces SET archived_at = ? WHERE id = ? AND archived_at IS NULL').run(now, id);
     if (res.changes === 0) return { archived: false, revokedKeyIds: [] };

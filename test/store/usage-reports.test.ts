@@ -23,8 +23,8 @@ const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 
 function org(name: string) {
-  const o = insertOrg(db, name);
-  return { ...o, keys: [0, 1, 2].map((i) => insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: `k${i}`, tier: 'standard' }).id) };
+  const o = insertOrg(db, name, { now: Date.now() });
+  return { ...o, keys: [0, 1, 2].map((i) => insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: `k${i}`, tier: 'standard' }, Date.now()).id) };
 }
 
 /** n random rows over 40 IST days, a quarter of them within a second of an IST midnight. */
