@@ -131,6 +131,11 @@ test('no folders import one another in a circle', () => {
   assert.equal(shown, []);
 });
 
+test('the store and the data plane never read the wall clock: they are handed the time or the Clock', () => {
+  const readers = all.filter((f) => ['store', 'dataplane'].includes(relative(SRC, f).split('/')[0]) && /\bDate\.now\b|new Date\(\)/.test(readFileSync(f, 'utf8')));
+  assert.equal(readers.map((f) => relative(SRC, f)), []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);
