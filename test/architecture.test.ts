@@ -136,6 +136,14 @@ test('the store and the data plane never read the wall clock: they are handed th
   assert.equal(readers.map((f) => relative(SRC, f)), []);
 });
 
+test('generic code reads a provider\'s capabilities, never the sandbox\'s name', () => {
+  // The catalog schema lists the provider kinds; the sandbox's own folder and the registry name it.
+  const allowed = new Set(['catalog/schema.ts', 'providers/registry.ts']);
+  const naming = all.map((f) => relative(SRC, f))
+    .filter((f) => !f.startsWith('providers/sandbox/') && !allowed.has(f) && /['"`]sandbox['"`]/.test(readFileSync(join(SRC, f), 'utf8')));
+  assert.equal(naming, []);
+});
+
 test('no source file grows past 600 lines', () => {
   const big = all.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => relative(SRC, f));
   assert.equal(big, []);

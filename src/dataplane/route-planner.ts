@@ -187,7 +187,8 @@ export class RoutePlanner {
       if (ext.provider === null || ext.provider.length !== 1) {
         throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
       }
-      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && adapterFor(r.provider.entry.kind).keyless !== true && r.provider.enabled)
+      const pin = ext.provider[0];
+      candidates = model.routes.filter((r) => r.provider.id === pin && r.provider.enabled && adapterFor(r.provider.entry.kind).keyless !== true)
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
       candidates = [...(chain ?? this.#defaultPlans.get(model.id)!)];
