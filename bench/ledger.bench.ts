@@ -14,7 +14,7 @@ const ROWS = Number(process.env.LEDGER_ROWS ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'gw-ledger-bench-'));
 const dbPath = join(dir, 'gw.db');
 const db = openDatabase(dbPath);
-const { orgId, workspaceId } = insertOrg(db, 'bench');
+const { orgId, workspaceId } = insertOrg(db, 'bench', { now: Date.now() });
 db.close();
 
 const batcher = new UsageBatcher({

@@ -35,11 +35,11 @@ const now = Date.now();
 const start = now - 60 * DAY;
 
 // ---- data -------------------------------------------------------------------------------------
-const big = insertOrg(db, 'big');
-const bigKeys = Array.from({ length: 12 }, (_, i) => insertKey(db, { orgId: big.orgId, workspaceId: big.workspaceId, name: `k${i}`, tier: 'standard' }).id);
+const big = insertOrg(db, 'big', { now: Date.now() });
+const bigKeys = Array.from({ length: 12 }, (_, i) => insertKey(db, { orgId: big.orgId, workspaceId: big.workspaceId, name: `k${i}`, tier: 'standard' }, Date.now()).id);
 const others = Array.from({ length: 4 }, (_, i) => {
-  const o = insertOrg(db, `other${i}`);
-  return { ...o, keyId: insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: 'k', tier: 'standard' }).id };
+  const o = insertOrg(db, `other${i}`, { now: Date.now() });
+  return { ...o, keyId: insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: 'k', tier: 'standard' }, Date.now()).id };
 });
 const write = usageBatchWriter(db);
 

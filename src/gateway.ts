@@ -137,6 +137,7 @@ export interface GatewayOptions {
 export async function startGateway(config: Readonly<Config>, opts: GatewayOptions): Promise<Gateway> {
   const { log } = opts;
   const clock = opts.clock ?? systemClock;
+  // Real time, not `clock`: the serve lock shows operators when this process started, and /health's uptime counts from it.
   const startedAt = Date.now();
   const catalog = loadCatalog(config);
   // One gateway per database: two would each admit requests against their own in-memory balance.
@@ -252,7 +253,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       return null;
     }
   });
-  const listModels = modelLister(catalog, (id) => breakers.state(id));
+  const listModels = modelLister(catalog, (id) => breakers.state(id), clock.now());
   const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
@@ -354,6 +355,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     db,
     stop: (o = {}) => (stopping ??= (async () => {
       server.stopListening();
+      // Elapsed real time: a test's clock may stand still while requests drain.
       const deadline = Date.now() + (o.timeoutMs ?? 30_000);
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       clearInterval(poll);

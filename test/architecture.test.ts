@@ -117,10 +117,6 @@ test('the ledger imports only lib, domain, errors and the store', () => {
   assert.equal(violations((e) => e.fromLayer === 'ledger' && e.toLayer !== null && !['ledger', 'lib', 'domain', 'errors', 'store'].includes(e.toLayer)), []);
 });
 
-test('config imports only lib, domain and errors (it is read before anything else exists)', () => {
-  assert.equal(violations((e) => e.fromLayer === 'config' && e.toLayer !== null && !['config', 'lib', 'domain', 'errors'].includes(e.toLayer)), []);
-});
-
 test('the catalog imports only config, providers, domain, lib and errors', () => {
   assert.equal(violations((e) => e.fromLayer === 'catalog' && e.toLayer !== null
     && !['catalog', 'config', 'providers', 'domain', 'lib', 'errors'].includes(e.toLayer)), []);
@@ -136,8 +132,75 @@ test('store interfaces are types only: domain/stores imports no engine', () => {
 });
 
 test('the areas with a service reach the store only through its interfaces (domain/stores)', () => {
-  const areas = ['control/keys/', 'control/teams/', 'control/workspaces/', 'control/account/', 'control/usage/'];
+  const areas = ['control/keys/', 'control/teams/', 'control/workspaces/', 'control/account/', 'control/usage/', 'control/monitoring/', 'control/sign-in/'];
   assert.equal(violations((e) => areas.some((a) => e.from.startsWith(a)) && e.toLayer === 'store'), []);
+});
+
+test('the configuration is read first: it imports only lib', () => {
+  assert.equal(violations((e) => e.fromLayer === 'config' && e.toLayer !== null && !['config', 'lib'].includes(e.toLayer)), []);
+});
+
+test('the format translators never import the data plane (it calls them)', () => {
+  assert.equal(violations((e) => e.fromLayer === 'formats' && e.toLayer === 'dataplane'), []);
+});
+
+/** The folders (and top-level files) of src/ that import one another in a circle: Tarjan's strongly connected components. */
+function folderCycles(): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.toLayer === null || e.toLayer === e.fromLayer) continue;
+    if (!next.has(e.fromLayer)) next.set(e.fromLayer, new Set());
+    next.get(e.fromLayer)!.add(e.toLayer);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+test('no folders import one another in a circle', () => {
+  const cycles = folderCycles();
+  // Each cycle with the import lines that close it, so the failure says what to move.
+  const shown = cycles.map((c) => `${c.join(' <-> ')}: ${violations((e) => e.toLayer !== null && e.fromLayer !== e.toLayer
+    && c.includes(e.fromLayer) && c.includes(e.toLayer)).join('; ')}`);
+  assert.equal(shown, []);
+});
+
+test('the store and the data plane never read the wall clock: they are handed the time or the Clock', () => {
+  const readers = all.filter((f) => ['store', 'dataplane'].includes(relative(SRC, f).split('/')[0]) && /\bDate\.now\b|new Date\(\)/.test(readFileSync(f, 'utf8')));
+  assert.equal(readers.map((f) => relative(SRC, f)), []);
+});
+
+test('generic code reads a provider\'s capabilities, never the sandbox\'s name', () => {
+  // The catalog schema lists the provider kinds; the sandbox's own folder and the registry name it.
+  const allowed = new Set(['catalog/schema.ts', 'providers/registry.ts']);
+  const naming = all.map((f) => relative(SRC, f))
+    .filter((f) => !f.startsWith('providers/sandbox/') && !allowed.has(f) && /['"`]sandbox['"`]/.test(readFileSync(join(SRC, f), 'utf8')));
+  assert.equal(naming, []);
 });
 
 test('no source file grows past 600 lines', () => {

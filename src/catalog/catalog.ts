@@ -1,3 +1,4 @@
+import type { InProcessAnswer } from '../providers/types.js';
 import type { ModelEntry, ProviderEntry } from './schema.js';
 
 export type ModelKind = ModelEntry['kind'];
@@ -15,6 +16,8 @@ export interface Provider {
   readonly enabled: boolean;
   /** Connections may reach public addresses only, checked as each is made (an org's registered endpoint). */
   readonly publicOnly?: boolean;
+  /** Its adapter's in-process answer (the sandbox), read once here so a request checks one field; null: reached over the network. */
+  readonly inProcess: InProcessAnswer | null;
 }
 
 /** The context window assumed for a model the catalog does not list: above any model's today (the largest, Llama 4 Scout, is 10M). */

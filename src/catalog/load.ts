@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load.js';
 import { CatalogFile } from './schema.js';
+import { MICROS_PER_INR } from '../lib/money.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { Catalog, Model, ModelKind, Provider, Route } from './catalog.js';
@@ -38,7 +39,8 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
     const override = config.providers[entry.id] ?? {};
     const apiKey = override.apiKey ?? (entry.keyEnv ? env[entry.keyEnv] || null : null);
     const enabled = override.enabled ?? true;
-    const keyless = entry.kind === 'sandbox';
+    const adapter = adapterFor(entry.kind);
+    const keyless = adapter.keyless === true;
     // A self-hosted server is opted into: its default address only says where one usually listens.
     const usable = entry.selfHosted === true ? override.enabled === true || (override.enabled !== false && override.baseUrl !== undefined)
       : enabled && (keyless || apiKey !== null);
@@ -49,6 +51,7 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       apiKey,
       configured: usable,
       enabled: entry.selfHosted === true ? usable : enabled,
+      inProcess: adapter.answerInProcess ?? null,
     });
   }
   for (const id of Object.keys(config.providers)) {
@@ -62,9 +65,6 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
     const modelRoutes: Route[] = entry.routes.map((r) => {
       const provider = providers.get(r.provider);
       if (!provider) throw new ConfigError(`invalid catalog ${path}: model '${entry.id}' names unknown provider '${r.provider}'`);
-      if (provider.entry.kind === 'sandbox' && AUDIO_KINDS.has(entry.kind)) {
-        throw new ConfigError(`invalid catalog ${path}: the sandbox cannot serve ${entry.kind} model '${entry.id}'`);
-      }
       if (!adapterFor(provider.entry.kind).endpoints.has(ENDPOINT_OF[entry.kind])) {
         throw new ConfigError(`invalid catalog ${path}: provider '${provider.id}' (${provider.entry.kind}) cannot serve ${entry.kind} model '${entry.id}'`);
       }
@@ -75,7 +75,7 @@ export function loadCatalog(config: Readonly<Config>, env: NodeJS.ProcessEnv = p
       const id = `${r.provider}:${r.upstreamModel}`;
       const route: Route = routes.get(id) ?? {
         id, provider, upstreamModel: r.upstreamModel, priceInr: price, direct: false, contextLength: entry.contextLength,
-        inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * 1e6 / 60 : price.input,
+        inputMicrosPerUnit: entry.kind === 'transcription' ? price.input * MICROS_PER_INR / 60 : price.input,
         outputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.output,
         cachedInputMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cachedInput ?? price.input,
         cacheWriteMicrosPerUnit: AUDIO_KINDS.has(entry.kind) ? 0 : price.cacheWrite ?? price.input,

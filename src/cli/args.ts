@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseInr } from '../lib/money.js';
 
 export class UsageError extends Error {}
 
@@ -11,20 +12,15 @@ export function parseFlags<T extends Record<string, { type: 'string' | 'boolean'
   }
 }
 
-export function inrToMicros(value: string, flag: string): number {
-  if (!/^\d+(\.\d{1,6})?$/.test(value)) throw new UsageError(`${flag} must be an amount in rupees, e.g. 500 or 12.50`);
-  const [whole, frac = ''] = value.split('.');
-  return Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
+/** A flag's amount in rupees as micro-rupees. */
+export function inrFlag(value: string, flag: string): number {
+  const micros = parseInr(value);
+  if (micros === null) throw new UsageError(`${flag} must be an amount in rupees, e.g. 500 or 12.50`);
+  return micros;
 }
 
 export function positiveInt(value: string | undefined, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`${flag} must be a whole number from 1 to ${max}`);
   return Number(value);
-}
-
-export function formatInr(micros: number): string {
-  const sign = micros < 0 ? '-' : '';
-  const abs = Math.abs(micros);
-  return `${sign}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, '0').slice(0, 2)}`;
 }

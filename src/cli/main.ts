@@ -5,19 +5,19 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { checkNewKey, KEY_NAME_MAX } from '../control/keys/key-rules.js';
 import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
-import { offsetClock } from '../lib/clock.js';
+import { offsetClock, systemClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, listActiveKeys, revokeKey, sqliteKeyStore, updateKeyLimits } from '../store/keys.js';
 import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
-import { microsToInr } from '../lib/money.js';
+import { formatInr, microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { isEmail } from '../control/sign-in/login-links.js';
 import { SignInService } from '../control/sign-in/sign-in-service.js';
 import { sqliteSignInStore } from '../store/sign-in.js';
-import { inrToMicros, formatInr, parseFlags, positiveInt, UsageError } from './args.js';
+import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
 
@@ -192,11 +192,12 @@ function orgCreate(db: Db, argv: string[], out: Out): number {
   const { values, positionals } = parseFlags(argv, { credit: { type: 'string' } });
   const name = positionals.join(' ').trim();
   if (!name) throw new UsageError('org create needs a NAME');
-  const { orgId, workspaceId } = insertOrg(db, name);
+  const now = systemClock.now();
+  const { orgId, workspaceId } = insertOrg(db, name, { now });
   let balance = 0;
   if (values.credit !== undefined) {
-    const micros = inrToMicros(values.credit, '--credit');
-    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)' }).balanceMicros;
+    const micros = inrFlag(values.credit, '--credit');
+    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)', now }).balanceMicros;
   }
   out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: microsToInr(balance) });
   return 0;
@@ -207,9 +208,9 @@ function orgCredit(db: Db, argv: string[], out: Out): number {
   const [orgId, amount] = positionals;
   if (!orgId || !amount) throw new UsageError('org credit needs ORG_ID and an amount in INR');
   if (!findOrg(db, orgId)) throw new UsageError(`no org '${orgId}'`);
-  const micros = inrToMicros(amount, 'amount');
+  const micros = inrFlag(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
-  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)' });
+  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)', now: systemClock.now() });
   out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
   return 0;
 }
@@ -220,7 +221,7 @@ function orgShow(db: Db, argv: string[], out: Out): number {
   if (!orgId) throw new UsageError('org show needs ORG_ID');
   const org = findOrg(db, orgId);
   if (!org) throw new UsageError(`no org '${orgId}'`);
-  const keys = listActiveKeys(db, org.id);
+  const keys = listActiveKeys(db, org.id, systemClock.now());
   const events = listMoneyEvents(db, org.id, 10);
   const orders = listOrders(db, org.id, 10);
   const low = lowBalanceOf(db, org.id);
@@ -261,8 +262,8 @@ async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   const rpm = positiveInt(values.rpm, '--rpm');
   const daily = positiveInt(values.daily, '--daily');
   if (tier === 'trial') checkTrialCeiling(rpm, daily, values['budget-inr']);
-  const budget = values['budget-inr'] !== undefined ? inrToMicros(values['budget-inr'], '--budget-inr') : null;
-  const now = Date.now();
+  const budget = values['budget-inr'] !== undefined ? inrFlag(values['budget-inr'], '--budget-inr') : null;
+  const now = systemClock.now();
   // The API's rules and their transaction (the key service's), unless the operator forces past them.
   const created = await sqliteKeyStore(db).create({
     orgId: org.id, workspaceId, name, tier,
@@ -282,7 +283,7 @@ async function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   const base = (values['base-url'] ?? config.baseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
   // Only the link's part of the sign-in service: no provider, no session.
   const { url, expiresAt } = await new SignInService({
-    store: sqliteSignInStore(db), clock: { now: () => Date.now() }, providers: new Map(), baseUrl: () => base,
+    store: sqliteSignInStore(db), clock: systemClock, providers: new Map(), baseUrl: () => base,
     signupCreditMicros: 0, sessionTtlMs: 0, loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   }).createLoginLink(values.email);
   out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
@@ -302,7 +303,7 @@ function keyRevoke(db: Db, argv: string[], out: Out): number {
   const [id] = positionals;
   if (!id) throw new UsageError('key revoke needs KEY_ID');
   if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
-  const revoked = revokeKey(db, id);
+  const revoked = revokeKey(db, id, systemClock.now());
   out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
   return 0;
 }
@@ -316,10 +317,10 @@ function keyLimits(db: Db, argv: string[], out: Out): number {
   const patch = {
     rpmLimit: orNull(values.rpm, (v) => positiveInt(v, '--rpm')!),
     dailyLimit: orNull(values.daily, (v) => positiveInt(v, '--daily')!),
-    monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrToMicros(v, '--budget-inr')),
+    monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
   if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
-  updateKeyLimits(db, id, patch);
+  updateKeyLimits(db, id, patch, systemClock.now());
   const k = findKeyById(db, id)!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });

@@ -1,7 +1,8 @@
 import type { Db } from '../store/database.js';
 import { disablePromo, insertPromo, listPromos, type PromoRow } from '../store/billing.js';
-import { microsToInr } from '../lib/money.js';
-import { formatInr, inrToMicros, parseFlags, positiveInt, UsageError } from './args.js';
+import { systemClock } from '../lib/clock.js';
+import { formatInr, microsToInr } from '../lib/money.js';
+import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 type Out = (human: string, json: unknown) => void;
 
@@ -31,7 +32,7 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
     if (!code || !CODE_RE.test(code)) throw new UsageError('promo create needs a CODE of 3 to 32 letters, digits, - or _');
     if ((values['bonus-inr'] === undefined) === (values.percent === undefined)) throw new UsageError('give one of --bonus-inr INR or --percent 1-100');
     const kind = values.percent !== undefined ? 'percent' : 'fixed';
-    const value = kind === 'percent' ? positiveInt(values.percent, '--percent', 100)! : inrToMicros(values['bonus-inr']!, '--bonus-inr');
+    const value = kind === 'percent' ? positiveInt(values.percent, '--percent', 100)! : inrFlag(values['bonus-inr']!, '--bonus-inr');
     if (value <= 0) throw new UsageError('--bonus-inr must be above zero');
     let expiresAt: number | null = null;
     if (values.expires !== undefined) {
@@ -39,7 +40,7 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
       expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(values.expires) ? Date.parse(`${values.expires}T23:59:59.999+05:30`) : Date.parse(values.expires);
       if (Number.isNaN(expiresAt)) throw new UsageError(`--expires '${values.expires}' is not a date (YYYY-MM-DD, or an ISO time)`);
     }
-    const row = { code, kind, value, expires_at: expiresAt, max_redemptions: positiveInt(values['max-redemptions'], '--max-redemptions') ?? null, created_at: Date.now() } as const;
+    const row = { code, kind, value, expires_at: expiresAt, max_redemptions: positiveInt(values['max-redemptions'], '--max-redemptions') ?? null, created_at: systemClock.now() } as const;
     if (!insertPromo(db, row)) throw new UsageError(`promo code '${code}' exists already`);
     const saved = listPromos(db).find((p) => p.code === code)!;
     out(describe(saved), view(saved));
@@ -56,7 +57,7 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
     const [code] = positionals;
     if (!code) throw new UsageError('promo disable needs CODE');
     if (!listPromos(db).some((p) => p.code.toLowerCase() === code.toLowerCase())) throw new UsageError(`no promo code '${code}'`);
-    const changed = disablePromo(db, code, Date.now());
+    const changed = disablePromo(db, code, systemClock.now());
     out(changed ? `disabled ${code}` : `${code} was already disabled`, { code, disabled: true });
     return 0;
   }

@@ -1,7 +1,8 @@
 import { IST_OFFSET_MS } from '../lib/ist.js';
 import type { Db } from '../store/database.js';
 import { usageTailReader, type UsageRow } from '../store/usage.js';
-import { formatInr, parseFlags, positiveInt } from './args.js';
+import { formatInr } from '../lib/money.js';
+import { parseFlags, positiveInt } from './args.js';
 
 const HEADER = 'time(IST)     request            key               model                     provider   att status code                 prompt  compl     cost₹   lat_ms  ttfb_ms flags [cached= cache_write= reasoning=]';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
-import { gstinValid, stateCodeOf } from '../billing/gst.js';
+import { gstinValid, stateCodeOf } from '../lib/gst-codes.js';
 import { parseProxyUrl } from '../lib/proxy-settings.js';
 import { defaultConnectionsPerOrigin } from '../lib/stream-capacity.js';
 import { ConfigSchema, type Config } from './schema.js';

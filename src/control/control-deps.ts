@@ -1,12 +1,12 @@
 import type { Config } from '../config/schema.js';
 import type { ChainSink } from '../domain/chain.js';
-import type { OrgKeySink } from '../domain/org-key.js';
+import type { ByokKeySink } from '../domain/byok-key.js';
 import type { OrgEndpointSink } from '../domain/org-endpoint.js';
 import type { Logger } from '../lib/logger.js';
 import type { Mailer } from '../lib/mailer.js';
 
 /** How the control plane tells the data plane that something it caches has changed. */
-export interface DataplaneNotifier extends ChainSink, OrgKeySink, OrgEndpointSink {
+export interface DataplaneNotifier extends ChainSink, ByokKeySink, OrgEndpointSink {
   keyChanged(keyId: string): void;
   workspaceChanged(workspaceId: string): void;
 }

@@ -60,10 +60,10 @@ export function modelFinder(list: () => ModelListBody): (id: string) => ModelObj
 /**
  * The public catalog in the OpenAI list shape (so `models.list()` works) plus INR pricing,
  * residency, languages, context length and live per-route health. The static part is built once;
- * only the health strings change per call.
+ * only the health strings change per call. `now`: when the list was made (every model's `created`).
  */
-export function modelLister(catalog: Catalog, health: (routeId: string) => BreakerState): () => ModelListBody {
-  const created = Math.floor(Date.now() / 1000);
+export function modelLister(catalog: Catalog, health: (routeId: string) => BreakerState, now: number): () => ModelListBody {
+  const created = Math.floor(now / 1000);
   const data = [...catalog.models.values()].map((m) => toObject(m, created));
   return () => {
     for (const obj of data) for (const r of obj.routes) r.health = health(`${r.provider}:${r.upstream_model}`);

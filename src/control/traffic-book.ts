@@ -1,6 +1,5 @@
-import { IST_OFFSET_MS } from '../lib/ist.js';
+import { istDayLabel, istDayNumber, istDayNumberStart } from '../lib/ist.js';
 import { LogHistogram } from '../lib/log-histogram.js';
-import { istDayLabel, istDayNumber } from '../lib/ist.js';
 import type { TrafficRow } from '../store/traffic.js';
 
 /** Days kept: the longest window anything reads (rankings' 30 days). */
@@ -104,7 +103,7 @@ export class TrafficBook {
    * failure for the caller to log.
    */
   load(reader: { firstIdSince(at: number): number; page(afterId: number, upToId: number, limit: number): TrafficRow[] }, upToId: number, now: number): Promise<void> {
-    const since = (istDayNumber(now) - KEEP_DAYS + 1) * 86_400_000 - IST_OFFSET_MS;
+    const since = istDayNumberStart(istDayNumber(now) - KEEP_DAYS + 1);
     const run = (async () => {
       let after = reader.firstIdSince(since) - 1;
       for (;;) {

@@ -4,7 +4,7 @@ import { parseJsonObject } from '../domain/json-body.js';
 import { errors } from '../errors/catalog.js';
 import { audioDurationSeconds } from '../lib/audio-duration.js';
 import { boundaryOf, parseMultipart, type FormPart } from '../lib/multipart.js';
-import { readExtensions, type Extensions } from './inference-body.js';
+import { readExtensions, type Extensions } from '../domain/extensions.js';
 
 /** The most fields a transcription form may have: OpenAI's take about ten. */
 const MAX_FIELDS = 64;

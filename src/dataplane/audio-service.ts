@@ -8,18 +8,18 @@ import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
-import type { Extensions } from './inference-body.js';
+import type { Extensions } from '../domain/extensions.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
-import { firstServing, openAnswer, type RouteDeps, type Served, type Winner } from './route-attempts.js';
+import { firstServing, openAnswer, type RouteAttemptDeps, type Served, type Winner } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import type { RequestPayload } from './upstream-client.js';
 import { ESTIMATED_HEADER } from './usage-estimate.js';
 
-/** Audio never reaches the sandbox (the catalog loader keeps it off), which alone reads the payload. */
+/** Audio never reaches an in-process provider (the catalog loader keeps it off), which alone reads the payload. */
 const NO_PAYLOAD: RequestPayload = { payload: {} };
 
-export interface AudioDeps extends RouteDeps {
+export interface AudioDeps extends RouteAttemptDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
   maxFileBytes: number;
 }

@@ -1,12 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseJsonObject } from '../domain/json-body.js';
-import { readExtensions, type Extensions } from './extensions.js';
+import { readExtensions, type Extensions } from '../domain/extensions.js';
 import type { ForwardBody } from './forward-body.js';
 import { scannedBody } from './scanned-body.js';
 import type { NativeFormat, TokenEndpoint } from '../providers/types.js';
-
-export { readExtensions, type Extensions } from './extensions.js';
 
 export interface InferenceBody {
   payload: Record<string, unknown>;

@@ -12,7 +12,7 @@ import type { ClientReply } from '../domain/client-reply.js';
 import { parseInferenceBody, type InferenceBody } from './inference-body.js';
 import { NativeBytes } from '../domain/native-bytes.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { firstServing, refusedAnswer, type RouteDeps, type Served, type Winner } from './route-attempts.js';
+import { firstServing, refusedAnswer, type RouteAttemptDeps, type Served, type Winner } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import { withAnswerModel } from './answer-model.js';
 import { relayStream } from './stream-relay.js';
@@ -24,7 +24,7 @@ import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-rec
 /** The provider's own id for the model, on answers whose `model` was put back to the catalog id the client asked for. */
 export const UPSTREAM_MODEL_HEADER = 'x-gw-upstream-model';
 
-export interface InferenceDeps extends RouteDeps {
+export interface InferenceDeps extends RouteAttemptDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
   log: Logger;

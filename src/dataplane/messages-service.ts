@@ -1,7 +1,6 @@
 import { estimatePromptTokens } from '../billing/token-estimate.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { errors } from '../errors/catalog.js';
 import { messagesToChat, stopSequencesOf } from '../formats/messages/request.js';
 import { MessagesReply } from '../formats/messages/reply.js';
 import { TranslatingReply } from '../formats/translating-reply.js';

@@ -12,7 +12,8 @@ import { inputItemsPage, storedItems } from '../formats/responses/input-items.js
 import { ResponsesBodySchema, responsesToChat } from '../formats/responses/request.js';
 import { TranslatingReply } from '../formats/translating-reply.js';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { readExtensions, type InferenceBody } from './inference-body.js';
+import { readExtensions } from '../domain/extensions.js';
+import type { InferenceBody } from './inference-body.js';
 import type { InferenceRequest, InferenceService } from './inference-service.js';
 import type { KeyAuthenticator } from './key-auth.js';
 

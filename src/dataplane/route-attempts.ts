@@ -29,7 +29,7 @@ export interface Winner<S> {
 }
 
 /** What both inference services (tokens, audio) are built from. */
-export interface RouteDeps {
+export interface RouteAttemptDeps {
   auth: KeyAuthenticator;
   gate: RequestGate;
   planner: RoutePlanner;

@@ -4,10 +4,10 @@ import { errors } from '../errors/catalog.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { ChainStep } from '../domain/chain.js';
-import type { OrgKey } from '../domain/org-key.js';
+import type { Extensions } from '../domain/extensions.js';
+import type { ByokKey } from '../domain/byok-key.js';
 import { CUSTOM_PREFIX, type OrgEndpoint } from '../domain/org-endpoint.js';
 import type { Breakers } from './breakers.js';
-import type { Extensions } from './inference-body.js';
 import type { RouteStatsBook } from './route-stats.js';
 
 /** One planned upstream attempt. */
@@ -34,7 +34,7 @@ function attempt(route: Route, apiKey: string | null, byok: boolean): Attempt {
 }
 
 /** An org's saved key with its headers, built once when saved. */
-interface SavedKey extends OrgKey {
+interface SavedKey extends ByokKey {
   headers: Record<string, string>;
 }
 
@@ -105,7 +105,7 @@ export class RoutePlanner {
   }
 
   /** Saves (or with null removes) an org's own key for a provider. */
-  setOrgKey(orgId: string, provider: string, saved: OrgKey | null): void {
+  setOrgKey(orgId: string, provider: string, saved: ByokKey | null): void {
     let byProvider = this.#orgKeys.get(orgId);
     if (saved === null) {
       byProvider?.delete(provider);
@@ -127,7 +127,7 @@ export class RoutePlanner {
     }
     const id = `${CUSTOM_PREFIX}:${name}`;
     const provider: Provider = {
-      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true, publicOnly: ep.publicOnly,
+      id, baseUrl: ep.baseUrl, apiKey: ep.key, configured: true, enabled: true, publicOnly: ep.publicOnly, inProcess: null,
       // What the org's own server does with data is unknown here: it meets no data policy.
       entry: {
         id, name: `custom endpoint ${name}`, kind: 'openai-compatible', baseUrl: ep.baseUrl, keyEnv: null, residency: 'unknown', byok: true,
@@ -187,7 +187,8 @@ export class RoutePlanner {
       if (ext.provider === null || ext.provider.length !== 1) {
         throw errors.badRequest("'upstream_key' needs the request to resolve to one provider: pin it with 'provider'");
       }
-      candidates = model.routes.filter((r) => r.provider.id === ext.provider![0] && r.provider.entry.kind !== 'sandbox' && r.provider.enabled)
+      const pin = ext.provider[0];
+      candidates = model.routes.filter((r) => r.provider.id === pin && r.provider.enabled && adapterFor(r.provider.entry.kind).keyless !== true)
         .map((route) => attempt(route, ext.upstreamKey, true));
     } else {
       candidates = [...(chain ?? this.#defaultPlans.get(model.id)!)];

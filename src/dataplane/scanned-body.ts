@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { scanObject, WantedNames, type MemberSpan, type ObjectScan } from '../lib/json-scan.js';
 import type { TokenEndpoint } from '../providers/types.js';
-import { EXTENSION_NAMES, readExtensions, type Extensions } from './extensions.js';
+import { EXTENSION_NAMES, readExtensions, type Extensions } from '../domain/extensions.js';
 import { ForwardBody } from './forward-body.js';
 import type { InferenceBody } from './inference-body.js';
 

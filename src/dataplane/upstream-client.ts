@@ -2,7 +2,6 @@ import type { Config } from '../config/schema.js';
 import { publicOnlyLookup } from '../lib/address-guard.js';
 import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
-import { sandboxRespond } from '../providers/sandbox/sandbox-upstream.js';
 import type { Endpoint, TokenEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import { OriginPool } from '../upstream/origin-pool.js';
 import { ByteBudget } from './byte-budget.js';
@@ -10,8 +9,8 @@ import { RouteFailure } from './route-failure.js';
 import { UpstreamExchange } from './upstream-exchange.js';
 
 /**
- * The request as an object, for the sandbox provider, which answers in-process from it. A getter
- * on a scanned body, so no other route decodes a body it forwards as bytes.
+ * The request as an object, for a provider that answers in process from it (the sandbox). A
+ * getter on a scanned body, so no other route decodes a body it forwards as bytes.
  */
 export interface RequestPayload {
   readonly payload: Record<string, unknown>;
@@ -42,9 +41,9 @@ interface BaseUrl {
 
 /**
  * Sends adapter-built calls upstream over the gateway's own keep-alive HTTP/1.1 pools (one per
- * origin, shared by every route on it); sandbox routes are answered in-process. The request
- * head up to the length is built once per route, path and credential set. Origins are reached
- * through the configured forward proxy unless `noProxy` names them.
+ * origin, shared by every route on it); an in-process provider's routes (the sandbox) are
+ * answered here. The request head up to the length is built once per route, path and credential
+ * set. Origins are reached through the configured forward proxy unless `noProxy` names them.
  */
 export class UpstreamClient {
   readonly #pools = new Map<string, OriginPool>();
@@ -79,10 +78,9 @@ export class UpstreamClient {
 
   #send(endpoint: Endpoint, route: Route, call: UpstreamCall, client: RequestPayload,
     headers: Record<string, string>, abort: AbortSource, secret: string | null): Promise<UpstreamResponse> {
-    // The catalog loader keeps audio models off the sandbox.
-    if (route.provider.entry.kind === 'sandbox') {
-      return Promise.resolve(sandboxRespond(endpoint as TokenEndpoint, route.upstreamModel, client.payload));
-    }
+    // In-process adapters serve chat and embeddings only: the catalog loader keeps audio models off them.
+    const inProcess = route.provider.inProcess;
+    if (inProcess !== null) return Promise.resolve(inProcess(endpoint as TokenEndpoint, route.upstreamModel, client.payload));
     if (abort.aborted) throw new RouteFailure('client_aborted', 'request aborted by the client', 499);
     const body = call.body;
     const publicOnly = route.provider.publicOnly === true;

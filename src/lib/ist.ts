@@ -3,21 +3,11 @@
  * are plain arithmetic on a fixed offset (DESIGN.md, Time).
  */
 export const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` of the IST calendar day containing the instant. */
 export function istDay(ms: number): string {
   return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** The IST calendar day of an instant as a day number (days since 1970-01-01 IST). */
-export function istDayNumber(ms: number): number {
-  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
-}
-
-/** `YYYY-MM-DD` of an IST day number. */
-export function istDayLabel(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** `YYYY-MM` of the IST calendar month containing the instant. */
@@ -42,6 +32,28 @@ export function istDayStart(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) - IST_OFFSET_MS;
 }
 
+/** The IST calendar day of an instant as a day number (days since 1970-01-01 IST): the usage rollup's day. */
+export function istDayNumber(ms: number): number {
+  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
+}
+
+/** `YYYY-MM-DD` of an IST day number. */
+export function istDayLabel(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The UTC instant at which IST day number `day` begins. */
+export function istDayNumberStart(day: number): number {
+  return day * DAY_MS - IST_OFFSET_MS;
+}
+
+/** The IST calendar days from the one holding `from` to the one holding `to`, as `YYYY-MM-DD`. */
+export function istDaysBetween(from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let t = istDayStart(istDay(from)); t <= to; t += DAY_MS) out.push(istDay(t));
+  return out;
+}
+
 /** Whole seconds from `now` until `at`, at least 1 (for retry-after). */
 export function secondsUntil(now: number, at: number): number {
   return Math.max(1, Math.ceil((at - now) / 1000));
@@ -62,7 +74,7 @@ export class IstCalendar {
     this.#day = istDay(now);
     this.#month = this.#day.slice(0, 7);
     this.#until = nextIstMidnight(now);
-    this.#from = this.#until - 86_400_000;
+    this.#from = this.#until - DAY_MS;
   }
 
   day(now: number): string {

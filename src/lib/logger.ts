@@ -15,6 +15,7 @@ const noop = (): void => {};
  * here, not a flag checked per call.
  */
 export function createLogger(level: LogLevel, write: (line: string, isError: boolean) => void = defaultWrite): Logger {
+  // Log lines carry real time, to line up with other systems' logs, whatever the injected clock reads.
   const at = (l: LogLevel) => ORDER[l] >= ORDER[level]
     ? (msg: string, fields?: Record<string, unknown>) => write(JSON.stringify({ t: new Date().toISOString(), level: l, msg, ...fields }), l === 'error')
     : noop;

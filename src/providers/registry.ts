@@ -2,13 +2,13 @@ import type { ProviderAdapter } from './types.js';
 import { anthropicAdapter } from './anthropic/adapter.js';
 import { geminiAdapter } from './gemini/adapter.js';
 import { openAiCompatibleAdapter } from './openai-compatible/adapter.js';
+import { sandboxAdapter } from './sandbox/adapter.js';
 import { sarvamAdapter } from './sarvam/adapter.js';
 
 /** Adapters by provider kind. Adding a kind = one folder + one line here. */
 const ADAPTERS: Record<string, ProviderAdapter> = {
   'openai-compatible': openAiCompatibleAdapter,
-  // The sandbox speaks the OpenAI format too; it differs only in transport (it runs in-process).
-  sandbox: openAiCompatibleAdapter,
+  sandbox: sandboxAdapter,
   sarvam: sarvamAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,

@@ -88,7 +88,20 @@ export interface ProviderAdapter {
    * out), for the upstream model; its answer goes back to the client untouched.
    */
   buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall;
+  /**
+   * Needs no credential: the provider is usable without a platform key, and a caller's key
+   * (`upstream_key`) is never sent to it.
+   */
+  readonly keyless?: boolean;
+  /**
+   * Answers inside the gateway, from the decoded request, with no network exchange: the upstream
+   * client calls this in place of sending the adapter's call (the sandbox).
+   */
+  readonly answerInProcess?: InProcessAnswer;
 }
+
+/** An answer made inside the gateway from the decoded request (ProviderAdapter.answerInProcess). */
+export type InProcessAnswer = (endpoint: TokenEndpoint, upstreamModel: string, payload: Record<string, unknown>) => UpstreamResponse;
 
 /**
  * One provider stream turned into OpenAI chat-completion SSE (`data: {chunk}\n\n` … `data: [DONE]\n\n`).
@@ -138,7 +151,7 @@ export interface UpstreamResponse {
   readonly queueMs: number;
 }
 
-/** An upstream answer already in memory (the in-process sandbox). */
+/** An upstream answer already in memory (an adapter that answers in process). */
 export class BufferedResponse implements UpstreamResponse {
   readonly status: number;
   readonly contentType: string;

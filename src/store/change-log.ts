@@ -9,7 +9,7 @@ export interface Change {
 }
 
 /** Appends to the change feed; call inside the transaction that made the change. */
-export function recordChange(db: Db, kind: ChangeKind, ref: string, at = Date.now()): void {
+export function recordChange(db: Db, kind: ChangeKind, ref: string, at: number): void {
   db.prepare('INSERT INTO change_log (at, kind, ref) VALUES (?, ?, ?)').run(at, kind, ref);
 }
 

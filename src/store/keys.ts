@@ -21,7 +21,7 @@ export function findKeyById(db: Db, id: string): (KeyRecord & { hash: string }) 
 }
 
 /** Mints a key and stores only its hash; the full key is returned here and never again. */
-export function insertKey(db: Db, k: NewKey, now = Date.now()): { id: string; key: string; prefix: string } {
+export function insertKey(db: Db, k: NewKey, now: number): { id: string; key: string; prefix: string } {
   const key = mintApiKey(k.tier);
   const id = newId('key');
   db.prepare(`INSERT INTO api_keys (id, org_id, workspace_id, name, hash, prefix, tier, scope, rpm_limit, daily_limit,
@@ -32,13 +32,13 @@ export function insertKey(db: Db, k: NewKey, now = Date.now()): { id: string; ke
 }
 
 /** Active keys of one scope: people's full keys count toward the org's cap, MCP-minted ephemeral ones toward their own. */
-export function countActiveKeys(db: Db, orgId: string, now = Date.now(), scope: 'full' | 'inference' = 'full'): number {
+export function countActiveKeys(db: Db, orgId: string, now: number, scope: 'full' | 'inference' = 'full'): number {
   return db.prepare('SELECT COUNT(*) FROM api_keys WHERE org_id = ? AND scope = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)')
     .pluck().get(orgId, scope, now) as number;
 }
 
 /** The org's active keys, without secrets, newest first. */
-export function listActiveKeys(db: Db, orgId: string, now = Date.now()): { id: string; name: string; prefix: string; tier: string; scope: string;
+export function listActiveKeys(db: Db, orgId: string, now: number): { id: string; name: string; prefix: string; tier: string; scope: string;
   expires_at: number | null; created_at: number }[] {
   return db.prepare(`SELECT id, name, prefix, tier, scope, expires_at, created_at FROM api_keys
     WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC`).all(orgId, now) as never;
@@ -54,13 +54,13 @@ export function keyAccount(db: Db, orgId: string, keyId: string, day: string, mo
   };
 }
 
-export function activeKeyNameTaken(db: Db, orgId: string, name: string, now = Date.now()): boolean {
+export function activeKeyNameTaken(db: Db, orgId: string, name: string, now: number): boolean {
   return db.prepare(`SELECT 1 FROM api_keys WHERE org_id = ? AND name = ? AND revoked_at IS NULL
     AND (expires_at IS NULL OR expires_at > ?)`).get(orgId, name, now) !== undefined;
 }
 
 /** Revokes a key; returns false when there is no such active key. */
-export function revokeKey(db: Db, id: string, now = Date.now()): boolean {
+export function revokeKey(db: Db, id: string, now: number): boolean {
   return db.transaction(() => {
     const res = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
     if (res.changes === 1) recordChange(db, 'key', id, now);
@@ -68,7 +68,7 @@ export function revokeKey(db: Db, id: string, now = Date.now()): boolean {
   })();
 }
 
-export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now = Date.now()): boolean {
+export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now: number): boolean {
   const sets: string[] = [];
   const args: (number | null)[] = [];
   if (patch.rpmLimit !== undefined) { sets.push('rpm_limit = ?'); args.push(patch.rpmLimit); }

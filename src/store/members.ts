@@ -12,7 +12,7 @@ const MEMBER = `SELECT m.user_id AS userId, u.email, u.name, m.role, m.created_a
 const orgOfUser = (row: (Omit<OrgOfUser, 'personal'> & { personal: number }) | undefined): OrgOfUser | undefined =>
   row && { ...row, personal: row.personal === 1 };
 
-export function insertMember(db: Db, orgId: string, userId: string, role: Role, now = Date.now()): void {
+export function insertMember(db: Db, orgId: string, userId: string, role: Role, now: number): void {
   db.prepare('INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(orgId, userId, role, now);
 }
 

@@ -16,8 +16,8 @@ export interface OrgRow {
 export type MoneyEventKind = 'operator_credit' | 'signup_credit' | 'payment' | 'promo_bonus' | 'refund' | 'adjustment';
 
 /** Creates an org with its default workspace; returns the org id. */
-export function insertOrg(db: Db, name: string, opts: { personal?: boolean; now?: number } = {}): { orgId: string; workspaceId: string } {
-  const now = opts.now ?? Date.now();
+export function insertOrg(db: Db, name: string, opts: { personal?: boolean; now: number }): { orgId: string; workspaceId: string } {
+  const now = opts.now;
   const orgId = newId('org');
   const workspaceId = newId('ws');
   db.transaction(() => {
@@ -45,8 +45,8 @@ export function findDefaultWorkspaceId(db: Db, orgId: string): string | undefine
  * the org funded (its new keys are standard tier). With a ref, a repeat is ignored (idempotent).
  */
 export function insertMoneyEvent(db: Db, orgId: string, kind: MoneyEventKind, amountMicros: number,
-  opts: { note?: string; ref?: string; now?: number } = {}): { applied: boolean; balanceMicros: number } {
-  const now = opts.now ?? Date.now();
+  opts: { note?: string; ref?: string; now: number }): { applied: boolean; balanceMicros: number } {
+  const now = opts.now;
   return db.transaction(() => {
     const res = db.prepare(`INSERT INTO money_events (org_id, at, kind, amount_micros, note, ref) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT(ref) DO NOTHING`).run(orgId, now, kind, amountMicros, opts.note ?? null, opts.ref ?? null);

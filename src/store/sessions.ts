@@ -8,7 +8,7 @@ export function hashToken(token: string): string {
 }
 
 /** A new session: 256 random bits in the cookie, only their hash stored. */
-export function insertSession(db: Db, userId: string, orgId: string, ttlMs: number, now = Date.now()): { token: string; expiresAt: number } {
+export function insertSession(db: Db, userId: string, orgId: string, ttlMs: number, now: number): { token: string; expiresAt: number } {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + ttlMs;
   db.prepare('INSERT INTO sessions (hash, user_id, active_org_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')

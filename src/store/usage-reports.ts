@@ -20,12 +20,13 @@ const SQL = {
   eventsFloor: 'SELECT id FROM usage WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?',
 } as const;
 
-export type OrgKey = ReportKey;
+/** One of an org's API keys as usage reports name it: who it is, and whether it still works. */
+export type ApiKeyLabel = ReportKey;
 
 /** The org's keys, oldest first, revoked ones included (their usage still shows). */
-export function orgKeysReader(db: Db): (orgId: string) => OrgKey[] {
+export function orgKeysReader(db: Db): (orgId: string) => ApiKeyLabel[] {
   const stmt = db.prepare('SELECT id, prefix, name, revoked_at, expires_at FROM api_keys WHERE org_id = ? ORDER BY created_at, id');
-  return (orgId) => stmt.all(orgId) as OrgKey[];
+  return (orgId) => stmt.all(orgId) as ApiKeyLabel[];
 }
 
 

@@ -1,12 +1,10 @@
 import type { Statement } from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
-import { IST_OFFSET_MS } from '../lib/ist.js';
+import { DAY_MS, IST_OFFSET_MS } from '../lib/ist.js';
 import type { IdSpan, OrgUsage, UsageCell } from '../domain/stores/usage-report-store.js';
 
 export type { IdSpan, OrgUsage, UsageCell };
-
-const DAY_MS = 86_400_000;
 
 
 

@@ -31,7 +31,7 @@ export type { SignIn };
  * Finds the user for a sign-in, creating it on first sign-in together with its personal org
  * (the user as owner, a default workspace, and the signup credit if any). One transaction.
  */
-export function upsertUserForSignIn(db: Db, s: SignIn, now = Date.now()): { user: UserRow; personalOrgId: string; created: boolean } {
+export function upsertUserForSignIn(db: Db, s: SignIn, now: number): { user: UserRow; personalOrgId: string; created: boolean } {
   // IMMEDIATE: it reads before it writes while the ledger writer commits from another thread.
   return db.transaction(() => {
     let user = s.identity ? findUserByIdentity(db, s.identity.provider, s.identity.subject) : undefined;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GST_STATES } from '../../src/billing/gst.js';
+import { GST_STATES } from '../../src/lib/gst-codes.js';
 import { pinStates } from '../../src/billing/pin-states.js';
 
 // A head post office of every state and union territory, with its GST state code.

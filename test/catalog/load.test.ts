@@ -60,6 +60,20 @@ test('a route whose provider\'s wire format cannot serve the model\'s kind stops
     (e: unknown) => e instanceof ConfigError && /provider 'sarvam-speech' \(sarvam\) cannot serve chat model 'gpt-4o-mini'/.test((e as Error).message));
 });
 
+test('the sandbox is keyless and answered in process, and serves no audio model', () => {
+  const cat = loadCatalog(loadConfig({ env: {} }), {});
+  assert.is(cat.providers.get('sandbox')!.apiKey, null);
+  assert.type(cat.providers.get('sandbox')!.inProcess, 'function');
+  assert.is(cat.providers.get('openai')!.inProcess, null);
+  const dir = mkdtempSync(join(tmpdir(), 'gw-cat-'));
+  const data = JSON.parse(readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
+  data.models.find((m: any) => m.kind === 'transcription').routes[0].provider = 'sandbox';
+  const p = join(dir, 'cat.json');
+  writeFileSync(p, JSON.stringify(data));
+  assert.throws(() => loadCatalog(loadConfig({ env: {}, overrides: { catalogFile: p } }), {}),
+    (e: unknown) => e instanceof ConfigError && /provider 'sandbox' \(sandbox\) cannot serve transcription model/.test((e as Error).message));
+});
+
 test('translates is for transcription models whose every provider translates', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-cat-'));
   for (const [id, why] of [['saaras-v3', 'on Sarvam, whose adapter does not translate'], ['gpt-4o-mini', 'on a chat model']]) {

@@ -20,7 +20,7 @@ export interface TwoOrgs {
 
 export function twoOrgs(): TwoOrgs {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'gw-control-')), 'gw.db'));
-  return { db, org: { a: insertOrg(db, 'Org A').orgId, b: insertOrg(db, 'Org B').orgId } };
+  return { db, org: { a: insertOrg(db, 'Org A', { now: Date.now() }).orgId, b: insertOrg(db, 'Org B', { now: Date.now() }).orgId } };
 }
 
 /** Headers of a signed-in user of org `a` or `b` with a role: `as('a', 'admin')`. */

@@ -145,7 +145,7 @@ test('public routes see the client address; a thrown rule is its status and code
 
 test('a real control-plane module in process: /me/keys over SQLite, roles as the route declares them', async () => {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'gw-inject-')), 'gw.db'));
-  const { orgId, workspaceId } = insertOrg(db, 'Acme');
+  const { orgId, workspaceId } = insertOrg(db, 'Acme', { now: Date.now() });
   const minted = insertKey(db, { orgId, workspaceId, name: 'first', tier: 'trial', monthlyBudgetMicros: null, expiresAt: null }, Date.now());
   const changed: string[] = [];
   const keys = keyRoutes(new KeyService({

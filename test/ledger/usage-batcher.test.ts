@@ -25,9 +25,9 @@ test.before.each(() => {
   dir = mkdtempSync(join(tmpdir(), 'gw-ledger-'));
   dbPath = join(dir, 'gw.db');
   db = openDatabase(dbPath);
-  ({ orgId, workspaceId } = insertOrg(db, 'acme'));
-  insertMoneyEvent(db, orgId, 'operator_credit', 1_000_000);
-  keyId = insertKey(db, { orgId, workspaceId, name: 'k', tier: 'standard' }).id;
+  ({ orgId, workspaceId } = insertOrg(db, 'acme', { now: Date.now() }));
+  insertMoneyEvent(db, orgId, 'operator_credit', 1_000_000, { now: Date.now() });
+  keyId = insertKey(db, { orgId, workspaceId, name: 'k', tier: 'standard' }, Date.now()).id;
   logs = [];
 });
 test.after.each(async () => {

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { IST_OFFSET_MS, istDay, istDayStart, istMonth, nextIstMidnight, nextIstMonthStart, secondsUntil } from '../../src/lib/ist.js';
+import {
+  IST_OFFSET_MS, istDay, istDayLabel, istDayNumber, istDayNumberStart, istDaysBetween, istDayStart, istMonth, nextIstMidnight, nextIstMonthStart, secondsUntil,
+} from '../../src/lib/ist.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -76,6 +78,20 @@ test('secondsUntil rounds up to whole seconds and is never below 1', () => {
   assert.is(secondsUntil(now, now - 5000), 1, 'a moment already past still tells the client to wait a second');
   // From 23:59:58.5 IST to midnight: 1.5 s, so 2.
   assert.is(secondsUntil(at('2026-11-30T18:29:58.500Z'), nextIstMidnight(at('2026-11-30T18:29:58.500Z'))), 2);
+});
+
+test('IST day numbers turn at 18:30 UTC, and each names its day and the instant it begins', () => {
+  const midnight = Date.parse('2025-03-01T18:30:00.000Z');
+  assert.is(istDayLabel(istDayNumber(midnight - 1)), '2025-03-01');
+  assert.is(istDayLabel(istDayNumber(midnight)), '2025-03-02');
+  assert.is(istDayLabel(istDayNumber(istDayStart('2025-03-02'))), '2025-03-02');
+  assert.is(istDayNumberStart(istDayNumber(midnight + 3_600_000)), midnight);
+  assert.is(istDayNumberStart(istDayNumber(midnight - 1)), istDayStart('2025-03-01'));
+});
+
+test('the IST days between two instants include both ends\' days', () => {
+  assert.equal(istDaysBetween(at('2025-03-01T18:29:00Z'), at('2025-03-03T18:30:00Z')), ['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-04']);
+  assert.equal(istDaysBetween(at('2025-03-01T19:00:00Z'), at('2025-03-01T20:00:00Z')), ['2025-03-02']);
 });
 
 test.run();

@@ -42,13 +42,13 @@ function newGate(gatewayRpm = 120): LimitsGate {
 }
 
 function org(creditMicros: number): { orgId: string; workspaceId: string } {
-  const o = insertOrg(db, `org-${++seq}`);
-  if (creditMicros > 0) insertMoneyEvent(db, o.orgId, 'operator_credit', creditMicros);
+  const o = insertOrg(db, `org-${++seq}`, { now: Date.now() });
+  if (creditMicros > 0) insertMoneyEvent(db, o.orgId, 'operator_credit', creditMicros, { now: Date.now() });
   return o;
 }
 
 function key(o: { orgId: string; workspaceId: string }, extra: Partial<NewKey> = {}): KeyRecord {
-  const { id } = insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: `k${++seq}`, tier: 'standard', ...extra });
+  const { id } = insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: `k${++seq}`, tier: 'standard', ...extra }, Date.now());
   return record(id);
 }
 
@@ -188,7 +188,7 @@ test('the trial allowance is the org\'s: more keys, or a key revoked and created
   // The day: 150 requests by the first key are in the ledger; it is revoked and a new key made.
   clock.advance(60_000);
   write(Array.from({ length: 150 }, (_, i) => ledgerRow(first, clock.now() - 1_000 + i, 0)));
-  revokeKey(db, first.id);
+  revokeKey(db, first.id, Date.now());
   gate = newGate(); // a restart: only the ledger remembers
   const fresh = key(o, { tier: 'trial' });
   for (let i = 0; i < 50; i++) {
@@ -198,7 +198,7 @@ test('the trial allowance is the org\'s: more keys, or a key revoked and created
   const day = expectRefused(() => gate.enter(fresh), 429, 'daily_limit_reached');
   assert.match(day.message, /200 per organisation on trial keys/);
   // A standard key of the same org (after a top-up) is not held to the trial allowance.
-  insertMoneyEvent(db, o.orgId, 'operator_credit', 1_000_000);
+  insertMoneyEvent(db, o.orgId, 'operator_credit', 1_000_000, { now: Date.now() });
   request(newGate(), key(o));
 });
 
@@ -254,12 +254,12 @@ test('credits recorded by another process reach a loaded balance once, in order'
   const k = key(o);
   request(gate, k, 2_000, 1_500);
   expectRefused(() => gate.enter(k), 402, 'insufficient_credits');
-  insertMoneyEvent(db, o.orgId, 'operator_credit', 400);
+  insertMoneyEvent(db, o.orgId, 'operator_credit', 400, { now: Date.now() });
   const events = reader.moneyEventsSince(0).filter((m) => m.org_id === o.orgId);
   for (const m of events) book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
   // The initial credit was already in the snapshot, so only the 400 applies: 1 000 − 1 500 + 400 ≤ 0.
   expectRefused(() => gate.enter(k), 402, 'insufficient_credits');
-  insertMoneyEvent(db, o.orgId, 'operator_credit', 200);
+  insertMoneyEvent(db, o.orgId, 'operator_credit', 200, { now: Date.now() });
   const last = reader.moneyEventsSince(events.at(-1)!.id);
   for (const m of [...last, ...last]) book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
   request(gate, k); // 1 000 − 1 500 + 400 + 200 = 100 > 0
@@ -352,7 +352,7 @@ test('daily counts, monthly spend and balance survive a restart through the ledg
   write([ledgerRow(k, clock.now(), 1_000)]);
 
   // Restart again with the daily cap lifted: 7 500 of the 8 000 budget is spent, 2 500 of balance left.
-  updateKeyLimits(db, k.id, { dailyLimit: null });
+  updateKeyLimits(db, k.id, { dailyLimit: null }, Date.now());
   const lifted = record(k.id);
   gate = newGate();
   const t = gate.enter(lifted);
@@ -407,10 +407,10 @@ test('the rolling minute is checked before the day, the day before credit, credi
   expectRefused(() => gate.enter(k), 429, 'rate_limit_exceeded');
   clock.advance(60_000);
   expectRefused(() => gate.enter(k), 429, 'daily_limit_reached');
-  updateKeyLimits(db, k.id, { dailyLimit: null });
+  updateKeyLimits(db, k.id, { dailyLimit: null }, Date.now());
   expectRefused(() => gate.enter(record(k.id)), 402, 'insufficient_credits');
   const before = limitsReader(db).latestMoneyEventId();
-  insertMoneyEvent(db, o.orgId, 'operator_credit', 1_000_000);
+  insertMoneyEvent(db, o.orgId, 'operator_credit', 1_000_000, { now: Date.now() });
   for (const m of limitsReader(db).moneyEventsSince(before)) book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
   expectRefused(() => gate.enter(record(k.id)), 429, 'budget_exceeded');
 });

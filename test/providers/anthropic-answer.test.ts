@@ -39,8 +39,8 @@ test('an answer of tool calls only has null content, as OpenAI gives it', () => 
 });
 
 test('a body that is not a message throws (the data plane fails the route over)', () => {
-  assert.throws(() => toChatCompletion(Buffer.from('<html>bad gateway</html>'), 'm'));
-  assert.throws(() => toChatCompletion(Buffer.from('{"type":"message"}'), 'm'));
+  assert.throws(() => toChatCompletion(Buffer.from('<html>bad gateway</html>'), 'm', FIXED_NOW));
+  assert.throws(() => toChatCompletion(Buffer.from('{"type":"message"}'), 'm', FIXED_NOW));
 });
 
 test('the adapter reads a chat answer as application/json', () => {

@@ -14,8 +14,8 @@ function setUp(retentionDays = 30) {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'gw-responses-')), 'gw.db'));
   let now = Date.parse('2026-11-24T10:00:00Z');
   const store = responseStore(db, retentionDays, () => now);
-  const a = insertOrg(db, 'a').orgId;
-  const b = insertOrg(db, 'b').orgId;
+  const a = insertOrg(db, 'a', { now: Date.now() }).orgId;
+  const b = insertOrg(db, 'b', { now: Date.now() }).orgId;
   const save = (id: string, org: string) => store.save({ id, orgId: org, createdAt: now, model: 'm', body: `{"id":"${id}"}`, items: '[]' });
   return { db, store, a, b, save, advance: (ms: number) => { now += ms; } };
 }

@@ -16,8 +16,8 @@ test('a batch spanning IST midnight and a month end counts each row in its own d
   const dir = mkdtempSync(join(tmpdir(), 'gw-usage-writer-'));
   const db = openDatabase(join(dir, 'gw.db'));
   try {
-    const o = insertOrg(db, 'acme');
-    const keyId = insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: 'k', tier: 'standard' }).id;
+    const o = insertOrg(db, 'acme', { now: Date.now() });
+    const keyId = insertKey(db, { orgId: o.orgId, workspaceId: o.workspaceId, name: 'k', tier: 'standard' }, Date.now()).id;
     const midnight = Date.parse('2026-11-30T18:30:00.000Z'); // 1 Dec 2026 00:00 IST
     const offsets = [-2, 0, -1, 5, -86_400_000, 1, -3, 86_400_000 - 1, 86_400_000, -1];
     const rows: UsageTuple[] = offsets.map((d, i) => [midnight + d, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m',

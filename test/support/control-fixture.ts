@@ -34,8 +34,8 @@ export function controlFixture(): {
   return {
     db,
     signUp(email) {
-      const { user, personalOrgId } = upsertUserForSignIn(db, { email, signupCreditMicros: 0 });
-      const { token } = insertSession(db, user.id, personalOrgId, 3_600_000);
+      const { user, personalOrgId } = upsertUserForSignIn(db, { email, signupCreditMicros: 0 }, Date.now());
+      const { token } = insertSession(db, user.id, personalOrgId, 3_600_000, Date.now());
       return { userId: user.id, email, personalOrgId, headers: { cookie: `gw_session=${token}`, origin: ORIGIN } };
     },
     injector: (routes) => createInjector(routes, {

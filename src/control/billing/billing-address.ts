@@ -1,4 +1,4 @@
-import { GST_STATES, gstinValid, stateCodeOf } from '../../billing/gst.js';
+import { GST_STATES, gstinValid, stateCodeOf } from '../../lib/gst-codes.js';
 import { pinStates } from '../../billing/pin-states.js';
 import { errors } from '../../errors/catalog.js';
 import type { BillingAddress } from '../../domain/stores/billing-store.js';

@@ -1,6 +1,6 @@
 import { type RouteSpec, route } from '../../domain/route-spec.js';
 import type { SavedAddress } from '../../domain/stores/billing-store.js';
-import { GST_STATES } from '../../billing/gst.js';
+import { GST_STATES } from '../../lib/gst-codes.js';
 import { iso } from '../../lib/iso-time.js';
 import { inrToMicros, microsToInr } from '../../lib/money.js';
 import type { BillingService } from './billing-service.js';

@@ -1,4 +1,5 @@
-import { GST_STATES, topupTax, type TopupTax } from '../../billing/gst.js';
+import { topupTax, type TopupTax } from '../../billing/gst.js';
+import { GST_STATES } from '../../lib/gst-codes.js';
 import type { Config } from '../../config/schema.js';
 import { errors } from '../../errors/catalog.js';
 import type { BillingStore, MoneyEvent, Payment, Promo, SavedAddress, TopupOrder } from '../../domain/stores/billing-store.js';

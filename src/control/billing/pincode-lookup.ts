@@ -1,6 +1,6 @@
 import { fetch } from 'undici';
 import { LRUCache } from 'lru-cache';
-import { stateCodeOf, GST_STATES } from '../../billing/gst.js';
+import { stateCodeOf, GST_STATES } from '../../lib/gst-codes.js';
 import { errors } from '../../errors/catalog.js';
 import type { ProxyDispatchers } from '../proxy-dispatchers.js';
 import { readBounded } from '../bounded-body.js';

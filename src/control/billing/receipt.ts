@@ -1,4 +1,4 @@
-import { GST_STATES } from '../../billing/gst.js';
+import { GST_STATES } from '../../lib/gst-codes.js';
 import type { Config } from '../../config/schema.js';
 import { IST_OFFSET_MS } from '../../lib/ist.js';
 import { rupees } from '../../lib/money.js';

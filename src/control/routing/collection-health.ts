@@ -1,10 +1,8 @@
 import type { Catalog } from '../../catalog/catalog.js';
 import { chainRoutes } from '../../catalog/chain-routes.js';
 import type { ChainStep } from '../../domain/chain.js';
-import { istDay, istDayStart } from '../../lib/ist.js';
+import { DAY_MS, istDay, istDaysBetween } from '../../lib/ist.js';
 import { p95 } from '../../lib/stats.js';
-
-const DAY_MS = 86_400_000;
 
 /** One canary's result, as the monitoring store keeps it. */
 export interface CanaryResult {
@@ -49,7 +47,7 @@ export interface CollectionHealth {
 
 /** Per-step uptime, p95 latency (successful canaries) and last canary, and the same across the collection. */
 export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], canaries: readonly CanaryResult[], days: number, since: number): CollectionHealth {
-  const dayList = istDays(since, since + days * DAY_MS);
+  const dayList = istDaysBetween(since, since + days * DAY_MS);
   const byRoute = new Map<string, CanaryResult[]>();
   for (const c of canaries) {
     let list = byRoute.get(c.route);
@@ -75,13 +73,6 @@ export function collectionHealth(catalog: Catalog, steps: readonly ChainStep[], 
       };
     }),
   };
-}
-
-/** The IST calendar days from the one holding `from` to the one holding `to`, as YYYY-MM-DD. */
-function istDays(from: number, to: number): string[] {
-  const out: string[] = [];
-  for (let t = istDayStart(istDay(from)); t <= to; t += DAY_MS) out.push(istDay(t));
-  return out;
 }
 
 /** A step's canaries (oldest first) bucketed into the given IST days. */

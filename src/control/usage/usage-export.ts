@@ -3,7 +3,7 @@ import type { ReportKey } from '../../domain/stores/usage-report-store.js';
 import type { Logger } from '../../lib/logger.js';
 import { csvRecord, type CsvValue } from '../../lib/csv.js';
 import { IST_OFFSET_MS } from '../../lib/ist.js';
-import { microsToInrText } from '../../lib/money.js';
+import { formatInr } from '../../lib/money.js';
 import { queryParams } from '../query-params.js';
 import { EXPORT_MAX_ROWS, type UsageService } from './usage-service.js';
 
@@ -27,7 +27,7 @@ function record(r: unknown[], keys: Map<string, ReportKey>): string {
     requestId, keyId, key?.prefix ?? null, key?.name ?? null, endpoint, model, provider, attempt, status, errorCode,
     prompt, completion, cached, cacheWrite, reasoning, units,
     // Exactly, from integer micro-rupees (no 1e-7 notation, no float residue).
-    microsToInrText(cost), round3(latency), round3(ttfb),
+    formatInr(cost, 6), round3(latency), round3(ttfb),
     streamed === 1, billable === 1, byok === 1, estimated === 1, clamped === 1,
   ] satisfies CsvValue[]);
 }

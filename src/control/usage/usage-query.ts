@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.js';
-import { IST_OFFSET_MS, istDayLabel } from '../../lib/ist.js';
+import { DAY_MS, istDayLabel, istDayNumberStart } from '../../lib/ist.js';
 import type { EventFilter, UsageReportStore } from '../../domain/stores/usage-report-store.js';
 import { shown } from '../query-params.js';
 
@@ -7,7 +7,6 @@ export const WINDOW_DAYS = 30;
 export const MAX_SPAN_DAYS = 366;
 const EVENTS_DEFAULT = 50;
 const EVENTS_MAX = 200;
-const DAY_MS = 86_400_000;
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** An IST calendar date `YYYY-MM-DD` as an IST day number; a 400 unless it is a real date. */
@@ -80,7 +79,7 @@ export async function eventRange(reports: UsageReportStore, orgId: string, from:
   const loId = open ? Math.min(span.lo, reports.foldedUpTo() + 1) : span.lo;
   const hiId = open ? Number.MAX_SAFE_INTEGER - 1 : span.hi;
   return {
-    range: { fromMs: from * DAY_MS - IST_OFFSET_MS, toMs: (to + 1) * DAY_MS - IST_OFFSET_MS, loId, hiId: Math.max(hiId, -1) },
+    range: { fromMs: istDayNumberStart(from), toMs: istDayNumberStart(to + 1), loId, hiId: Math.max(hiId, -1) },
     rows: span.rows,
   };
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseJsonObject } from '../../domain/json-body.js';
 import { errors } from '../../errors/catalog.js';
-import { readExtensions, type InferenceBody } from '../../dataplane/inference-body.js';
+import { readExtensions, type Extensions } from '../../domain/extensions.js';
 
 // What the translation relies on; the blocks' own fields are checked as they are read, with
 // messages naming the block (Anthropic answers a bad body with 400 invalid_request_error too).
@@ -34,6 +34,21 @@ type ChatMessage = Obj & { role: string };
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/**
+ * A Messages request as the data plane takes it (its InferenceBody, which this matches field for
+ * field): the chat body every adapter takes, and the client's own body for an Anthropic route.
+ */
+export interface MessagesAsChat {
+  payload: Obj;
+  model: string;
+  stream: boolean;
+  maxTokens: number | null;
+  bytes: number;
+  ext: Extensions;
+  raw: null;
+  native: { format: 'anthropic-messages'; payload: Obj; headers: Record<string, string> } | null;
+}
+
 /** Beta flag names, comma-separated: visible ASCII only, as it becomes a header of the upstream request. */
 function betaHeader(v: string): string {
   const t = v.trim();
@@ -51,7 +66,7 @@ function betaHeader(v: string): string {
  * them, are dropped too; an Anthropic route is sent the body whole.) `beta`: the client's `anthropic-beta` header ('' when absent), sent on to an Anthropic route
  * with the body as written.
  */
-export function messagesToChat(raw: Buffer, forCount = false, beta = ''): InferenceBody {
+export function messagesToChat(raw: Buffer, forCount = false, beta = ''): MessagesAsChat {
   const body = parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK);
   const ext = readExtensions(body);
   const messages: ChatMessage[] = [];

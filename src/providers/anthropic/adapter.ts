@@ -28,6 +28,8 @@ export const anthropicAdapter: ProviderAdapter = {
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },
+  // `created` (Date.now() below) is the answering side's wall time, as an OpenAI upstream stamps its
+  // own: adapters are pure and are handed no clock.
   readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, _format: string, _upstreamModel?: string,
     answerModel?: string): { body: Buffer | string; contentType: string } {
     if (endpoint !== 'chat') return { body: answer, contentType };

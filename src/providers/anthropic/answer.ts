@@ -17,7 +17,7 @@ interface MessageAnswer {
  * Throws on a body that is not a message, which the data plane treats as a failed route.
  * `answerModel`, when given, is the model the answer names in place of the message's own.
  */
-export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number = Date.now(), answerModel?: string): string {
+export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number, answerModel?: string): string {
   const msg = JSON.parse(answer.toString('utf8')) as MessageAnswer;
   if (typeof msg !== 'object' || msg === null || !Array.isArray(msg.content)) throw new Error('the Anthropic answer is not a message');
   let text: string | null = null;

@@ -69,7 +69,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   #open: string | null = null;
 
   /** `answerModel`: the model every chunk names, in place of the one message_start gives. */
-  constructor(upstreamModel: string, now: number = Date.now(), answerModel?: string) {
+  constructor(upstreamModel: string, now: number, answerModel?: string) {
     this.#model = answerModel ?? upstreamModel;
     this.#named = answerModel !== undefined;
     this.#created = Math.floor(now / 1000);

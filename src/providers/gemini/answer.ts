@@ -87,6 +87,7 @@ export function chatCompletion(r: GeminiResponse, model: string, answerModel?: s
       index: 0, message: { role: 'assistant', content: '', refusal: blockedMessage(reason) }, logprobs: null, finish_reason: 'content_filter',
     });
   }
+  // `created`: the answering side's wall time, as an OpenAI upstream stamps its own (adapters are handed no clock).
   const out: Json = {
     id: completionId(r.responseId), object: 'chat.completion', created: Math.floor(Date.now() / 1000),
     model: answerModel ?? r.modelVersion ?? model, choices,

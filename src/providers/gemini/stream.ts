@@ -26,6 +26,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
   #id: string | null = null;
   /** `data: {"id":…,"choices":[{"index":0,"delta":{"content":` once the stream's id is known. */
   #textPrefix: string | null = null;
+  /** The answering side's wall time, as an OpenAI upstream stamps its own: adapters are handed no clock. */
   readonly #created = Math.floor(Date.now() / 1000);
   readonly #candidates = new Map<number, CandidateState>();
   #usage: GeminiUsage | null = null;

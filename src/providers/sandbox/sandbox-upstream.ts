@@ -11,6 +11,7 @@ export function sandboxRespond(endpoint: TokenEndpoint, upstreamModel: string, p
   const text = `echo: ${lastUserText(payload.messages)}`;
   const promptTokens = estimateTokens(JSON.stringify(payload.messages ?? ''));
   const completionTokens = estimateTokens(text);
+  // Wall time, as a real upstream stamps its answers.
   const id = `chatcmpl-sandbox-${Date.now().toString(36)}`;
   const created = Math.floor(Date.now() / 1000);
   const model = `sandbox/${upstreamModel}`;

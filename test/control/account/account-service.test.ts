@@ -25,7 +25,7 @@ test('GET /me: the user and the active org, on the trial until money comes in', 
   const me = (await call({ method: 'GET', url: '/me', headers: ana.headers })).json();
   assert.equal([me.email, me.name, me.role, me.attribution_pending], ['ana@team.example', null, 'owner', true]);
   assert.equal(me.org, { id: ana.personalOrgId, name: 'ana', personal: true, domain: null, balance_inr: 0, tier: 'trial' });
-  insertMoneyEvent(fx.db, ana.personalOrgId, 'operator_credit', 2_500_000);
+  insertMoneyEvent(fx.db, ana.personalOrgId, 'operator_credit', 2_500_000, { now: Date.now() });
   const funded = (await call({ method: 'GET', url: '/me', headers: ana.headers })).json().org;
   assert.equal([funded.balance_inr, funded.tier], [2.5, 'standard']);
 });

@@ -47,7 +47,7 @@ test("renaming checks the name against the org's other workspaces; a budget chan
 
 test('archiving revokes the workspace\'s keys and frees its name; the default cannot be archived', async () => {
   const ws = (await as(a, 'POST', '/me/workspaces', { name: 'tmp' })).json();
-  const key = insertKey(fx.db, { orgId: a.personalOrgId, workspaceId: ws.id, name: 'k', tier: 'trial' });
+  const key = insertKey(fx.db, { orgId: a.personalOrgId, workspaceId: ws.id, name: 'k', tier: 'trial' }, Date.now());
   keysChanged.length = 0;
   assert.is((await as(b, 'DELETE', `/me/workspaces/${ws.id}`)).status, 404);
   assert.equal((await as(a, 'DELETE', `/me/workspaces/${ws.id}`)).json(), { id: ws.id, archived: true, revoked_keys: 1 });

@@ -1,6 +1,6 @@
 import { errors } from '../errors/catalog.js';
 
-/** Gateway extensions: consumed here and removed before the request leaves (spec 1). */
+/** Gateway extensions of an inference request (spec 1): read and removed from the body before the request leaves. */
 export interface Extensions {
   optimize: 'price' | 'latency' | 'throughput' | null;
   /** Ordered provider ids the request is pinned to, or null. */
