@@ -79,4 +79,4 @@ export interface Verified {
 }
 
 /** GST state codes and names: the server's own list, so the two cannot drift. The address's state is the place of supply. */
-export { GST_STATES } from '../../../../src/billing/gst';
+export { GST_STATES } from '../../../../src/lib/gst-codes';

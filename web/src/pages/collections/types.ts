@@ -1,4 +1,4 @@
-/** The gateway's collection shapes (src/control/collection-routes.ts, monitoring-routes.ts). */
+/** The gateway's collection shapes (src/control/routing/collection-routes.ts, monitoring/monitoring-routes.ts). */
 
 export interface Step { model: string; provider: string | null }
 export interface ExpandedRoute { provider: string; model: string; upstream_model: string; configured: boolean }

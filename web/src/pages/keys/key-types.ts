@@ -1,4 +1,4 @@
-/** One key as GET /me/keys lists it (src/control/key-routes.ts, KeyListItem). */
+/** One key as GET /me/keys lists it (src/control/keys/key-routes.ts, KeyListItem). */
 export interface KeyItem {
   id: string;
   prefix: string;

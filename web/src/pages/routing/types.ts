@@ -1,4 +1,4 @@
-// The shapes of the public API this area reads (src/control/byok-routes.ts, routing-routes.ts,
+// The shapes of the public API this area reads (src/control/byok/byok-routes.ts, routing/routing-routes.ts,
 // endpoint-routes.ts and GET /v1/models), as far as the pages use them.
 
 export type { CatalogModel, CatalogRoute } from '../../lib/catalog';

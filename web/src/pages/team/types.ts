@@ -1,4 +1,4 @@
-/** The shapes of the team routes' answers (src/control/team-routes.ts, workspace-routes.ts). */
+/** The shapes of the team routes' answers (src/control/teams/team-routes.ts, workspaces/workspace-routes.ts). */
 export type RoleName = 'owner' | 'admin' | 'member';
 
 export interface OrgItem { id: string; name: string; personal: boolean; role: string; active: boolean; created_at: string }
