@@ -26,6 +26,14 @@ export function unreachableCause(e: unknown): GatewayError | null {
   return null;
 }
 
+function cutShort(e: unknown): boolean {
+  for (let c = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++) {
+    if (c.message === 'terminated' || String((c as { code?: unknown }).code ?? '').startsWith('UND_ERR_SOCKET')
+      || ['ECONNRESET', 'EPIPE'].includes(String((c as { code?: unknown }).code ?? ''))) return true;
+  }
+  return false;
+}
+
 export interface FailedStep {
   providerId: string;
   /** Named in the message: "the token exchange", "the userinfo request". */
@@ -44,6 +52,11 @@ export interface FailedStep {
 export async function signInFailure(e: unknown, at: FailedStep): Promise<unknown> {
   const unreachable = unreachableCause(e);
   if (unreachable) return unreachable;
+  // The provider's answer broke off mid-body (undici's "terminated", a socket error): the provider's
+  // fault, not a bug here, so 503 like a provider that did not answer at all.
+  if (cutShort(e)) {
+    return errors.serviceUnavailable(`The sign-in provider did not answer in full (${at.step}); try again shortly`);
+  }
   if (e instanceof oidc.ResponseBodyError) return refused(at, e.status, e.error, e.error_description);
   if (e instanceof oidc.WWWAuthenticateChallengeError) {
     // RFC 6749 5.2: a 401 for a wrong client secret carries a challenge, and the error code in its body.

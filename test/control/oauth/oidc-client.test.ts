@@ -31,7 +31,7 @@ function jwt(header: Record<string, unknown>, payload: Record<string, unknown>, 
   return `${input}.${sig.toString('base64url')}`;
 }
 
-interface Answer { status: number; body: unknown; headers?: Record<string, string> }
+interface Answer { status: number; body: unknown; headers?: Record<string, string>; cut?: true }
 
 /** An OpenID provider whose every answer a test can replace; it records what it was asked. */
 const idp = {
@@ -71,6 +71,12 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       : path === '/userinfo' ? idp.userinfo
       : { status: 404, body: { error: 'not_found' } };
     const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
+    if (a.cut) {
+      // Half an answer, then the connection drops.
+      res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': String(text.length * 2) });
+      res.write(text.slice(0, text.length >> 1), () => res.socket?.destroy());
+      return;
+    }
     res.writeHead(a.status, { 'content-type': typeof a.body === 'string' ? 'text/plain' : 'application/json', ...a.headers }).end(text);
   });
 });
@@ -217,6 +223,11 @@ test("a refused code exchange names the provider's error code, else its HTTP sta
   assert.match(await refusal(finish(client())), /token exchange was refused \(HTTP 500\)/);
   idp.token = { status: 200, body: { access_token: 'at-1', token_type: 'Bearer' } };
   assert.match(await refusal(finish(client())), /token exchange was refused/, 'no id_token');
+});
+
+test('a token answer cut off mid-body is the provider failing (503 unavailable), not a bug here (500)', async () => {
+  idp.token = { ...answer(rs({})), cut: true };
+  assert.match(await refusal(finish(client()), 503), /did not answer in full \(the token exchange\)/);
 });
 
 test('new: a callback that names another issuer (RFC 9207 iss), or none where the provider promises it, is refused', async () => {
