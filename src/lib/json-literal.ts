@@ -4,7 +4,7 @@
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** The escapes JSON.stringify writes (besides \u00XX for other control characters, and \uDXXX for lone surrogates). */
+/** The escapes JSON.stringify writes (besides \u0000–\u001f for other control characters, and \ud800–\udfff for lone surrogates). */
 const SHORT_ESCAPES = new Set(['"', '\\', 'b', 'f', 'n', 'r', 't'].map((c) => c.charCodeAt(0)));
 
 /**

@@ -286,7 +286,7 @@ function openText(index: number, id: string): OpenText {
 /**
  * Adds a piece of text given as its JSON literal (byte text). The literals' insides are joined
  * as they are, which is what JSON.stringify writes for the joined text, escapes and all, unless
- * a piece ends or begins with half of a surrogate pair (written `\udXXX` alone): then the joined
+ * a piece ends or begins with half of a surrogate pair (written as a lone `\ud800`–`\udfff` escape): then the joined
  * text is serialised again at the end.
  */
 function addText(t: OpenText, json: string, canonical = false): void {
