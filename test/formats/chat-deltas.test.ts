@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
+import { rng } from '../support/seeded-random.js';
 
 const { echo } = responsesToChat({ model: 'catalog/model', input: 'x', instructions: 'Sé breve.', metadata: { k: 'v' } }, []);
 const ctx = { id: 'resp_ID', createdAt: 1, model: 'catalog/model', echo };
@@ -124,18 +125,6 @@ for (const [name, bytes] of streams) {
   });
 }
 
-/** xorshift32: deterministic, so a failing stream can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 // Chunks of the kinds the fast path matches (role, text, none, a finish reason as a string) and
 // of kinds it must leave to the parse, drawn at random in random order: whatever a stream holds,

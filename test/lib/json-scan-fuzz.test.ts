@@ -7,6 +7,7 @@ import { MAX_JSON_DEPTH } from '../../src/domain/json-body.js';
 import { jsonNestsDeeperThan } from '../../src/lib/json-depth.js';
 import { scanObject, WantedNames } from '../../src/lib/json-scan.js';
 import type { TokenEndpoint } from '../../src/providers/types.js';
+import { rng } from '../support/seeded-random.js';
 
 // The scan against JSON.parse, on bodies mutated at random (a fixed seed, so a failure repeats):
 // whatever the scan accepts, JSON.parse must accept and read the same way, and the bytes a
@@ -14,18 +15,6 @@ import type { TokenEndpoint } from '../../src/providers/types.js';
 // parse, so refusals stay exactly as they were; the second half checks that ordinary bodies do
 // take the scan, or the fast path would be a test that cannot fail.
 
-/** xorshift32: deterministic, so a failing case can be replayed from its iteration number. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 const CORPUS: string[] = [
   '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}',

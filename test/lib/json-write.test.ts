@@ -1,22 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonString, writeJson } from '../../src/lib/json-write.js';
+import { rng } from '../support/seeded-random.js';
 
 // writeJson against JSON.stringify on random values (a fixed seed, so a failure repeats): the
 // text must be the same, character for character, whatever the strings hold.
 
-/** xorshift32: deterministic, so a failing case can be replayed from its iteration number. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 // Characters that need escaping, that look like they might (U+010A and U+0122 end in a newline's
 // and a quote's byte), surrogates paired and alone, and ordinary text of one and two bytes.
