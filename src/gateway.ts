@@ -209,13 +209,15 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
     },
   };
+  // One store of each kind, shared by the services that read it (statements prepared once).
+  const orgStore = sqliteOrgStore(db);
   const keyService = new KeyService({
-    keys: sqliteKeyStore(db), orgs: sqliteOrgStore(db), clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
+    keys: sqliteKeyStore(db), orgs: orgStore, clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
     keyChanged: (id) => control.notify.keyChanged(id),
   });
   const sessionStore = sqliteSessionStore(db);
   const teamService = new TeamService({
-    members: sqliteMemberStore(db), invitations: sqliteInvitationStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock,
+    members: sqliteMemberStore(db), invitations: sqliteInvitationStore(db), orgs: orgStore, sessions: sessionStore, clock,
     caps: config.orgs,
     // control, not a copy: its baseUrl is known only once the server listens.
     invited: (notice) => mailInvitation(control, notice),
@@ -230,7 +232,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     signupCreditMicros: inrToMicros(config.orgs.signupCreditInr), sessionTtlMs: config.auth.sessionTtlHours * 3_600_000,
     loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   });
-  const accountService = new AccountService({ users: sqliteUserStore(db), orgs: sqliteOrgStore(db), sessions: sessionStore, clock });
+  const accountService = new AccountService({ users: sqliteUserStore(db), orgs: orgStore, sessions: sessionStore, clock });
   const { notify } = control;
   const routing = new RoutingService({ chains: sqliteRoutingChainStore(db), catalog, clock, chainChanged: notify.chainChanged });
   const collectionStore = sqliteCollectionStore(db);
@@ -258,7 +260,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   const billingStore = sqliteBillingStore(db);
-  const orgStore = sqliteOrgStore(db);
   const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, mailer, clock, log, baseUrl: () => control.baseUrl });
   const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, mailer, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const paymentService = new PaymentService({ billing: billingStore, orgs: orgStore, api: payments, clock, log, credited: (id) => notices.credited(id) });
