@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useId, useLayoutEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 /**
  * A modal dialog on the native <dialog>: focus moves in and back, Escape closes it, and the
@@ -8,9 +8,7 @@ import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 export function Dialog(p: { open: boolean; title: string; onClose: () => void; children: ComponentChildren; actions?: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  // Before the browser paints: the render that empties a closing dialog must not leave the page
-  // inert (modal) a moment longer, swallowing what is typed or clicked next.
-  useLayoutEffect(() => {
+  useEffect(() => {
     const d = ref.current;
     if (!d) return;
     if (p.open && !d.open) d.showModal();
