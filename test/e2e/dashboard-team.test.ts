@@ -211,6 +211,8 @@ test('the last owner cannot step down: no Leave button, and a demotion is refuse
   await dialog.getByText('An organisation needs at least one owner.').waitFor();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'hidden' });
+  // Emptied at render, closed by the next effect: until then the page is modal and swallows input.
+  await page.locator('dialog[open]').waitFor({ state: 'detached' });
   assert.is((await meOf(owner)).role, 'owner');
   assert.equal(owner.problems.list, []);
 });
