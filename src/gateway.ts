@@ -8,7 +8,6 @@ import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './domain/usage-record.js';
 import { trafficReader } from './store/traffic.js';
-import { sqliteRoutingChainStore } from './store/routing-chains.js';
 import { routingRoutes } from './control/routing/routing-routes.js';
 import { RoutingService } from './control/routing/routing-service.js';
 import { collectionRoutes } from './control/routing/collection-routes.js';
@@ -20,14 +19,10 @@ import { endpointRoutes } from './control/endpoints/endpoint-routes.js';
 import { EndpointService } from './control/endpoints/endpoint-service.js';
 import { monitoringRoutes } from './control/monitoring/monitoring-routes.js';
 import { MonitoringService } from './control/monitoring/monitoring-service.js';
-import { sqliteMonitoringStore } from './store/monitoring.js';
 import { Monitor } from './monitoring/monitor.js';
-import { sqliteCustomEndpointStore } from './store/custom-endpoints.js';
-import { sqliteCollectionStore } from './store/collections.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
-import { sqliteByokKeyStore } from './store/byok-keys.js';
 import { Breakers } from './dataplane/breakers.js';
 import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
@@ -48,20 +43,15 @@ import { signInRoutes } from './control/sign-in/sign-in-routes.js';
 import { SignInService } from './control/sign-in/sign-in-service.js';
 import { IdpHttp } from './control/oauth/idp-http.js';
 import { signInProviders } from './control/oauth/registry.js';
-import { sqliteSignInStore } from './store/sign-in.js';
 import { inrToMicros } from './lib/money.js';
 import { mailInvitation } from './control/teams/invitation-mail.js';
 import { teamRoutes } from './control/teams/team-routes.js';
 import { TeamService } from './control/teams/team-service.js';
 import { workspaceRoutes } from './control/workspaces/workspace-routes.js';
 import { WorkspaceService } from './control/workspaces/workspace-service.js';
-import { sqliteInvitationStore } from './store/invitations.js';
-import { sqliteMemberStore } from './store/members.js';
-import { sqliteUserStore } from './store/users.js';
-import { sqliteWorkspaceStore } from './store/workspaces.js';
 import { usageRoutes } from './control/usage/usage-routes.js';
 import { UsageService } from './control/usage/usage-service.js';
-import { sessionReader, sqliteSessionStore } from './store/sessions.js';
+import { sqliteStores } from './store/sqlite-stores.js';
 import { ListenError, startServer } from './http/server.js';
 import { DASHBOARD_DIR, loadDashboard, originOf } from './http/dashboard.js';
 import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
@@ -79,15 +69,14 @@ import { PaymentNotices } from './control/billing/payment-notices.js';
 import { PaymentReconciler } from './control/billing/payment-reconciler.js';
 import { BillingService } from './control/billing/billing-service.js';
 import { PaymentService } from './control/billing/payment-service.js';
-import { sqliteBillingStore } from './store/billing.js';
 import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.js';
 import { checkoutReturnRoutes } from './control/billing/checkout-return.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { openDatabase, type Db } from './store/database.js';
-import { hasAnyOrg, sqliteOrgStore } from './store/orgs.js';
+import { hasAnyOrg } from './store/orgs.js';
 import { firstStartSteps } from './first-start.js';
-import { keyByHashReader, sqliteKeyStore } from './store/keys.js';
+import { keyByHashReader } from './store/keys.js';
 import { limitsReader } from './store/usage.js';
 import { UsageBatcher } from './ledger/usage-batcher.js';
 import { LimitsGate } from './limits/limits-gate.js';
@@ -210,38 +199,39 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
   };
   // One store of each kind, shared by the services that read it (statements prepared once).
-  const orgStore = sqliteOrgStore(db);
+  const stores = sqliteStores(db);
+  const orgStore = stores.orgs;
   const keyService = new KeyService({
-    keys: sqliteKeyStore(db), orgs: orgStore, clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
+    keys: stores.keys, orgs: orgStore, clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
     keyChanged: (id) => control.notify.keyChanged(id),
   });
-  const sessionStore = sqliteSessionStore(db);
+  const sessionStore = stores.sessions;
   const teamService = new TeamService({
-    members: sqliteMemberStore(db), invitations: sqliteInvitationStore(db), orgs: orgStore, sessions: sessionStore, clock,
+    members: stores.members, invitations: stores.invitations, orgs: orgStore, sessions: sessionStore, clock,
     caps: config.orgs,
     // control, not a copy: its baseUrl is known only once the server listens.
     invited: (notice) => mailInvitation(control, notice),
   });
   const workspaceService = new WorkspaceService({
-    workspaces: sqliteWorkspaceStore(db), clock,
+    workspaces: stores.workspaces, clock,
     keyChanged: (id) => control.notify.keyChanged(id), workspaceChanged: (id) => control.notify.workspaceChanged(id),
   });
   const baseUrl = () => control.baseUrl;
   const signIn = new SignInService({
-    store: sqliteSignInStore(db), clock, providers: signInProviders(config.auth, new IdpHttp(log, config.upstream)), baseUrl,
+    store: stores.signIn, clock, providers: signInProviders(config.auth, new IdpHttp(log, config.upstream)), baseUrl,
     signupCreditMicros: inrToMicros(config.orgs.signupCreditInr), sessionTtlMs: config.auth.sessionTtlHours * 3_600_000,
     loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   });
-  const accountService = new AccountService({ users: sqliteUserStore(db), orgs: orgStore, sessions: sessionStore, clock });
+  const accountService = new AccountService({ users: stores.users, orgs: orgStore, sessions: sessionStore, clock });
   const { notify } = control;
-  const routing = new RoutingService({ chains: sqliteRoutingChainStore(db), catalog, clock, chainChanged: notify.chainChanged });
-  const collectionStore = sqliteCollectionStore(db);
+  const routing = new RoutingService({ chains: stores.chains, catalog, clock, chainChanged: notify.chainChanged });
+  const collectionStore = stores.collections;
   const collections = new CollectionService({ collections: collectionStore, routing, catalog, clock, maxPerOrg: config.orgs.maxCollectionsPerOrg });
   const byok = new ByokService({
-    byokKeys: sqliteByokKeyStore(db), catalog, clock, log, masterKey, outbound, settings: config.byok, orgKeyChanged: notify.orgKeyChanged,
+    byokKeys: stores.byokKeys, catalog, clock, log, masterKey, outbound, settings: config.byok, orgKeyChanged: notify.orgKeyChanged,
   });
   const endpoints = new EndpointService({
-    endpoints: sqliteCustomEndpointStore(db), clock, log, masterKey, outbound, settings: config.customEndpoints, endpointChanged: notify.endpointChanged,
+    endpoints: stores.endpoints, clock, log, masterKey, outbound, settings: config.customEndpoints, endpointChanged: notify.endpointChanged,
   });
   // The data plane starts with every saved chain, provider key and endpoint.
   await routing.publishAll();
@@ -259,7 +249,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
-  const billingStore = sqliteBillingStore(db);
+  const billingStore = stores.billing;
   const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, mailer, clock, log, baseUrl: () => control.baseUrl });
   const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, mailer, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
   const paymentService = new PaymentService({ billing: billingStore, orgs: orgStore, api: payments, clock, log, credited: (id) => notices.credited(id) });
@@ -286,7 +276,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log),
       ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
       ...monitoringRoutes(new MonitoringService({
-        monitoring: sqliteMonitoringStore(db), collections: collectionStore, catalog, clock, masterKey, settings: config.monitoring,
+        monitoring: stores.monitoring, collections: collectionStore, catalog, clock, masterKey, settings: config.monitoring,
         canMail: mailer !== null, check: (id) => monitor.check(id),
       })),
       ...billingRoutes(billingService, paymentService),
@@ -295,7 +285,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
   });
-  const readSession = sessionReader(db);
   const dashboard = config.dashboard.enabled ? loadDashboard(DASHBOARD_DIR, originOf(config.billing.payments.checkoutUrl)) : null;
   if (config.dashboard.enabled && !dashboard) log.warn('the dashboard is not built: `npm run build` makes it (the API serves without it)', { dir: DASHBOARD_DIR });
   const allowedOrigins = new Set<string>();
@@ -314,7 +303,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     rejectRepeatedContentLength: config.rejectRepeatedContentLength,
     keys: auth,
     publicGate: gatePublic,
-    sessions: (token) => readSession(token, clock.now()),
+    sessions: (token) => stores.readSession(token, clock.now()),
     allowedOrigins,
     dashboard,
   }).catch(async (e: unknown) => {

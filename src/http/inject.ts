@@ -2,7 +2,7 @@ import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
 import { errors } from '../errors/catalog.js';
 import type { ErrorFormat } from '../errors/error-format.js';
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { Method, RouteSpec } from '../domain/route-spec.js';
+import type { Method, RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { nextRequestId } from '../lib/request-id.js';
 import { compileRoute, newContext, type CompiledRoute, type RouterOptions, type RouterReply } from './route-pipeline.js';
 
@@ -66,6 +66,11 @@ function run(r: CompiledRoute, params: string[] | null, req: InjectRequest, quer
   for (const name of r.headerNames) ctx.headers[name] = headers[name] ?? '';
   if (r.readsIp) ctx.ip = req.ip ?? '127.0.0.1';
   if (refused === null) refused = r.admit(ctx);
+  if (refused instanceof Promise) return refused.then((v) => admitted(r, reply, ctx, req, v));
+  return admitted(r, reply, ctx, req, refused);
+}
+
+function admitted(r: CompiledRoute, reply: MemoryRouterReply, ctx: RequestContext, req: InjectRequest, refused: unknown): Promise<InjectResponse> {
   if (refused !== null) {
     r.fail(reply, refused);
     return reply.done;

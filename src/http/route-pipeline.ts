@@ -16,12 +16,16 @@ import { sessionToken } from '../lib/session-cookie.js';
 /** What the router needs to authenticate and authorise a request, whatever server carries it. */
 export interface RouterOptions {
   log: Logger;
-  /** Resolves a Bearer authorization to its key; throws the 401 (missing, malformed, unknown, revoked, expired). */
-  keys?: { authenticate(authorization: string): KeyRecord };
+  /**
+   * Resolves a Bearer authorization to its key; throws the 401 (missing, malformed, unknown,
+   * revoked, expired). A promise only when the key is not cached and the store is remote
+   * (PostgreSQL): a cached key, and every key on SQLite, answers synchronously.
+   */
+  keys?: { authenticate(authorization: string): KeyRecord | Promise<KeyRecord> };
   /** Seam for the limit of public routes, per key when the request carries a valid one, else per IP; throws a GatewayError (429). */
   publicGate?: (ip: string, authorization: string) => void;
-  /** Resolves the gw_session cookie value to a session (session routes). */
-  sessions?: (token: string) => Session | null;
+  /** Resolves the gw_session cookie value to a session (session routes); a promise on a remote store. */
+  sessions?: (token: string) => Session | null | Promise<Session | null>;
   /** Origins allowed to make cookie-authenticated writes (the configured base URL). */
   allowedOrigins?: ReadonlySet<string>;
 }
@@ -51,7 +55,10 @@ export interface CompiledRoute {
   readonly bearer: boolean;
   /** Whether the route wants the client's address. */
   readonly readsIp: boolean;
-  /** Authentication and authorisation on the request's headers: fills ctx.key or ctx.session; the refusal, if any. */
+  /**
+   * Authentication and authorisation on the request's headers: fills ctx.key or ctx.session; the
+   * refusal, or null. A promise of that when the answer needs the store (see RouterOptions).
+   */
   admit(ctx: RequestContext): unknown;
   /** Runs the handler with the body in ctx; its failure becomes the route's error answer. */
   run(ctx: RequestContext, reply: RouterReply): void;
@@ -96,6 +103,12 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
     else reply.sendJson(out.status ?? 200, serialize(out.body), out.headers);
   };
 
+  const withKey = (ctx: RequestContext, key: KeyRecord): unknown => {
+    if (route.scope === 'full' && key.scope !== 'full') return INFERENCE_KEY;
+    (ctx as RequestContext<'api_key'>).key = key;
+    return null;
+  };
+
   return {
     route, paramNames, headerNames, bearer, readsIp: isPublic,
     readsBody: !NO_BODY.has(route.method),
@@ -109,9 +122,8 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
           if (missingEither !== null && !h.authorization && !h[keyHeader!]) return missingEither;
           // Anthropic's clients send the key bare as x-api-key; Bearer wins when both are there.
           const key = keys!.authenticate(keyHeader !== null && !h.authorization && h[keyHeader] ? `Bearer ${h[keyHeader].trim()}` : h.authorization);
-          if (route.scope === 'full' && key.scope !== 'full') return INFERENCE_KEY;
-          (ctx as RequestContext<'api_key'>).key = key;
-          return null;
+          if (key instanceof Promise) return key.then((k) => withKey(ctx, k), (e: unknown) => e);
+          return withKey(ctx, key);
         }
         if (gated) opts.publicGate!(ctx.ip, ctx.headers.authorization);
         if (isSession) return authorize(ctx, opts, minRank, checksOrigin);
@@ -150,10 +162,15 @@ function crossSite(ctx: RequestContext, opts: RouterOptions): boolean {
   return origin ? !opts.allowedOrigins?.has(origin) : ctx.headers['sec-fetch-site'] === 'cross-site';
 }
 
-/** Session, role and same-origin checks of a session route; returns the refusal, if any. */
-function authorize(ctx: RequestContext, opts: RouterOptions, minRank: number, checksOrigin: boolean): Error | null {
+/** Session, role and same-origin checks of a session route; returns the refusal, if any (a promise of it when the session store is remote). */
+function authorize(ctx: RequestContext, opts: RouterOptions, minRank: number, checksOrigin: boolean): unknown {
   const token = sessionToken(ctx.headers.cookie);
   const session = token && opts.sessions ? opts.sessions(token) : null;
+  if (session instanceof Promise) return session.then((s) => authorizeSession(ctx, opts, s, minRank, checksOrigin), (e: unknown) => e);
+  return authorizeSession(ctx, opts, session, minRank, checksOrigin);
+}
+
+function authorizeSession(ctx: RequestContext, opts: RouterOptions, session: Session | null, minRank: number, checksOrigin: boolean): Error | null {
   if (!session) return errors.noSession();
   if (checksOrigin && crossSite(ctx, opts)) return CROSS_SITE;
   if (ROLE_RANK[session.role] < minRank) return errors.forbidden(`This needs the ${minRank === 3 ? 'owner' : 'admin'} role in the organisation`);

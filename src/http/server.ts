@@ -2,8 +2,8 @@ import uWS from 'uWebSockets.js';
 import { createServer } from 'node:net';
 import { errors } from '../errors/catalog.js';
 import type { ErrorFormat } from '../errors/error-format.js';
-import type { RouteSpec } from '../domain/route-spec.js';
-import { compileRoute, newContext, type RouterOptions } from './route-pipeline.js';
+import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
+import { compileRoute, newContext, type CompiledRoute, type RouterOptions } from './route-pipeline.js';
 import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
 import { pick, wantsPage, type Dashboard } from './dashboard.js';
@@ -167,6 +167,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       // Before the body is read: a stranger cannot make the gateway hold an upload.
       refused = r.admit(ctx);
     }
+    if (refused instanceof Promise) {
+      admitLater(r, ctx, reply, refused, readsBody ? bodyLimit : -1, Number(declaredLength || 0));
+      return;
+    }
     if (refused !== null) {
       // uWS still needs a data handler for the bytes in flight.
       if (readsBody) res.onData(() => {});
@@ -183,5 +187,28 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
       ctx.body = raw;
       r.run(ctx, reply);
     });
+  });
+}
+
+/**
+ * Admission that waits for the store (a key or session not cached, on PostgreSQL): the body is
+ * read meanwhile, since uWS wants its data handler now, and the route runs once both are in.
+ * A refusal answers at once; the rest of the body is read and dropped. bodyLimit -1: no body.
+ */
+function admitLater(r: CompiledRoute, ctx: RequestContext, reply: UwsReply, admitted: Promise<unknown>, bodyLimit: number, declaredLength: number): void {
+  let verdict: unknown;
+  let decided = false;
+  let body: Buffer | null = bodyLimit < 0 ? Buffer.alloc(0) : null;
+  const go = (): void => {
+    if (!decided || body === null || verdict !== null) return;
+    if (bodyLimit >= 0) ctx.body = body;
+    r.run(ctx, reply);
+  };
+  if (bodyLimit >= 0) reply.readBody(bodyLimit, declaredLength, (raw) => { body = raw; go(); });
+  void admitted.then((v) => {
+    decided = true;
+    verdict = v;
+    if (v !== null) r.fail(reply, v);
+    else go();
   });
 }
