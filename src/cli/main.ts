@@ -7,6 +7,10 @@ import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
 import { offsetClock, systemClock } from '../lib/clock.js';
 import { openDatabase, type Db } from '../store/database.js';
+import { openPostgres, type Pg } from '../store/postgres/pg-database.js';
+import { copySqliteToPostgres } from '../store/postgres/pg-import.js';
+import { redactUrl } from '../lib/redact-url.js';
+import { existsSync } from 'node:fs';
 import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
 import { findKeyById, listActiveKeys, revokeKey, sqliteKeyStore, updateKeyLimits } from '../store/keys.js';
 import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
@@ -40,6 +44,8 @@ Usage: gw [--config FILE] [--db PATH] [--json] <command>
                                           one-time sign-in URL for the dashboard (valid for minutes)
   tail [--org ID] [--key ID] [--model ID] [-n N] [--no-follow]
                                           follow the usage ledger like tail -f (--json: JSON lines)
+  migrate --to postgres://…               copy this SQLite database into an empty PostgreSQL one
+                                          (stop the gateway first; docs/scale-out.md)
 
 Global: --config (or GW_CONFIG) and --db (or GW_DB) choose the database; --json prints JSON.
 Without them the database is data/gateway.db in the gateway's folder, the one \`npm start\` serves.`;
@@ -107,6 +113,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'serve') return await serve(config, sub === undefined ? [] : [sub, ...rest]);
+    if (cmd === 'migrate') return await migrateCommand(config.dbPath, g.rest.slice(1), g.json, out);
     announceDatabase(config.dbPath);
     if (cmd === 'tail') {
       const ro = openDatabase(config.dbPath, { readonly: true });
@@ -163,6 +170,32 @@ function announceDatabase(dbPath: string): void {
   console.error(`database: ${dbPath}`);
   console.error('warning: no running gateway serves this database; a gateway started on it later sees these changes. ' +
     'If one is running, point this command at its database with --config or --db (or GW_CONFIG, GW_DB).');
+}
+
+/** `gw migrate --to URL`: the SQLite database, whole, into an empty PostgreSQL (schema created first). */
+async function migrateCommand(dbPath: string, argv: string[], json: boolean, out: Out): Promise<number> {
+  const { values } = parseFlags(argv, { to: { type: 'string' } });
+  const url = values.to ?? process.env.GW_STORE;
+  if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new UsageError('migrate needs --to postgres://… (or GW_STORE)');
+  const holder = serveHolder(dbPath);
+  if (holder) throw new UsageError(`the gateway with pid ${holder.pid} serves ${dbPath}: stop it first, so no request is written after the copy`);
+  if (!existsSync(dbPath)) throw new UsageError(`no database at ${dbPath} (--db or GW_DB names it)`);
+  const db = openDatabase(dbPath);
+  let pg: Pg | null = null;
+  try {
+    pg = await openPostgres(url, { max: 1 });
+    console.error(`copying ${dbPath} into ${redactUrl(url)}`);
+    const copied = await copySqliteToPostgres(db, pg, (t) => { if (!json) console.error(`  ${t.table}: ${t.rows} rows`); });
+    const rows = copied.reduce((n, t) => n + t.rows, 0);
+    out(`copied ${rows} rows in ${copied.length} tables; start the gateways with GW_STORE set to this database`, { tables: copied, rows });
+    return 0;
+  } catch (e) {
+    console.error(`gw: migrate failed, nothing was written: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    db.close();
+    await pg?.end({ timeout: 1 });
+  }
 }
 
 async function serve(config: ReturnType<typeof loadConfig>, argv: string[]): Promise<number> {

@@ -64,6 +64,9 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   for (const [name, path] of SIGN_IN_ENV) if (env[name]) setIn(raw, path, env[name], name);
   const typed = env.GW_DB !== undefined || opts.overrides?.dbPath !== undefined;
   if (env.GW_DB !== undefined) raw.dbPath = env.GW_DB;
+  // Connection URLs carry passwords: the environment can give them, to keep them out of the file (an empty variable counts as unset).
+  if (env.GW_STORE) setIn(raw, ['store', 'url'], env.GW_STORE, 'GW_STORE');
+  if (env.GW_REDIS) setIn(raw, ['redis', 'url'], env.GW_REDIS, 'GW_REDIS');
   Object.assign(raw, opts.overrides ?? {});
   raw.dbPath = absoluteDbPath(raw.dbPath, typed || !file ? cwd : dirname(file));
 

@@ -39,6 +39,30 @@ export const ConfigSchema = Type.Object({
   baseUrl: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   dbPath: Type.String({ minLength: 1, default: './data/gateway.db' }),
+  /**
+   * Where state lives when several instances serve together (docs/scale-out.md). Unset: the
+   * SQLite file at dbPath, one gateway process per file.
+   */
+  store: Type.Object({
+    /** A postgres:// URL (GW_STORE); unset: SQLite. */
+    url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    /** Connections per instance. */
+    poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+    /** How long inference serves keys already known while PostgreSQL does not answer; past it, a key not cached is refused 503. */
+    keyGraceMs: Type.Integer({ minimum: 0, default: 300_000 }),
+  }, { additionalProperties: false, default: {} }),
+  /** Shared limits, budgets, balances' holds and the change channel (GW_REDIS); unset: in-process. */
+  redis: Type.Object({
+    /** A redis:// or rediss:// URL (Redis or Valkey). */
+    url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    /**
+     * Redis unreachable: `fail_closed` answers inference 503 unavailable; `local` serves on this
+     * instance's own in-process limits for at most localForMs (limits then hold per instance, so N
+     * instances admit up to N times a limit), then fails closed.
+     */
+    onUnavailable: Type.Union([Type.Literal('fail_closed'), Type.Literal('local')], { default: 'fail_closed' }),
+    localForMs: Type.Integer({ minimum: 0, default: 60_000 }),
+  }, { additionalProperties: false, default: {} }),
   /** Replaces the shipped catalog.json (self-hosters describing their own models). */
   catalogFile: Type.Optional(Type.String({ minLength: 1 })),
   bodyLimitBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
