@@ -6,21 +6,19 @@ import { checkNewKey, KEY_NAME_MAX } from '../control/keys/key-rules.js';
 import { serveHolder } from '../store/serve-lock.js';
 import { createLogger } from '../lib/logger.js';
 import { offsetClock, systemClock } from '../lib/clock.js';
-import { openDatabase, type Db } from '../store/database.js';
+import { openDatabase } from '../store/database.js';
 import { openPostgres, type Pg } from '../store/postgres/pg-database.js';
 import { copySqliteToPostgres } from '../store/postgres/pg-import.js';
 import { redactUrl } from '../lib/redact-url.js';
 import { existsSync } from 'node:fs';
-import { findDefaultWorkspaceId, findOrg, insertMoneyEvent, insertOrg, orgIsFunded } from '../store/orgs.js';
-import { findKeyById, listActiveKeys, revokeKey, sqliteKeyStore, updateKeyLimits } from '../store/keys.js';
-import { listMoneyEvents, listOrders, lowBalanceOf } from '../store/billing.js';
+import { orgIsFunded } from '../domain/org-funding.js';
+import { openOperatorStores, type OperatorStores } from './operator-stores.js';
 import { tail } from './tail.js';
 import { promoCommand } from './promo.js';
 import { formatInr, microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { isEmail } from '../control/sign-in/login-links.js';
 import { SignInService } from '../control/sign-in/sign-in-service.js';
-import { sqliteSignInStore } from '../store/sign-in.js';
 import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
@@ -123,18 +121,18 @@ export async function runCli(argv: string[]): Promise<number> {
         ro.close();
       }
     }
-    const db = openDatabase(config.dbPath);
+    const st = await openOperatorStores(config);
     try {
-      if (cmd === 'org' && sub === 'create') return orgCreate(db, rest, out);
-      if (cmd === 'org' && sub === 'credit') return orgCredit(db, rest, out);
-      if (cmd === 'org' && sub === 'show') return orgShow(db, rest, out);
-      if (cmd === 'key' && sub === 'create') return await keyCreate(db, config, rest, out);
-      if (cmd === 'key' && sub === 'revoke') return keyRevoke(db, rest, out);
-      if (cmd === 'key' && sub === 'limits') return keyLimits(db, rest, out);
-      if (cmd === 'promo') return promoCommand(db, sub, rest, out);
-      if (cmd === 'login-link') return await loginLink(db, config, g.rest.slice(1), out);
+      if (cmd === 'org' && sub === 'create') return await orgCreate(st, rest, out);
+      if (cmd === 'org' && sub === 'credit') return await orgCredit(st, rest, out);
+      if (cmd === 'org' && sub === 'show') return await orgShow(st, rest, out);
+      if (cmd === 'key' && sub === 'create') return await keyCreate(st, config, rest, out);
+      if (cmd === 'key' && sub === 'revoke') return await keyRevoke(st, rest, out);
+      if (cmd === 'key' && sub === 'limits') return await keyLimits(st, rest, out);
+      if (cmd === 'promo') return await promoCommand(st.ops, sub, rest, out);
+      if (cmd === 'login-link') return await loginLink(st, config, g.rest.slice(1), out);
     } finally {
-      db.close();
+      await st.close();
     }
     throw new UsageError(`unknown command '${[cmd, sub].filter(Boolean).join(' ')}'\n\n${HELP}`);
   } catch (e) {
@@ -221,64 +219,62 @@ async function serve(config: ReturnType<typeof loadConfig>, argv: string[]): Pro
   return 0;
 }
 
-function orgCreate(db: Db, argv: string[], out: Out): number {
+async function orgCreate(st: OperatorStores, argv: string[], out: Out): Promise<number> {
   const { values, positionals } = parseFlags(argv, { credit: { type: 'string' } });
   const name = positionals.join(' ').trim();
   if (!name) throw new UsageError('org create needs a NAME');
   const now = systemClock.now();
-  const { orgId, workspaceId } = insertOrg(db, name, { now });
-  let balance = 0;
-  if (values.credit !== undefined) {
-    const micros = inrFlag(values.credit, '--credit');
-    if (micros > 0) balance = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: 'initial credit (gw org create)', now }).balanceMicros;
-  }
+  const micros = values.credit !== undefined ? inrFlag(values.credit, '--credit') : 0;
+  const { orgId, workspaceId } = await st.ops.createOrg(name, now);
+  const balance = micros > 0 ? (await st.ops.credit(orgId, micros, 'initial credit (gw org create)', now)).balanceMicros : 0;
   out(orgId, { id: orgId, name, workspace_id: workspaceId, balance_inr: microsToInr(balance) });
   return 0;
 }
 
-function orgCredit(db: Db, argv: string[], out: Out): number {
+async function orgCredit(st: OperatorStores, argv: string[], out: Out): Promise<number> {
   const { values, positionals } = parseFlags(argv, { note: { type: 'string' } });
   const [orgId, amount] = positionals;
   if (!orgId || !amount) throw new UsageError('org credit needs ORG_ID and an amount in INR');
-  if (!findOrg(db, orgId)) throw new UsageError(`no org '${orgId}'`);
+  if (!await st.ops.findOrg(orgId)) throw new UsageError(`no org '${orgId}'`);
   const micros = inrFlag(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
-  const { balanceMicros } = insertMoneyEvent(db, orgId, 'operator_credit', micros, { note: values.note ?? 'operator credit (gw org credit)', now: systemClock.now() });
+  const { balanceMicros } = await st.ops.credit(orgId, micros, values.note ?? 'operator credit (gw org credit)', systemClock.now());
   out(`credited ₹${formatInr(micros)}; balance ₹${formatInr(balanceMicros)}`, { org_id: orgId, credited_inr: microsToInr(micros), balance_inr: microsToInr(balanceMicros) });
   return 0;
 }
 
-function orgShow(db: Db, argv: string[], out: Out): number {
+async function orgShow(st: OperatorStores, argv: string[], out: Out): Promise<number> {
   const { positionals } = parseFlags(argv, {});
   const [orgId] = positionals;
   if (!orgId) throw new UsageError('org show needs ORG_ID');
-  const org = findOrg(db, orgId);
+  const org = await st.ops.findOrg(orgId);
   if (!org) throw new UsageError(`no org '${orgId}'`);
-  const keys = listActiveKeys(db, org.id, systemClock.now());
-  const events = listMoneyEvents(db, org.id, 10);
-  const orders = listOrders(db, org.id, 10);
-  const low = lowBalanceOf(db, org.id);
+  const keys = await st.ops.activeKeys(org.id, systemClock.now());
+  const events = await st.ops.moneyEvents(org.id, 10);
+  const orders = await st.ops.orders(org.id, 10);
+  const low = await st.ops.lowBalanceMicros(org.id);
+  const funded = orgIsFunded(org);
   const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const human = [
     `${org.name} (${org.id})`,
-    `balance ₹${formatInr(org.balance_micros)}; new keys are ${orgIsFunded(org) ? 'standard' : 'trial'}${low === null ? '' : `; low-balance mail below ₹${formatInr(low)}`}`,
+    `balance ₹${formatInr(org.balanceMicros)}; new keys are ${funded ? 'standard' : 'trial'}${low === null ? '' : `; low-balance mail below ₹${formatInr(low)}`}`,
     `active keys: ${keys.length === 0 ? 'none' : keys.map((k) => `${k.prefix}… ${k.name} (${k.tier})`).join(', ')}`,
-    'money events:', ...(events.length ? events.map((e) => `  ${when(e.at)}  ${e.kind.padEnd(15)} ₹${formatInr(e.amount_micros)}${e.note ? `  ${e.note}` : ''}`) : ['  none']),
-    'top-up orders:', ...(orders.length ? orders.map((o) => `  ${when(o.created_at)}  ${o.id}  ${o.status.padEnd(7)} ₹${formatInr(o.credit_micros)} + GST = ₹${formatInr(o.total_micros)}${o.payment_id ? `  ${o.payment_id} via ${o.paid_via}` : ''}`) : ['  none']),
+    'money events:', ...(events.length ? events.map((e) => `  ${when(e.at)}  ${e.kind.padEnd(15)} ₹${formatInr(e.amountMicros)}${e.note ? `  ${e.note}` : ''}`) : ['  none']),
+    'top-up orders:', ...(orders.length ? orders.map((o) => `  ${when(o.createdAt)}  ${o.id}  ${o.status.padEnd(7)} ₹${formatInr(o.creditMicros)} + GST = ₹${formatInr(o.totalMicros)}${o.paymentId ? `  ${o.paymentId} via ${o.paidVia}` : ''}`) : ['  none']),
   ].join('\n');
   out(human, {
-    id: org.id, name: org.name, balance_inr: microsToInr(org.balance_micros), tier: orgIsFunded(org) ? 'standard' : 'trial',
+    id: org.id, name: org.name, balance_inr: microsToInr(org.balanceMicros), tier: funded ? 'standard' : 'trial',
     low_balance_inr: microsToInr(low), active_keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, tier: k.tier })),
-    money_events: events.map((e) => ({ at: when(e.at), kind: e.kind, amount_inr: microsToInr(e.amount_micros), note: e.note })),
+    money_events: events.map((e) => ({ at: when(e.at), kind: e.kind, amount_inr: microsToInr(e.amountMicros), note: e.note })),
     orders: orders.map((o) => ({
-      id: o.id, status: o.status, created_at: when(o.created_at), credit_inr: microsToInr(o.credit_micros), total_inr: microsToInr(o.total_micros),
-      payment_id: o.payment_id, paid_via: o.paid_via, paid_at: when(o.paid_at),
+      id: o.id, status: o.status, created_at: when(o.createdAt), credit_inr: microsToInr(o.creditMicros), total_inr: microsToInr(o.totalMicros),
+      payment_id: o.paymentId, paid_via: o.paidVia, paid_at: when(o.paidAt),
     })),
   });
   return 0;
 }
 
-async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
+async function keyCreate(st: OperatorStores, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { values } = parseFlags(argv, {
     org: { type: 'string' }, name: { type: 'string' }, rpm: { type: 'string' }, daily: { type: 'string' },
     'budget-inr': { type: 'string' }, 'expires-days': { type: 'string' }, force: { type: 'boolean' },
@@ -287,9 +283,9 @@ async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   const name = values.name?.trim();
   if (!name) throw new UsageError('key create needs --name NAME (names tell keys apart when one must be revoked)');
   if (name.length > KEY_NAME_MAX) throw new UsageError(`--name must be at most ${KEY_NAME_MAX} characters`);
-  const org = findOrg(db, values.org);
+  const org = await st.ops.findOrg(values.org);
   if (!org) throw new UsageError(`no org '${values.org}'`);
-  const workspaceId = findDefaultWorkspaceId(db, org.id)!;
+  const workspaceId = await st.orgs.defaultWorkspaceId(org.id);
   const tier = orgIsFunded(org) ? 'standard' : 'trial';
   const expiresDays = positiveInt(values['expires-days'], '--expires-days', 365);
   const rpm = positiveInt(values.rpm, '--rpm');
@@ -298,7 +294,7 @@ async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   const budget = values['budget-inr'] !== undefined ? inrFlag(values['budget-inr'], '--budget-inr') : null;
   const now = systemClock.now();
   // The API's rules and their transaction (the key service's), unless the operator forces past them.
-  const created = await sqliteKeyStore(db).create({
+  const created = await st.keys.create({
     orgId: org.id, workspaceId, name, tier,
     rpmLimit: rpm ?? null,
     dailyLimit: daily ?? null,
@@ -310,13 +306,13 @@ async function keyCreate(db: Db, config: ReturnType<typeof loadConfig>, argv: st
   return 0;
 }
 
-async function loginLink(db: Db, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
+async function loginLink(st: OperatorStores, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { values } = parseFlags(argv, { email: { type: 'string' }, 'base-url': { type: 'string' } });
   if (!isEmail(values.email)) throw new UsageError('login-link needs --email with an email address');
   const base = (values['base-url'] ?? config.baseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
   // Only the link's part of the sign-in service: no provider, no session.
   const { url, expiresAt } = await new SignInService({
-    store: sqliteSignInStore(db), clock: systemClock, providers: new Map(), baseUrl: () => base,
+    store: st.signIn, clock: systemClock, providers: new Map(), baseUrl: () => base,
     signupCreditMicros: 0, sessionTtlMs: 0, loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   }).createLoginLink(values.email);
   out(`${url}\n(one use, valid until ${new Date(expiresAt).toISOString()})`, { url, expires_at: new Date(expiresAt).toISOString() });
@@ -331,30 +327,31 @@ function checkTrialCeiling(rpm: number | undefined, daily: number | undefined, b
   if (budget !== undefined) throw new UsageError('monthly budgets apply to standard keys; trial keys are free');
 }
 
-function keyRevoke(db: Db, argv: string[], out: Out): number {
+async function keyRevoke(st: OperatorStores, argv: string[], out: Out): Promise<number> {
   const { positionals } = parseFlags(argv, {});
   const [id] = positionals;
   if (!id) throw new UsageError('key revoke needs KEY_ID');
-  if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
-  const revoked = revokeKey(db, id, systemClock.now());
+  if (!await st.ops.findKey(id)) throw new UsageError(`no key '${id}'`);
+  const revoked = await st.ops.revokeKey(id, systemClock.now());
   out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
   return 0;
 }
 
-function keyLimits(db: Db, argv: string[], out: Out): number {
+async function keyLimits(st: OperatorStores, argv: string[], out: Out): Promise<number> {
   const { values, positionals } = parseFlags(argv, { rpm: { type: 'string' }, daily: { type: 'string' }, 'budget-inr': { type: 'string' } });
   const [id] = positionals;
   if (!id) throw new UsageError('key limits needs KEY_ID');
-  if (!findKeyById(db, id)) throw new UsageError(`no key '${id}'`);
+  const before = await st.ops.findKey(id);
+  if (!before) throw new UsageError(`no key '${id}'`);
   const orNull = <T>(v: string | undefined, f: (s: string) => T): T | null | undefined => (v === undefined ? undefined : v === 'none' ? null : f(v));
   const patch = {
     rpmLimit: orNull(values.rpm, (v) => positiveInt(v, '--rpm')!),
     dailyLimit: orNull(values.daily, (v) => positiveInt(v, '--daily')!),
     monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
-  if (findKeyById(db, id)!.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
-  updateKeyLimits(db, id, patch, systemClock.now());
-  const k = findKeyById(db, id)!;
+  if (before.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
+  await st.ops.updateKeyLimits(id, patch, systemClock.now());
+  const k = (await st.ops.findKey(id))!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });
   return 0;

@@ -1,5 +1,4 @@
-import type { Db } from '../store/database.js';
-import { disablePromo, insertPromo, listPromos, type PromoRow } from '../store/billing.js';
+import type { OperatorStore, PromoRow } from '../domain/stores/operator-store.js';
 import { systemClock } from '../lib/clock.js';
 import { formatInr, microsToInr } from '../lib/money.js';
 import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
@@ -23,7 +22,7 @@ const describe = (p: PromoRow): string => {
 };
 
 /** gw promo create|list|disable: the operator's promo codes (DESIGN.md: one redemption per org). */
-export function promoCommand(db: Db, sub: string | undefined, argv: string[], out: Out): number {
+export async function promoCommand(ops: OperatorStore, sub: string | undefined, argv: string[], out: Out): Promise<number> {
   if (sub === 'create') {
     const { values, positionals } = parseFlags(argv, {
       'bonus-inr': { type: 'string' }, percent: { type: 'string' }, expires: { type: 'string' }, 'max-redemptions': { type: 'string' },
@@ -41,14 +40,14 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
       if (Number.isNaN(expiresAt)) throw new UsageError(`--expires '${values.expires}' is not a date (YYYY-MM-DD, or an ISO time)`);
     }
     const row = { code, kind, value, expires_at: expiresAt, max_redemptions: positiveInt(values['max-redemptions'], '--max-redemptions') ?? null, created_at: systemClock.now() } as const;
-    if (!insertPromo(db, row)) throw new UsageError(`promo code '${code}' exists already`);
-    const saved = listPromos(db).find((p) => p.code === code)!;
+    if (!await ops.insertPromo(row)) throw new UsageError(`promo code '${code}' exists already`);
+    const saved = (await ops.listPromos()).find((p) => p.code === code)!;
     out(describe(saved), view(saved));
     return 0;
   }
   if (sub === 'list') {
     parseFlags(argv, {});
-    const all = listPromos(db);
+    const all = await ops.listPromos();
     out(all.length ? all.map(describe).join('\n') : 'no promo codes', all.map(view));
     return 0;
   }
@@ -56,8 +55,8 @@ export function promoCommand(db: Db, sub: string | undefined, argv: string[], ou
     const { positionals } = parseFlags(argv, {});
     const [code] = positionals;
     if (!code) throw new UsageError('promo disable needs CODE');
-    if (!listPromos(db).some((p) => p.code.toLowerCase() === code.toLowerCase())) throw new UsageError(`no promo code '${code}'`);
-    const changed = disablePromo(db, code, systemClock.now());
+    if (!(await ops.listPromos()).some((p) => p.code.toLowerCase() === code.toLowerCase())) throw new UsageError(`no promo code '${code}'`);
+    const changed = await ops.disablePromo(code, systemClock.now());
     out(changed ? `disabled ${code}` : `${code} was already disabled`, { code, disabled: true });
     return 0;
   }

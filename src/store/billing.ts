@@ -1,20 +1,11 @@
+import type { PromoRow } from '../domain/stores/operator-store.js';
 import type { Db } from './database.js';
 import { insertMoneyEvent } from './orgs.js';
 import type {
   BillingAddress, BillingStore, CreditedOrder, LowBalanceOrg, MoneyEvent, NewTopupOrder, PaidVia, Payment, Promo, SavedAddress, TopupOrder,
 } from '../domain/stores/billing-store.js';
 
-export interface PromoRow {
-  code: string;
-  kind: 'fixed' | 'percent';
-  value: number;
-  expires_at: number | null;
-  max_redemptions: number | null;
-  /** Counted from promo_redemptions. */
-  redemptions: number;
-  disabled_at: number | null;
-  created_at: number;
-}
+export type { PromoRow };
 
 export function insertPromo(db: Db, p: Omit<PromoRow, 'redemptions' | 'disabled_at'>): boolean {
   return db.prepare(`INSERT INTO promo_codes (code, kind, value, expires_at, max_redemptions, created_at)

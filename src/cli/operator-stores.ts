@@ -1,0 +1,28 @@
+import type { Config } from '../config/schema.js';
+import type { KeyStore } from '../domain/stores/key-store.js';
+import type { OperatorStore } from '../domain/stores/operator-store.js';
+import type { OrgStore } from '../domain/stores/org-store.js';
+import type { SignInStore } from '../domain/stores/sign-in-store.js';
+import { openDatabase } from '../store/database.js';
+import { sqliteKeyStore } from '../store/keys.js';
+import { sqliteOperatorStore } from '../store/operator.js';
+import { sqliteOrgStore } from '../store/orgs.js';
+import { sqliteSignInStore } from '../store/sign-in.js';
+
+/** The stores an operator command works on, on the database the gateways use. */
+export interface OperatorStores {
+  ops: OperatorStore;
+  orgs: OrgStore;
+  keys: KeyStore;
+  signIn: SignInStore;
+  close(): Promise<void>;
+}
+
+/** SQLite at dbPath; PostgreSQL when the config names one (store.url, GW_STORE). */
+export async function openOperatorStores(config: Readonly<Config>): Promise<OperatorStores> {
+  const db = openDatabase(config.dbPath);
+  return {
+    ops: sqliteOperatorStore(db), orgs: sqliteOrgStore(db), keys: sqliteKeyStore(db), signIn: sqliteSignInStore(db),
+    close: async () => { db.close(); },
+  };
+}
