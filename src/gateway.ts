@@ -240,7 +240,13 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   // Public routes: a valid key's own window, else the client IP's (spec 8).
   const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
     try {
-      return auth.authenticate(authorization).id;
+      const key = auth.authenticate(authorization);
+      // A key not cached on a remote store: this request counts in its IP's window rather than wait.
+      if (key instanceof Promise) {
+        key.catch(() => {});
+        return null;
+      }
+      return key.id;
     } catch {
       return null;
     }

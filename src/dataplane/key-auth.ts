@@ -5,13 +5,18 @@ import { hashApiKey, isWellFormedApiKey } from '../lib/api-key.js';
 import type { Clock } from '../lib/clock.js';
 import type { KeyRecord } from '../domain/key-record.js';
 
-export type KeyLookup = (hash: string) => KeyRecord | undefined;
+/**
+ * Reads a key by its hash: synchronously on SQLite; a promise on PostgreSQL, whose rejection
+ * means the store did not answer (not that the key is unknown).
+ */
+export type KeyLookup = (hash: string) => KeyRecord | undefined | Promise<KeyRecord | undefined>;
 
 const MISSING = errors.invalidApiKey('Missing API key: send Authorization: Bearer <key>');
 const MALFORMED = errors.invalidApiKey('Malformed API key');
 const UNKNOWN = errors.invalidApiKey('Unknown API key');
 const REVOKED = errors.invalidApiKey('API key has been revoked');
 const EXPIRED = errors.invalidApiKey('API key has expired');
+const STORE_DOWN = errors.serviceUnavailable('The key store is unreachable and this key is not cached; retry shortly');
 const NOT_FOUND = Symbol('not found');
 /** How long a hash that names no key is remembered, at most. */
 const UNKNOWN_TTL_MS = 5_000;
@@ -21,6 +26,8 @@ interface Cached {
   readonly hash: string;
   readonly rec: KeyRecord | typeof NOT_FOUND;
   until: number;
+  /** When the store last answered for it (performance.now()): the grace period counts from here. */
+  readonly readAt: number;
 }
 
 /**
@@ -45,11 +52,21 @@ export class KeyAuthenticator {
    */
   readonly #byHeader = new Map<string, Cached>();
   readonly #maxHeaders: number;
+  /** Reads of the remote store in flight, by hash. */
+  readonly #loading = new Map<string, Promise<Cached>>();
+  readonly #graceMs: number;
+  readonly #onStoreError: ((e: unknown) => void) | undefined;
 
-  constructor(lookup: KeyLookup, clock: Clock, opts: { ttlMs: number; max: number }) {
+  /**
+   * graceMs: how long a key last read from a remote store is still served while that store does
+   * not answer (0 with SQLite, which cannot be unreachable).
+   */
+  constructor(lookup: KeyLookup, clock: Clock, opts: { ttlMs: number; max: number; graceMs?: number; onStoreError?: (e: unknown) => void }) {
     this.#lookup = lookup;
     this.#clock = clock;
     this.#maxHeaders = opts.max;
+    this.#graceMs = opts.graceMs ?? 0;
+    this.#onStoreError = opts.onStoreError;
     this.#ttlMs = Math.max(1, opts.ttlMs);
     this.#byHash = new LRUCache({
       max: opts.max,
@@ -57,10 +74,21 @@ export class KeyAuthenticator {
     });
   }
 
-  /** Throws 401 invalid_api_key; never touches the database for a cached key. */
-  authenticate(authorization: string): KeyRecord {
+  /**
+   * Throws 401 invalid_api_key; never touches the database for a cached key. A promise only when
+   * the key must be read from a remote store (PostgreSQL) and is not cached fresh.
+   */
+  authenticate(authorization: string): KeyRecord | Promise<KeyRecord> {
     let c = this.#byHeader.get(authorization);
-    if (c === undefined || c.until <= performance.now()) c = this.#load(authorization, c);
+    if (c === undefined || c.until <= performance.now()) {
+      const loaded = this.#load(authorization, c);
+      if (loaded instanceof Promise) return loaded.then((l) => this.#check(l));
+      c = loaded;
+    }
+    return this.#check(c);
+  }
+
+  #check(c: Cached): KeyRecord {
     const rec = c.rec;
     if (rec === NOT_FOUND) throw UNKNOWN;
     if (rec.revokedAt !== null) throw REVOKED;
@@ -69,16 +97,48 @@ export class KeyAuthenticator {
   }
 
   /** The header's record from the cache by hash, else the store; `stale` is what the header last had. */
-  #load(authorization: string, stale: Cached | undefined): Cached {
+  #load(authorization: string, stale: Cached | undefined): Cached | Promise<Cached> {
     const hash = stale?.hash ?? this.#hashOf(authorization);
-    let c = this.#byHash.get(hash);
-    if (c === undefined || c.until <= performance.now()) {
+    const c = this.#byHash.get(hash);
+    if (c !== undefined && c.until > performance.now()) return this.#remember(authorization, c);
+    // One read per hash in flight, however many requests carry the key meanwhile.
+    let pending = this.#loading.get(hash);
+    if (pending === undefined) {
       const found = this.#lookup(hash);
-      const ttl = found === undefined ? Math.min(UNKNOWN_TTL_MS, this.#ttlMs) : this.#ttlMs;
-      c = { hash, rec: found ?? NOT_FOUND, until: performance.now() + ttl };
-      this.#byHash.set(hash, c);
-      if (found !== undefined) this.#byId.set(found.id, c);
+      if (!(found instanceof Promise)) return this.#remember(authorization, this.#store(hash, found));
+      pending = found.then((rec) => this.#store(hash, rec), (e: unknown) => this.#unreachable(hash, c ?? stale, e));
+      pending.finally(() => this.#loading.delete(hash)).catch(() => {});
+      this.#loading.set(hash, pending);
     }
+    return pending.then((got) => this.#remember(authorization, got));
+  }
+
+  #store(hash: string, found: KeyRecord | undefined): Cached {
+    const ttl = found === undefined ? Math.min(UNKNOWN_TTL_MS, this.#ttlMs) : this.#ttlMs;
+    const c: Cached = { hash, rec: found ?? NOT_FOUND, until: performance.now() + ttl, readAt: performance.now() };
+    this.#byHash.set(hash, c);
+    if (found !== undefined) this.#byId.set(found.id, c);
+    return c;
+  }
+
+  /**
+   * The store did not answer: a key read from it within the grace period is served as last read
+   * (issue 19: inference keeps serving known keys while PostgreSQL is away, for a bounded time);
+   * any other key is refused 503, never 401, since it may well be valid.
+   */
+  #unreachable(hash: string, last: Cached | undefined, e: unknown): Cached {
+    this.#onStoreError?.(e);
+    if (last !== undefined && last.rec !== NOT_FOUND && performance.now() - last.readAt <= this.#graceMs) {
+      // Asked again after a short while, not on every request.
+      const c: Cached = { hash, rec: last.rec, until: performance.now() + Math.min(1_000, this.#ttlMs), readAt: last.readAt };
+      this.#byHash.set(hash, c);
+      this.#byId.set(last.rec.id, c);
+      return c;
+    }
+    throw STORE_DOWN;
+  }
+
+  #remember(authorization: string, c: Cached): Cached {
     if (this.#byHeader.size >= this.#maxHeaders) this.#byHeader.clear();
     this.#byHeader.set(authorization, c);
     return c;

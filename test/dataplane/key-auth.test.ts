@@ -26,6 +26,12 @@ function store(): { byHash: Map<string, KeyRecord>; lookups: number; lookup: (h:
   return s;
 }
 
+/** The authenticator answers a synchronous lookup synchronously. */
+function authed(r: KeyRecord | Promise<KeyRecord>): KeyRecord {
+  assert.ok(!(r instanceof Promise), 'a synchronous store answers synchronously');
+  return r as KeyRecord;
+}
+
 function refusal(fn: () => unknown): string {
   try {
     fn();
@@ -45,8 +51,8 @@ test('a header seen before is still checked against the current record: revoked 
   const auth = new KeyAuthenticator(s.lookup, clock, { ttlMs: 60_000, max: 100 });
   const key = mintApiKey('standard');
   s.byHash.set(hashApiKey(key), record('k1', { expiresAt: 2_000_000 }));
-  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
-  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
+  assert.is(authed(auth.authenticate(`Bearer ${key}`)).id, 'k1');
+  assert.is(authed(auth.authenticate(`Bearer ${key}`)).id, 'k1');
   assert.is(s.lookups, 1, 'the record is cached');
 
   s.byHash.set(hashApiKey(key), record('k1', { revokedAt: 1_500_000 }));
@@ -72,7 +78,7 @@ test('missing, malformed and unknown keys are refused every time, remembered or 
   // Case and surrounding space of the scheme and key are accepted as before.
   s.byHash.set(hashApiKey(unknown), record('k2'));
   auth.invalidate('k2');
-  assert.is(new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 100 }).authenticate(`bEaReR ${unknown}  `).id, 'k2');
+  assert.is(authed(new KeyAuthenticator(s.lookup, manualClock(0), { ttlMs: 60_000, max: 100 }).authenticate(`bEaReR ${unknown}  `)).id, 'k2');
 });
 
 test('more distinct headers than the cache holds still authenticate correctly', () => {
@@ -84,7 +90,7 @@ test('more distinct headers than the cache holds still authenticate correctly', 
     return k;
   });
   for (let pass = 0; pass < 3; pass++) {
-    keys.forEach((k, i) => assert.is(auth.authenticate(`Bearer ${k}`).id, `k${i}`));
+    keys.forEach((k, i) => assert.is(authed(auth.authenticate(`Bearer ${k}`)).id, `k${i}`));
   }
 });
 
@@ -104,7 +110,7 @@ test('a cached record is read again from the store once its TTL has passed, and 
   assert.is(s.lookups, 2);
   s.byHash.set(hashApiKey(key), record('k1'));
   auth.invalidate('k1');
-  assert.is(auth.authenticate(`Bearer ${key}`).id, 'k1');
+  assert.is(authed(auth.authenticate(`Bearer ${key}`)).id, 'k1');
   assert.is(s.lookups, 3);
 });
 
@@ -122,6 +128,57 @@ test('a record the bounded cache drops is read again for every header that named
   s.byHash.set(hashApiKey(keys[0]), record('a', { revokedAt: 1 }));
   assert.match(refusal(() => auth.authenticate(`Bearer ${keys[0]}`)), /revoked/);
   assert.is(s.lookups, 4);
+});
+
+test('a remote store: one read per key however many requests wait for it, then served from the cache', async () => {
+  const clock = manualClock(1_000_000);
+  const key = mintApiKey('standard');
+  let reads = 0;
+  let answer: (r: KeyRecord | undefined) => void = () => {};
+  const auth = new KeyAuthenticator(() => {
+    reads++;
+    return new Promise<KeyRecord | undefined>((resolve) => { answer = resolve; });
+  }, clock, { ttlMs: 60_000, max: 100 });
+  const waiting = [1, 2, 3].map(() => auth.authenticate(`Bearer ${key}`));
+  assert.ok(waiting.every((w) => w instanceof Promise));
+  answer(record('k1'));
+  assert.equal((await Promise.all(waiting)).map((k) => k.id), ['k1', 'k1', 'k1']);
+  assert.is(reads, 1);
+  assert.is(authed(auth.authenticate(`Bearer ${key}`)).id, 'k1');
+});
+
+test('a remote store that does not answer: a key read within the grace period is served, any other is 503, never 401', async () => {
+  const clock = manualClock(1_000_000);
+  const known = mintApiKey('standard');
+  const other = mintApiKey('standard');
+  let down = false;
+  const errorsSeen: unknown[] = [];
+  const auth = new KeyAuthenticator(async (h) => {
+    if (down) throw new Error('connection refused');
+    return h === hashApiKey(known) ? record('k1') : undefined;
+  }, clock, { ttlMs: 1, max: 100, graceMs: 60_000, onStoreError: (e) => errorsSeen.push(e) });
+  assert.is((await auth.authenticate(`Bearer ${known}`)).id, 'k1');
+  await new Promise((r) => setTimeout(r, 5));
+  down = true;
+  assert.is((await auth.authenticate(`Bearer ${known}`)).id, 'k1', 'served as last read');
+  const refused = await Promise.resolve(auth.authenticate(`Bearer ${other}`)).then(() => null, (e: GatewayError) => e);
+  assert.equal([refused?.status, refused?.code], [503, 'unavailable']);
+  assert.ok(errorsSeen.length >= 2);
+});
+
+test('past the grace period a known key is refused 503 while the store stays away', async () => {
+  const clock = manualClock(1_000_000);
+  const known = mintApiKey('standard');
+  let down = false;
+  const auth = new KeyAuthenticator(async () => {
+    if (down) throw new Error('timeout');
+    return record('k1');
+  }, clock, { ttlMs: 1, max: 100, graceMs: 10 });
+  assert.is((await auth.authenticate(`Bearer ${known}`)).id, 'k1');
+  down = true;
+  await new Promise((r) => setTimeout(r, 30));
+  const refused = await Promise.resolve(auth.authenticate(`Bearer ${known}`)).then(() => null, (e: GatewayError) => e);
+  assert.is(refused?.status, 503);
 });
 
 test.run();
