@@ -137,10 +137,10 @@ export function postgresBillingStore(sql: Pg): BillingStore {
       await sql`INSERT INTO payments (id, order_id, org_id, status, amount_micros, method, error, at)
         VALUES (${p.id}, ${o.id}, ${o.orgId}, 'failed', ${p.amountMicros}, ${p.method}, ${p.error}, ${now}) ON CONFLICT (id) DO NOTHING`;
     },
-    listPayments: async (orgId, limit) => sql.unsafe<Payment[]>(`SELECT ${PAYMENT} FROM payments WHERE org_id = $1
-      ORDER BY at DESC, id LIMIT $2`, [orgId, limit]),
-    listMoneyEvents: async (orgId, limit) => sql<MoneyEvent[]>`SELECT id, at, kind, amount_micros AS "amountMicros", note
-      FROM money_events WHERE org_id = ${orgId} ORDER BY id DESC LIMIT ${limit}`,
+    listPayments: async (orgId, limit) => [...await sql.unsafe<Payment[]>(`SELECT ${PAYMENT} FROM payments WHERE org_id = $1
+      ORDER BY at DESC, id LIMIT $2`, [orgId, limit])],
+    listMoneyEvents: async (orgId, limit) => [...await sql<MoneyEvent[]>`SELECT id, at, kind, amount_micros AS "amountMicros", note
+      FROM money_events WHERE org_id = ${orgId} ORDER BY id DESC LIMIT ${limit}`],
     lowBalance: async (orgId) =>
       (await sql<{ low: number | null }[]>`SELECT low_balance_micros AS low FROM orgs WHERE id = ${orgId}`)[0]?.low ?? null,
     setLowBalance: async (orgId, micros) => {
@@ -149,8 +149,8 @@ export function postgresBillingStore(sql: Pg): BillingStore {
     lowBalanceCrossings: () => sql.begin(async (tx) => {
       await tx`UPDATE orgs SET low_balance_mailed_at = NULL
         WHERE low_balance_micros IS NOT NULL AND low_balance_mailed_at IS NOT NULL AND balance_micros >= low_balance_micros`;
-      return tx<LowBalanceOrg[]>`SELECT id, name, balance_micros AS "balanceMicros", low_balance_micros AS "lowBalanceMicros" FROM orgs
-        WHERE low_balance_micros IS NOT NULL AND balance_micros < low_balance_micros AND low_balance_mailed_at IS NULL`;
+      return [...await tx<LowBalanceOrg[]>`SELECT id, name, balance_micros AS "balanceMicros", low_balance_micros AS "lowBalanceMicros" FROM orgs
+        WHERE low_balance_micros IS NOT NULL AND balance_micros < low_balance_micros AND low_balance_mailed_at IS NULL`];
     }),
     markLowBalanceMailed: async (orgId, now) => {
       await sql`UPDATE orgs SET low_balance_mailed_at = ${now} WHERE id = ${orgId}`;
