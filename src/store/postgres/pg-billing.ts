@@ -50,10 +50,12 @@ async function insertMoneyEvent(tx: Tx, orgId: string, kind: MoneyEventKind, amo
 
 /**
  * The BillingStore on PostgreSQL. SQLite credits an order in one immediate transaction, alone;
- * here credits of several instances run side by side, so creditOrder takes, in this order: the
- * order's row (a second report of one payment waits, then finds it paid), the receipts lock (the
- * next number is read and used before anyone else reads it: gap-free, never shared), the promo
- * code's lock (its cap and one-per-org hold), then the feed lock inside the money event.
+ * here credits from several instances arrive side by side, so creditOrder takes, in this order:
+ * the order's row (a second report of one payment waits, then finds it paid), then the receipts
+ * lock until commit (the next number is read and used before anyone else reads it: gap-free,
+ * never shared). That lock runs every credit that pays an order one at a time, as SQLite does, so
+ * the promo check after it (the code's cap, one redemption per org) sees every earlier credit.
+ * The feed lock comes last, inside the money event.
  */
 export function postgresBillingStore(sql: Pg): BillingStore {
   const findOrder = async (q: Pg | Tx, id: string): Promise<TopupOrder | undefined> => {
@@ -71,6 +73,7 @@ export function postgresBillingStore(sql: Pg): BillingStore {
     if (!row) throw new Error(`no payment order ${orderId}`);
     if (row.status !== 'created') return { applied: false, order: (await findOrder(tx, orderId))!, bonusMicros: 0 };
     // Gap-free across every org and instance: one number handed out at a time, until commit.
+    // Taken after the order's row, so a repeat report waits on the row, not on every credit.
     await lockScope(tx, 'receipts');
     await tx`UPDATE payment_orders SET status = 'paid', payment_id = ${p.id},
       receipt_no = (SELECT COALESCE(MAX(receipt_no), 0) + 1 FROM payment_orders), paid_at = ${now}, paid_via = ${p.via}
@@ -82,9 +85,8 @@ export function postgresBillingStore(sql: Pg): BillingStore {
     await insertMoneyEvent(tx, o.orgId, 'payment', o.creditMicros, { ref: `order:${o.id}`, note: `top-up, receipt ${o.receiptNo}`, now });
     let bonus = 0;
     if (o.promoCode !== null && o.promoBonusMicros > 0) {
-      // Settled here, where the redemption is written, under the code's lock (CITEXT: any case is
-      // one code), so two open orders cannot both take a code nor pass its cap.
-      await lockScope(tx, `promo:${o.promoCode.toLowerCase()}`);
+      // Settled here, where the redemption is written, under the receipts lock, so two open orders
+      // cannot both take a code nor pass its cap. CITEXT: the code in any case is one code.
       const p2 = await promo(tx, o.promoCode);
       if (p2 && bonusStands(p2, await redeemed(tx, p2.code, o.orgId))) {
         await tx`INSERT INTO promo_redemptions (code, org_id, order_id, bonus_micros, at)
