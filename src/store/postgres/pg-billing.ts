@@ -51,11 +51,12 @@ async function insertMoneyEvent(tx: Tx, orgId: string, kind: MoneyEventKind, amo
 /**
  * The BillingStore on PostgreSQL. SQLite credits an order in one immediate transaction, alone;
  * here credits from several instances arrive side by side, so creditOrder takes, in this order:
- * the order's row (a second report of one payment waits, then finds it paid), then the receipts
- * lock until commit (the next number is read and used before anyone else reads it: gap-free,
- * never shared). That lock runs every credit that pays an order one at a time, as SQLite does, so
- * the promo check after it (the code's cap, one redemption per org) sees every earlier credit.
- * The feed lock comes last, inside the money event.
+ * the order's row (FOR NO KEY UPDATE: a second report of one payment waits, then finds it paid;
+ * a failed payment's foreign-key check does not wait), then the receipts lock until commit (the
+ * next number is read and used before anyone else reads it: gap-free, never shared). That lock
+ * runs every credit that pays an order one at a time, as SQLite does, so the promo check after it
+ * (the code's cap, one redemption per org) sees every earlier credit. The feed lock comes last,
+ * inside the money event.
  */
 export function postgresBillingStore(sql: Pg): BillingStore {
   const findOrder = async (q: Pg | Tx, id: string): Promise<TopupOrder | undefined> => {
@@ -69,7 +70,7 @@ export function postgresBillingStore(sql: Pg): BillingStore {
 
   const credit = (orderId: string, p: { id: string; method: string | null; via: PaidVia }, now: number,
     bonusStands: (promo: Promo | undefined, redeemed: boolean) => boolean) => sql.begin(async (tx): Promise<CreditedOrder> => {
-    const [row] = await tx<{ status: string }[]>`SELECT status FROM payment_orders WHERE id = ${orderId} FOR UPDATE`;
+    const [row] = await tx<{ status: string }[]>`SELECT status FROM payment_orders WHERE id = ${orderId} FOR NO KEY UPDATE`;
     if (!row) throw new Error(`no payment order ${orderId}`);
     if (row.status !== 'created') return { applied: false, order: (await findOrder(tx, orderId))!, bonusMicros: 0 };
     // Gap-free across every org and instance: one number handed out at a time, until commit.
