@@ -124,8 +124,9 @@ export function postgresBillingStore(sql: Pg): BillingStore {
       MIN(created_at) AS first FROM payment_orders WHERE org_id = ${orgId} AND created_at > ${since}`)[0],
     openOrdersSince: async (since, limit) => (await sql.unsafe<OrderRow[]>(`SELECT ${ORDER} FROM payment_orders o
       WHERE status = 'created' AND created_at >= $1 ORDER BY created_at LIMIT $2`, [since, limit])).map(orderOf),
+    // Ties broken by id bytewise (COLLATE "C"), as SQLite compares text, whatever the database's locale.
     listOrders: async (orgId, limit) => (await sql.unsafe<OrderRow[]>(`SELECT ${ORDER} FROM payment_orders o
-      WHERE org_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [orgId, limit])).map(orderOf),
+      WHERE org_id = $1 ORDER BY created_at DESC, id COLLATE "C" LIMIT $2`, [orgId, limit])).map(orderOf),
     paidOrderByPayment: async (paymentId) => {
       // One statement: the order and its payment's method from one snapshot.
       const [r] = await sql.unsafe<(OrderRow & { method: string | null })[]>(`SELECT ${ORDER},
@@ -141,7 +142,7 @@ export function postgresBillingStore(sql: Pg): BillingStore {
         VALUES (${p.id}, ${o.id}, ${o.orgId}, 'failed', ${p.amountMicros}, ${p.method}, ${p.error}, ${now}) ON CONFLICT (id) DO NOTHING`;
     },
     listPayments: async (orgId, limit) => [...await sql.unsafe<Payment[]>(`SELECT ${PAYMENT} FROM payments WHERE org_id = $1
-      ORDER BY at DESC, id LIMIT $2`, [orgId, limit])],
+      ORDER BY at DESC, id COLLATE "C" LIMIT $2`, [orgId, limit])],
     listMoneyEvents: async (orgId, limit) => [...await sql<MoneyEvent[]>`SELECT id, at, kind, amount_micros AS "amountMicros", note
       FROM money_events WHERE org_id = ${orgId} ORDER BY id DESC LIMIT ${limit}`],
     lowBalance: async (orgId) =>
