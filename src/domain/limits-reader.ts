@@ -10,3 +10,9 @@ export interface LimitsReader {
   moneyEventsSince(id: number): { id: number; org_id: string; amount_micros: number }[];
   latestMoneyEventId(): number;
 }
+
+/**
+ * The same figures from a database across the network (PostgreSQL): each a promise. orgBalance
+ * still reads the balance and the high-water mark it includes in one snapshot.
+ */
+export type AsyncLimitsReader = { [K in keyof LimitsReader]: (...args: Parameters<LimitsReader[K]>) => Promise<ReturnType<LimitsReader[K]>> };

@@ -21,3 +21,11 @@ export interface ResponseStore {
   /** false when the org has no such (unexpired) response. */
   remove(orgId: string, id: string): boolean;
 }
+
+/** The ResponseStore on a database across the network (PostgreSQL): the same rules, each a promise. */
+export interface AsyncResponseStore {
+  save(r: StoredResponse): Promise<void>;
+  find(orgId: string, id: string): Promise<{ body: string; items: string } | null>;
+  /** false when the org has no such (unexpired) response. */
+  remove(orgId: string, id: string): Promise<boolean>;
+}
