@@ -20,6 +20,7 @@ import { EndpointService } from './control/endpoints/endpoint-service.js';
 import { monitoringRoutes } from './control/monitoring/monitoring-routes.js';
 import { MonitoringService } from './control/monitoring/monitoring-service.js';
 import { Monitor } from './monitoring/monitor.js';
+import { sqliteMonitorStore } from './store/monitor-store.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
@@ -252,7 +253,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id), clock.now());
-  const monitor = new Monitor({ db, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
+  const monitor = new Monitor({ store: sqliteMonitorStore(db), collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
   // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   const billingStore = stores.billing;

@@ -7,21 +7,24 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Mailer } from '../lib/mailer.js';
 import { sealContext, unseal } from '../lib/secret-box.js';
-import type { Db } from '../store/database.js';
-import {
-  dueDeliveries, enqueueDelivery, finishDelivery, findAlert, nextDeliveryAt, retryDelivery, type AlertRow, type DeliveryRow,
-} from '../store/monitoring.js';
+import type { DeliveryRow, MonitorStore } from '../domain/stores/monitor-store.js';
+import type { AlertRow } from '../domain/stores/monitoring-store.js';
 
 /** A delivery is tried this many times: once, then after 1, 5 and 25 times monitoring.retryBaseMs. */
 const ATTEMPTS = 4;
-const PER_PASS = 20;
+/**
+ * How long a claimed delivery is this instance's beyond its attempt's own timeout (a webhook's is
+ * monitoring.canaryTimeoutMs): only an instance that dies mid-delivery leaves a claim to expire,
+ * and its delivery is then made by another after this long.
+ */
+const LEASE_MARGIN_MS = 60_000;
 /** The longest the queue sleeps without looking, should a wake-up be missed. */
 const IDLE_MS = 60_000;
 
 type Attempt = { ok: true; outcome: string } | { ok: false; error: string; final: boolean };
 
 export interface AlertDeliveryDeps {
-  db: Db;
+  store: MonitorStore;
   config: Readonly<Config>;
   clock: Clock;
   log: Logger;
@@ -36,7 +39,8 @@ export interface AlertDeliveryDeps {
  * delivered from there, so a restart resumes pending deliveries and retries instead of losing
  * them. An alert's changes go out in order; a webhook is a JSON POST signed with HMAC-SHA256 in
  * `x-gw-signature`, a mail goes through the SMTP relay, and either is tried four times with
- * growing waits before it is given up.
+ * growing waits before it is given up. Several instances may drain one outbox: each delivery is
+ * claimed by one of them before it is attempted, so it is made once.
  */
 export class AlertDelivery {
   readonly #d: AlertDeliveryDeps;
@@ -63,8 +67,8 @@ export class AlertDelivery {
     await this.#pass;
   }
 
-  enqueue(alertId: string, state: 'firing' | 'resolved', event: unknown): void {
-    enqueueDelivery(this.#d.db, alertId, state, JSON.stringify(event), this.#d.clock.now());
+  /** Looks for due deliveries now (one was just queued). */
+  wake(): void {
     this.#kick();
   }
 
@@ -89,25 +93,40 @@ export class AlertDelivery {
 
   #sleep(): void {
     if (this.#stopped) return;
-    const next = nextDeliveryAt(this.#d.db);
-    const wait = next === null ? IDLE_MS : Math.min(IDLE_MS, Math.max(0, next - this.#d.clock.now()));
-    this.#timer = setTimeout(() => this.#kick(), wait);
-    this.#timer.unref();
+    void this.#d.store.nextDeliveryAt().then((next) => {
+      if (this.#stopped || this.#pass !== null) return;
+      const wait = next === null ? IDLE_MS : Math.min(IDLE_MS, Math.max(0, next - this.#d.clock.now()));
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.#kick(), wait);
+      this.#timer.unref();
+    }, (e: unknown) => {
+      if (this.#stopped || this.#pass !== null) return;
+      this.#d.log.error('alert delivery: the outbox could not be read', { err: String(e) });
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.#kick(), IDLE_MS);
+      this.#timer.unref();
+    });
   }
 
   async #drain(): Promise<void> {
-    const { db, clock } = this.#d;
-    for (let due = dueDeliveries(db, clock.now(), PER_PASS); due.length > 0 && !this.#stopped; due = dueDeliveries(db, clock.now(), PER_PASS)) {
-      for (const row of due) {
-        const alert = findAlert(db, row.alert_id);
-        if (alert === null) continue; // deleted meanwhile: its deliveries went with it
-        const r = await this.#attempt(alert, row);
-        if (this.#stopped) return;
-        const n = row.attempts + 1;
-        if (r.ok) finishDelivery(db, row, n > 1 ? `${r.outcome} (attempt ${n})` : r.outcome);
-        else if (r.final || n >= ATTEMPTS) finishDelivery(db, row, `${row.state} not delivered: ${r.error}${r.final ? '' : ` after ${n} attempt(s)`}`);
-        else retryDelivery(db, row.id, clock.now() + this.#d.config.monitoring.retryBaseMs * 5 ** (n - 1), r.error);
+    const { store, clock, config } = this.#d;
+    const lease = config.monitoring.canaryTimeoutMs + LEASE_MARGIN_MS;
+    while (!this.#stopped) {
+      const now = clock.now();
+      const row = await store.claimDelivery(now, now + lease);
+      if (row === null) return;
+      const alert = await store.findAlert(row.alert_id);
+      if (alert === null) continue; // deleted meanwhile: its deliveries went with it
+      const r = await this.#attempt(alert, row);
+      if (this.#stopped) {
+        // Cut by stop(): given back unattempted, due as it was, for whichever instance runs next.
+        await store.releaseDelivery(row.id, row.next_at);
+        return;
       }
+      const n = row.attempts + 1;
+      if (r.ok) await store.finishDelivery(row, n > 1 ? `${r.outcome} (attempt ${n})` : r.outcome);
+      else if (r.final || n >= ATTEMPTS) await store.finishDelivery(row, `${row.state} not delivered: ${r.error}${r.final ? '' : ` after ${n} attempt(s)`}`);
+      else await store.retryDelivery(row.id, clock.now() + config.monitoring.retryBaseMs * 5 ** (n - 1), r.error);
     }
   }
 

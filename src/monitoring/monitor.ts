@@ -12,10 +12,8 @@ import { p95 } from '../lib/stats.js';
 import { adapterFor } from '../providers/registry.js';
 import type { Endpoint } from '../providers/types.js';
 import type { Collection, CollectionStore } from '../domain/stores/collection-store.js';
-import type { Db } from '../store/database.js';
-import {
-  canariesSince, insertCanaries, listAlerts, monitoredCollectionIds, pruneCanaries, recordAlertState, type CanaryRow,
-} from '../store/monitoring.js';
+import type { MonitorStore } from '../domain/stores/monitor-store.js';
+import type { CanaryRow } from '../domain/stores/monitoring-store.js';
 import { AlertDelivery } from './alert-delivery.js';
 
 /** Canaries are kept as long as the longest health window (spec 8: days 1–90). */
@@ -52,7 +50,8 @@ export interface MonitorDeps {
   outbound: ProxyDispatchers;
   /** Null without a relay (smtp.host). */
   mailer: Mailer | null;
-  db: Db;
+  /** Canaries, alerts and the alert outbox: one database, which other instances' monitors may share. */
+  store: MonitorStore;
   /** Where the checked collections' steps are read. */
   collections: Pick<CollectionStore, 'find'>;
   catalog: Catalog;
@@ -112,13 +111,13 @@ export class Monitor {
     if (!c) return;
     const results = await Promise.all(chainRoutes(this.#d.catalog, c.steps).map(({ route, model }) => this.#canary(route, model)));
     const kept = results.filter((r): r is CanaryRow => r !== null);
-    if (kept.length > 0) insertCanaries(this.#d.db, c.id, kept);
+    if (kept.length > 0) await this.#d.store.insertCanaries(c.id, kept);
     await this.#judge(c);
   }
 
   async #round(): Promise<void> {
-    for (const id of monitoredCollectionIds(this.#d.db)) await this.check(id);
-    pruneCanaries(this.#d.db, this.#d.clock.now() - KEEP_MS);
+    for (const id of await this.#d.store.monitoredCollectionIds()) await this.check(id);
+    await this.#d.store.pruneCanaries(this.#d.clock.now() - KEEP_MS);
   }
 
   /** One canary to one route; null for a route this gateway cannot call or a model kind with no cheap canary. */
@@ -162,11 +161,12 @@ export class Monitor {
   }
 
   async #judge(c: Collection): Promise<void> {
-    const alerts = listAlerts(this.#d.db, c.id);
+    const { store } = this.#d;
+    const alerts = await store.listAlerts(c.id);
     if (alerts.length === 0) return;
     const now = this.#d.clock.now();
     const longest = Math.max(...alerts.map((a) => a.window_minutes));
-    const canaries = canariesSince(this.#d.db, c.id, now - longest * 60_000);
+    const canaries = await store.canariesSince(c.id, now - longest * 60_000);
     for (const a of alerts) {
       const recent = canaries.filter((r) => r.at >= now - a.window_minutes * 60_000);
       if (recent.length === 0) continue;
@@ -175,16 +175,17 @@ export class Monitor {
       if (value === null) continue;
       const firing = value > a.threshold;
       if (firing === a.firing) {
-        recordAlertState(this.#d.db, a.id, firing, value, null, null);
+        await store.recordAlertValue(a.id, value);
         continue;
       }
       const state = firing ? 'firing' : 'resolved';
-      recordAlertState(this.#d.db, a.id, firing, value, firing ? now : null, `${state}: delivering`);
-      // Queued in the database and delivered on its own (retries wait seconds): the check answers without it.
-      this.#deliveries.enqueue(a.id, state, {
+      const event = {
         type: 'gw.alert', state, alert_id: a.id, collection: { slug: c.slug, name: c.name },
         metric: a.metric, value, threshold: a.threshold, window_minutes: a.window_minutes, at: new Date(now).toISOString(),
-      });
+      };
+      // Queued in the database and delivered on its own (retries wait seconds): the check answers without it.
+      // Another instance's monitor may have judged the alert first: then its change, not this one, is queued.
+      if (await store.changeAlert({ alertId: a.id, wasFiring: a.firing, value, event: JSON.stringify(event), now })) this.#deliveries.wake();
     }
   }
 }

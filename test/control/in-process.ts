@@ -29,7 +29,7 @@ export function as(org: 'a' | 'b', role: Role): Record<string, string> {
 }
 
 /** The routes behind the router, with sessions for both orgs' owners, admins and members. */
-export function injector(routes: RouteSpec[], orgs: TwoOrgs): (req: InjectRequest) => Promise<InjectResponse> {
+export function injector(routes: RouteSpec[], orgs: Pick<TwoOrgs, 'org'>): (req: InjectRequest) => Promise<InjectResponse> {
   return createInjector(routes, {
     log: createLogger('error'), allowedOrigins: new Set([ORIGIN]),
     sessions: (token): Session | null => {
