@@ -10,6 +10,9 @@ import { sqliteMemberStore } from '../../../src/store/members.js';
 import { insertMoneyEvent } from '../../../src/store/orgs.js';
 import { postgresKeyByHash, postgresKeyStore } from '../../../src/store/postgres/pg-keys.js';
 import { postgresMemberStore } from '../../../src/store/postgres/pg-members.js';
+import { postgresInvitationStore } from '../../../src/store/postgres/pg-invitations.js';
+import { sqliteInvitationStore } from '../../../src/store/invitations.js';
+import type { InvitationStore } from '../../../src/domain/stores/invitation-store.js';
 import { insertMoneyEventPg } from '../../../src/store/postgres/pg-orgs.js';
 import { postgresSessionReader } from '../../../src/store/postgres/pg-sessions.js';
 import { postgresSignInStore } from '../../../src/store/postgres/pg-sign-in.js';
@@ -39,6 +42,7 @@ eachBackend('identity stores', (test, be) => {
   let keys: KeyStore;
   let members: MemberStore;
   let signIns: SignInStore;
+  let invitations: InvitationStore;
   let byHash: (hash: string) => Promise<KeyRecord | undefined>;
   let readSession: (token: string, now: number) => Promise<Session | null>;
   let ana: Person;
@@ -51,6 +55,7 @@ eachBackend('identity stores', (test, be) => {
     keys = be().pick(sqliteKeyStore, () => postgresKeyStore(wide!));
     members = be().pick(sqliteMemberStore, () => postgresMemberStore(wide!));
     signIns = be().pick(sqliteSignInStore, () => postgresSignInStore(wide!));
+    invitations = be().pick(sqliteInvitationStore, () => postgresInvitationStore(wide!));
     byHash = be().pick((db) => { const read = keyByHashReader(db); return async (h: string) => read(h); }, postgresKeyByHash);
     readSession = be().pick((db) => { const read = sessionReader(db); return async (t: string, now: number) => read(t, now); }, postgresSessionReader);
     ana = await be().signUp('ana@example.com');
@@ -176,6 +181,70 @@ eachBackend('identity stores', (test, be) => {
     const [o] = await querySql<{ b: number; f: number }>(be(), 'SELECT balance_micros AS b, funded_at AS f FROM orgs WHERE id = ?', org.orgId);
     assert.equal([Number(o.b), Number(o.f)], [2_000_000, 1_700_000_000_000]);
     assert.is(await count(be(), "SELECT COUNT(*) AS n FROM change_log WHERE kind = 'org' AND ref = ?", org.orgId), 1);
+  });
+
+  test('concurrent invitations to one org stay within its member cap; one email is invited once', async () => {
+    const dee = await be().signUp('dee@example.com');
+    const team = await be().org('Invites');
+    await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", team.orgId, dee.userId, Date.now());
+    const cap = 4;
+    const invite = (email: string) => invitations.create({ orgId: team.orgId, email, role: 'member', invitedBy: dee.userId }, Date.now(), (f) => {
+      if (f.alreadyInvited) throw new Error('already_invited');
+      if (f.members + f.pending >= cap) throw new Error('member_cap');
+    });
+    const made = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => invite(i % 2 ? `p${i}@example.com` : 'same@example.com')));
+    assert.is(made.filter((r) => r.status === 'fulfilled').length, cap - 1);
+    const pending = await invitations.listPendingOfOrg(team.orgId);
+    assert.is(pending.length, cap - 1);
+    assert.is(pending.filter((i) => i.email === 'same@example.com').length, 1);
+    assert.is((await invitations.listPendingForEmail('SAME@example.COM')).length, 1);
+  });
+
+  test('a user accepting invitations at once stays within the team-org cap; an acceptance racing a revocation is one or the other', async () => {
+    const eve = await be().signUp('eve@example.com');
+    const ids: string[] = [];
+    for (const name of ['A', 'B', 'C', 'D']) {
+      const team = await be().org(name);
+      await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", team.orgId, ana.userId, Date.now());
+      ids.push((await invitations.create({ orgId: team.orgId, email: 'eve@example.com', role: 'member', invitedBy: ana.userId }, Date.now(), () => {})).id);
+    }
+    const accepted = await Promise.allSettled(ids.map((id) => invitations.accept(id, eve.userId, Date.now(), (f) => {
+      if (f.invitation?.status !== 'pending') throw new Error('not_found');
+      if (f.teamOrgs >= 2) throw new Error('team_cap');
+    })));
+    assert.is(accepted.filter((r) => r.status === 'fulfilled').length, 2);
+    assert.is((await members.orgsOfUser(eve.userId)).filter((o) => !o.personal).length, 2);
+
+    const fay = await be().signUp('fay@example.com');
+    const team = await be().org('Race');
+    await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", team.orgId, ana.userId, Date.now());
+    const inv = await invitations.create({ orgId: team.orgId, email: 'fay@example.com', role: 'member', invitedBy: ana.userId }, Date.now(), () => {});
+    const [acc, rev] = await Promise.allSettled([
+      invitations.accept(inv.id, fay.userId, Date.now(), (f) => { if (f.invitation?.status !== 'pending') throw new Error('not_found'); }),
+      invitations.decide(inv.id, 'revoked', Date.now()),
+    ]);
+    const isMember = (await members.find(team.orgId, fay.userId)) !== undefined;
+    const status = (await invitations.find(inv.id))!.status;
+    assert.ok(acc.status === 'fulfilled' ? isMember && status === 'accepted' && rev.status === 'fulfilled' && rev.value === false
+      : !isMember && status === 'revoked', `${acc.status} ${status} ${isMember}`);
+  });
+
+  test('two owners demoting each other at once: the org keeps an owner (five rounds)', async () => {
+    const gus = await be().signUp('gus@example.com');
+    const lastOwner = (f: { member?: { role: string }; owners: number }) => { if (f.member?.role === 'owner' && f.owners <= 1) throw new Error('last_owner'); };
+    for (let round = 0; round < 5; round++) {
+      const team = await be().org(`Owners ${round}`);
+      for (const u of [ana.userId, gus.userId]) {
+        await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", team.orgId, u, Date.now());
+      }
+      const done = await Promise.allSettled([
+        members.changeRole(team.orgId, ana.userId, 'admin', lastOwner),
+        members.changeRole(team.orgId, gus.userId, 'admin', lastOwner),
+        members.remove(team.orgId, ana.userId, lastOwner),
+      ]);
+      assert.ok(done.some((r) => r.status === 'rejected'));
+      assert.is((await members.list(team.orgId)).filter((m) => m.role === 'owner').length, 1);
+    }
   });
 
   test.after(async () => {
