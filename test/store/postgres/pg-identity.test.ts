@@ -247,6 +247,28 @@ eachBackend('identity stores', (test, be) => {
     }
   });
 
+  test('a key list carries spend, last use and creation; active keys exclude revoked and expired; the account reads counters', async () => {
+    const org = await be().org('list');
+    const now = Date.now();
+    const mk = (name: string, extra: object = {}) => keys.create({ orgId: org.orgId, workspaceId: org.workspaceId, name, tier: 'trial', ...extra }, now);
+    const full = await mk('full');
+    const mcp = await mk('mcp', { scope: 'inference' });
+    const old = await mk('old', { expiresAt: now - 1 });
+    await seedSql(be(), 'INSERT INTO monthly_spend (scope_id, ist_month, spent_micros) VALUES (?, ?, ?)', full.id, '2026-11', 1234);
+    await seedSql(be(), 'INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, ?)', full.id, '2026-11-24', 7);
+    await seedSql(be(), 'UPDATE orgs SET balance_micros = ? WHERE id = ?', 99, org.orgId);
+    const listed = await keys.list(org.orgId, '2026-11');
+    // One creation time: the order among them is by id, so compare by name.
+    const byName = [...listed].sort((a, b) => a.name.localeCompare(b.name));
+    assert.equal(byName.map((k) => [k.name, k.scope, k.spentMonthMicros, k.lastUsedAt, k.createdAt]),
+      [['full', 'full', 1234, null, now], ['mcp', 'inference', 0, null, now], ['old', 'full', 0, null, now]]);
+    assert.equal(listed.map((k) => k.id).sort(), [full.id, mcp.id, old.id].sort());
+    assert.equal((await keys.listActive(org.orgId, now)).map((k) => k.id).sort(), [full.id, mcp.id].sort());
+    assert.equal([await keys.countActive(org.orgId, now), await keys.countActive(org.orgId, now, 'inference')], [1, 1]);
+    assert.equal(await keys.account(org.orgId, full.id, '2026-11-24', '2026-11'), { balanceMicros: 99, requestsToday: 7, spentMonthMicros: 1234 });
+    assert.equal(await keys.account(org.orgId, mcp.id, '2026-11-24', '2026-11'), { balanceMicros: 99, requestsToday: 0, spentMonthMicros: 0 });
+  });
+
   test.after(async () => {
     await wide?.end({ timeout: 1 });
   });
