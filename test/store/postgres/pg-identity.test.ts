@@ -7,13 +7,13 @@ import type { Session } from '../../../src/domain/session.js';
 import { hashApiKey } from '../../../src/lib/api-key.js';
 import { keyByHashReader, sqliteKeyStore } from '../../../src/store/keys.js';
 import { sqliteMemberStore } from '../../../src/store/members.js';
-import { insertMoneyEvent } from '../../../src/store/orgs.js';
 import { postgresKeyByHash, postgresKeyStore } from '../../../src/store/postgres/pg-keys.js';
 import { postgresMemberStore } from '../../../src/store/postgres/pg-members.js';
 import { postgresInvitationStore } from '../../../src/store/postgres/pg-invitations.js';
 import { sqliteInvitationStore } from '../../../src/store/invitations.js';
 import type { InvitationStore } from '../../../src/domain/stores/invitation-store.js';
-import { insertMoneyEventPg } from '../../../src/store/postgres/pg-orgs.js';
+import { insertMoneyEventPg, postgresHasAnyOrg, postgresOrgStore } from '../../../src/store/postgres/pg-orgs.js';
+import { hasAnyOrg, insertMoneyEvent, sqliteOrgStore } from '../../../src/store/orgs.js';
 import { postgresSessionReader } from '../../../src/store/postgres/pg-sessions.js';
 import { postgresSignInStore } from '../../../src/store/postgres/pg-sign-in.js';
 import { connectPostgres, type Pg } from '../../../src/store/postgres/pg-database.js';
@@ -267,6 +267,25 @@ eachBackend('identity stores', (test, be) => {
     assert.equal([await keys.countActive(org.orgId, now), await keys.countActive(org.orgId, now, 'inference')], [1, 1]);
     assert.equal(await keys.account(org.orgId, full.id, '2026-11-24', '2026-11'), { balanceMicros: 99, requestsToday: 7, spentMonthMicros: 1234 });
     assert.equal(await keys.account(org.orgId, mcp.id, '2026-11-24', '2026-11'), { balanceMicros: 99, requestsToday: 0, spentMonthMicros: 0 });
+  });
+
+  test("an org's owners' emails are sorted ignoring case; its default and active workspaces are known", async () => {
+    const orgs = be().pick(sqliteOrgStore, postgresOrgStore);
+    assert.ok(await be().pick((db) => async () => hasAnyOrg(db), (pg) => () => postgresHasAnyOrg(pg))());
+    const org = await be().org('owners');
+    for (const email of ['Zed@example.com', 'amy@example.com', 'Bob@example.com']) {
+      const p = await be().signUp(email);
+      await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", org.orgId, p.userId, Date.now());
+    }
+    assert.equal(await orgs.ownerEmails(org.orgId), ['amy@example.com', 'Bob@example.com', 'Zed@example.com']);
+    assert.is(await orgs.defaultWorkspaceId(org.orgId), org.workspaceId);
+    assert.ok(await orgs.hasActiveWorkspace(org.orgId, org.workspaceId));
+    assert.not.ok(await orgs.hasActiveWorkspace(ana.personalOrgId, org.workspaceId));
+    await orgs.rename(org.orgId, 'Renamed');
+    assert.equal(await orgs.find(org.orgId), { id: org.orgId, name: 'Renamed', personal: false, balanceMicros: 0, fundedAt: null,
+      createdAt: (await orgs.find(org.orgId))!.createdAt });
+    assert.is(typeof (await orgs.find(org.orgId))!.createdAt, 'number');
+    assert.is(await orgs.find('org_none'), undefined);
   });
 
   test.after(async () => {
