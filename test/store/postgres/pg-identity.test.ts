@@ -188,16 +188,21 @@ eachBackend('identity stores', (test, be) => {
     const team = await be().org('Invites');
     await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", team.orgId, dee.userId, Date.now());
     const cap = 4;
-    const invite = (email: string) => invitations.create({ orgId: team.orgId, email, role: 'member', invitedBy: dee.userId }, Date.now(), (f) => {
+    const invite = (orgId: string, email: string) => invitations.create({ orgId, email, role: 'member', invitedBy: dee.userId }, Date.now(), (f) => {
       if (f.alreadyInvited) throw new Error('already_invited');
       if (f.members + f.pending >= cap) throw new Error('member_cap');
     });
-    const made = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => invite(i % 2 ? `p${i}@example.com` : 'same@example.com')));
+    const made = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => invite(team.orgId, `p${i}@example.com`)));
     assert.is(made.filter((r) => r.status === 'fulfilled').length, cap - 1);
-    const pending = await invitations.listPendingOfOrg(team.orgId);
-    assert.is(pending.length, cap - 1);
-    assert.is(pending.filter((i) => i.email === 'same@example.com').length, 1);
-    assert.is((await invitations.listPendingForEmail('SAME@example.COM')).length, 1);
+    assert.is((await invitations.listPendingOfOrg(team.orgId)).length, cap - 1);
+
+    const other = await be().org('Once');
+    await seedSql(be(), "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)", other.orgId, dee.userId, Date.now());
+    const spellings = ['same@example.com', 'Same@Example.com', 'SAME@EXAMPLE.COM'];
+    const once = await Promise.allSettled(Array.from({ length: 9 }, (_, i) => invite(other.orgId, spellings[i % 3])));
+    assert.is(once.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.is((await invitations.listPendingOfOrg(other.orgId)).length, 1);
+    assert.is((await invitations.listPendingForEmail('same@EXAMPLE.com')).length, 1);
   });
 
   test('a user accepting invitations at once stays within the team-org cap; an acceptance racing a revocation is one or the other', async () => {
