@@ -1,22 +1,22 @@
 import * as assert from 'uvu/assert';
+import type { KeyRecord } from '../../../src/domain/key-record.js';
+import type { Session } from '../../../src/domain/session.js';
+import type { InvitationStore } from '../../../src/domain/stores/invitation-store.js';
 import type { KeyStore } from '../../../src/domain/stores/key-store.js';
 import type { MemberStore } from '../../../src/domain/stores/member-store.js';
 import type { SignInStore } from '../../../src/domain/stores/sign-in-store.js';
-import type { KeyRecord } from '../../../src/domain/key-record.js';
-import type { Session } from '../../../src/domain/session.js';
 import { hashApiKey } from '../../../src/lib/api-key.js';
+import { sqliteInvitationStore } from '../../../src/store/invitations.js';
 import { keyByHashReader, sqliteKeyStore } from '../../../src/store/keys.js';
 import { sqliteMemberStore } from '../../../src/store/members.js';
+import { hasAnyOrg, insertMoneyEvent, sqliteOrgStore } from '../../../src/store/orgs.js';
+import { connectPostgres, type Pg } from '../../../src/store/postgres/pg-database.js';
+import { postgresInvitationStore } from '../../../src/store/postgres/pg-invitations.js';
 import { postgresKeyByHash, postgresKeyStore } from '../../../src/store/postgres/pg-keys.js';
 import { postgresMemberStore } from '../../../src/store/postgres/pg-members.js';
-import { postgresInvitationStore } from '../../../src/store/postgres/pg-invitations.js';
-import { sqliteInvitationStore } from '../../../src/store/invitations.js';
-import type { InvitationStore } from '../../../src/domain/stores/invitation-store.js';
 import { insertMoneyEventPg, postgresHasAnyOrg, postgresOrgStore } from '../../../src/store/postgres/pg-orgs.js';
-import { hasAnyOrg, insertMoneyEvent, sqliteOrgStore } from '../../../src/store/orgs.js';
 import { postgresSessionReader } from '../../../src/store/postgres/pg-sessions.js';
 import { postgresSignInStore } from '../../../src/store/postgres/pg-sign-in.js';
-import { connectPostgres, type Pg } from '../../../src/store/postgres/pg-database.js';
 import { sessionReader } from '../../../src/store/sessions.js';
 import { sqliteSignInStore } from '../../../src/store/sign-in.js';
 import { querySql, seedSql } from '../../support/seed-sql.js';
@@ -47,7 +47,6 @@ eachBackend('identity stores', (test, be) => {
   let readSession: (token: string, now: number) => Promise<Session | null>;
   let ana: Person;
   let wsId: string;
-
   let wide: Pg | undefined;
 
   test.before(async () => {
