@@ -235,7 +235,7 @@ async function orgCredit(st: OperatorStores, argv: string[], out: Out): Promise<
   const { values, positionals } = parseFlags(argv, { note: { type: 'string' } });
   const [orgId, amount] = positionals;
   if (!orgId || !amount) throw new UsageError('org credit needs ORG_ID and an amount in INR');
-  if (!await st.ops.findOrg(orgId)) throw new UsageError(`no org '${orgId}'`);
+  if (!await st.orgs.find(orgId)) throw new UsageError(`no org '${orgId}'`);
   const micros = inrFlag(amount, 'amount');
   if (micros <= 0) throw new UsageError('amount must be above zero');
   const { balanceMicros } = await st.ops.credit(orgId, micros, values.note ?? 'operator credit (gw org credit)', systemClock.now());
@@ -247,9 +247,9 @@ async function orgShow(st: OperatorStores, argv: string[], out: Out): Promise<nu
   const { positionals } = parseFlags(argv, {});
   const [orgId] = positionals;
   if (!orgId) throw new UsageError('org show needs ORG_ID');
-  const org = await st.ops.findOrg(orgId);
+  const org = await st.orgs.find(orgId);
   if (!org) throw new UsageError(`no org '${orgId}'`);
-  const keys = await st.ops.activeKeys(org.id, systemClock.now());
+  const keys = await st.keys.listActive(org.id, systemClock.now());
   const events = await st.ops.moneyEvents(org.id, 10);
   const orders = await st.ops.orders(org.id, 10);
   const low = await st.ops.lowBalanceMicros(org.id);
@@ -283,7 +283,7 @@ async function keyCreate(st: OperatorStores, config: ReturnType<typeof loadConfi
   const name = values.name?.trim();
   if (!name) throw new UsageError('key create needs --name NAME (names tell keys apart when one must be revoked)');
   if (name.length > KEY_NAME_MAX) throw new UsageError(`--name must be at most ${KEY_NAME_MAX} characters`);
-  const org = await st.ops.findOrg(values.org);
+  const org = await st.orgs.find(values.org);
   if (!org) throw new UsageError(`no org '${values.org}'`);
   const workspaceId = await st.orgs.defaultWorkspaceId(org.id);
   const tier = orgIsFunded(org) ? 'standard' : 'trial';
@@ -331,8 +331,8 @@ async function keyRevoke(st: OperatorStores, argv: string[], out: Out): Promise<
   const { positionals } = parseFlags(argv, {});
   const [id] = positionals;
   if (!id) throw new UsageError('key revoke needs KEY_ID');
-  if (!await st.ops.findKey(id)) throw new UsageError(`no key '${id}'`);
-  const revoked = await st.ops.revokeKey(id, systemClock.now());
+  if (!await st.keys.find(id)) throw new UsageError(`no key '${id}'`);
+  const revoked = await st.keys.revoke(id, systemClock.now());
   out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
   return 0;
 }
@@ -341,7 +341,7 @@ async function keyLimits(st: OperatorStores, argv: string[], out: Out): Promise<
   const { values, positionals } = parseFlags(argv, { rpm: { type: 'string' }, daily: { type: 'string' }, 'budget-inr': { type: 'string' } });
   const [id] = positionals;
   if (!id) throw new UsageError('key limits needs KEY_ID');
-  const before = await st.ops.findKey(id);
+  const before = await st.keys.find(id);
   if (!before) throw new UsageError(`no key '${id}'`);
   const orNull = <T>(v: string | undefined, f: (s: string) => T): T | null | undefined => (v === undefined ? undefined : v === 'none' ? null : f(v));
   const patch = {
@@ -350,8 +350,8 @@ async function keyLimits(st: OperatorStores, argv: string[], out: Out): Promise<
     monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
   if (before.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
-  await st.ops.updateKeyLimits(id, patch, systemClock.now());
-  const k = (await st.ops.findKey(id))!;
+  await st.keys.updateLimits(id, patch, systemClock.now());
+  const k = (await st.keys.find(id))!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });
   return 0;

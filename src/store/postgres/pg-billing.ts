@@ -1,9 +1,9 @@
 import type {
   BillingAddress, BillingStore, CreditedOrder, LowBalanceOrg, MoneyEvent, PaidVia, Payment, Promo, SavedAddress, TopupOrder,
 } from '../../domain/stores/billing-store.js';
-import type { MoneyEventKind } from '../orgs.js';
+import { applyMoneyEventPg } from './pg-orgs.js';
 import type { Pg } from './pg-database.js';
-import { lockFeed, lockScope, recordChangePg, type Tx } from './pg-locks.js';
+import { lockScope, type Tx } from './pg-locks.js';
 
 const ADDRESS = `name, line1, line2, city, state_code AS "stateCode", pincode, gstin, updated_at AS "updatedAt"`;
 
@@ -29,23 +29,6 @@ const billToJson = (a: BillingAddress): string =>
 function orderOf(r: OrderRow): TopupOrder {
   const a = JSON.parse(r.billTo) as { name: string; line1: string; line2: string | null; city: string; state_code: string; pincode: string; gstin: string | null };
   return { ...r, billTo: { name: a.name, line1: a.line1, line2: a.line2, city: a.city, stateCode: a.state_code, pincode: a.pincode, gstin: a.gstin } };
-}
-
-/**
- * Records a money event and moves the cached balance in the caller's transaction (the twin of
- * store/orgs.ts insertMoneyEvent). The feed lock first: limits readers follow money events by id,
- * so appends must commit in id order. With a ref, a repeat is ignored.
- */
-async function insertMoneyEvent(tx: Tx, orgId: string, kind: MoneyEventKind, amountMicros: number,
-  opts: { note?: string; ref?: string; now: number }): Promise<boolean> {
-  await lockFeed(tx);
-  const res = await tx`INSERT INTO money_events (org_id, at, kind, amount_micros, note, ref)
-    VALUES (${orgId}, ${opts.now}, ${kind}, ${amountMicros}, ${opts.note ?? null}, ${opts.ref ?? null}) ON CONFLICT (ref) DO NOTHING`;
-  if (res.count === 0) return false;
-  await tx`UPDATE orgs SET balance_micros = balance_micros + ${amountMicros},
-    funded_at = CASE WHEN funded_at IS NULL AND ${amountMicros}::bigint > 0 THEN ${opts.now}::bigint ELSE funded_at END WHERE id = ${orgId}`;
-  await recordChangePg(tx, 'org', orgId, opts.now);
-  return true;
 }
 
 /**
@@ -83,7 +66,7 @@ export function postgresBillingStore(sql: Pg): BillingStore {
     await tx`INSERT INTO payments (id, order_id, org_id, status, amount_micros, method, error, at)
       VALUES (${p.id}, ${o.id}, ${o.orgId}, 'captured', ${o.totalMicros}, ${p.method}, NULL, ${now})
       ON CONFLICT (id) DO UPDATE SET status = 'captured', error = NULL, at = EXCLUDED.at`;
-    await insertMoneyEvent(tx, o.orgId, 'payment', o.creditMicros, { ref: `order:${o.id}`, note: `top-up, receipt ${o.receiptNo}`, now });
+    await applyMoneyEventPg(tx, o.orgId, 'payment', o.creditMicros, { ref: `order:${o.id}`, note: `top-up, receipt ${o.receiptNo}`, now });
     let bonus = 0;
     if (o.promoCode !== null && o.promoBonusMicros > 0) {
       // Settled here, where the redemption is written, under the receipts lock, so two open orders
@@ -92,7 +75,7 @@ export function postgresBillingStore(sql: Pg): BillingStore {
       if (p2 && bonusStands(p2, await redeemed(tx, p2.code, o.orgId))) {
         await tx`INSERT INTO promo_redemptions (code, org_id, order_id, bonus_micros, at)
           VALUES (${p2.code}, ${o.orgId}, ${o.id}, ${o.promoBonusMicros}, ${now})`;
-        await insertMoneyEvent(tx, o.orgId, 'promo_bonus', o.promoBonusMicros, { ref: `promo:${o.id}`, note: `promo ${p2.code}`, now });
+        await applyMoneyEventPg(tx, o.orgId, 'promo_bonus', o.promoBonusMicros, { ref: `promo:${o.id}`, note: `promo ${p2.code}`, now });
         bonus = o.promoBonusMicros;
       } else {
         await tx`UPDATE payment_orders SET promo_bonus_micros = 0 WHERE id = ${o.id}`;
