@@ -17,11 +17,13 @@ export interface Planned {
  */
 export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
   prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
-  const ticket = gate.enter(key);
+  const entered = gate.enter(key);
+  const ticket = entered instanceof Promise ? await entered : entered;
   let settled = false;
   try {
     const p = prepare(key);
-    gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
+    const held = gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
+    if (held) await held;
     let cost: number;
     try {
       cost = await serve(key, p, requestId);
