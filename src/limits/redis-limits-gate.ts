@@ -58,6 +58,8 @@ class RedisTicket implements Ticket {
   reservedMicros = 0;
   /** Set when served by the local gate during an outage. */
   local: Ticket | null = null;
+  /** In the day's count (from enter() until admit() refuses it). */
+  counted = true;
   constructor(readonly key: KeyRecord, readonly id: string, readonly day: string) {}
 }
 
@@ -160,7 +162,7 @@ export class RedisLimitsGate implements RequestGate {
       if (cost > 0) this.#owe(t.key, cost);
       return Promise.resolve();
     }
-    if (!t.admitted) return this.#uncount(t);
+    if (!t.admitted) return t.counted ? this.#uncount(t) : Promise.resolve();
     const held = t.reservedMicros;
     t.reservedMicros = 0;
     if (held === 0 && cost === 0) return Promise.resolve();
@@ -245,7 +247,10 @@ export class RedisLimitsGate implements RequestGate {
       t.admitted = true;
       return;
     }
-    if (r[0] !== lua.OK) throw this.#refusal(r, key, 0, now);
+    if (r[0] !== lua.OK) {
+      t.counted = false;
+      throw this.#refusal(r, key, 0, now);
+    }
     t.admitted = true;
     t.reservedMicros = micros;
   }
