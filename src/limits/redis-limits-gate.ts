@@ -133,7 +133,7 @@ export class RedisLimitsGate implements RequestGate {
       this.#failed(e, now);
       return this.#enterLocally(t, now);
     }
-    this.#downSince = null;
+    if (this.#downSince !== null) this.#recovered();
     return t;
   }
 
@@ -255,13 +255,13 @@ export class RedisLimitsGate implements RequestGate {
     t.reservedMicros = micros;
   }
 
-  async #settle(key: KeyRecord, holdId: string, cost: number): Promise<void> {
+  async #settle(key: KeyRecord, holdId: string, cost: number, owed = false): Promise<void> {
     const month = this.#calendar.month(this.#o.clock.now());
     const keys = [
       this.#key('b:', key.orgId), this.#key('s:', key.id, month), this.#key('h:', key.orgId), this.#key('ha:', key.orgId),
       this.#key('s:', key.workspaceId, month),
     ];
-    await this.#run(SCRIPTS.settle, keys, [holdId, cost, key.id, key.workspaceId], (i): Seed => i === 1
+    await this.#run(SCRIPTS.settle, keys, [holdId, cost, key.id, key.workspaceId, owed ? '1' : '0'], (i): Seed => i === 1
       ? { kind: 'balance', key: keys[0], orgId: key.orgId }
       : { kind: 'spend', key: keys[i - 1], scopeId: i === 2 ? key.id : key.workspaceId, month });
   }
@@ -358,16 +358,32 @@ export class RedisLimitsGate implements RequestGate {
     }
   }
 
+  /** Redis answers again: back to it, and what was spent on local limits meanwhile is added. */
   #recovered(): void {
     this.#downSince = null;
     const owed = this.#owed;
     this.#owed = [];
-    for (const o of owed) this.#settle(o.key, '', o.cost).catch((e: unknown) => { this.#failed(e, this.#o.clock.now()); this.#owe(o.key, o.cost); });
+    for (const o of owed) {
+      this.#settle(o.key, '', o.cost, true).catch((e: unknown) => {
+        this.#failed(e, this.#o.clock.now());
+        if (this.#owed.length < MAX_OWED) this.#owed.push(o);
+      });
+    }
   }
 
   #owe(key: KeyRecord, cost: number): void {
-    if (this.#owed.length < MAX_OWED) this.#owed.push({ key, cost });
-    if (this.#r.status === 'ready' && this.#owed.length === 1) queueMicrotask(() => this.#recovered());
+    if (this.#downSince === null && this.#r.status === 'ready') {
+      // Back already (a long request served locally ended after the outage): add it now.
+      this.#settle(key, '', cost, true).catch((e: unknown) => {
+        this.#failed(e, this.#o.clock.now());
+        if (this.#owed.length < MAX_OWED) this.#owed.push({ key, cost });
+      });
+    } else if (this.#owed.length < MAX_OWED) this.#owed.push({ key, cost });
+  }
+
+  /** Costs not yet added to Redis (tests). */
+  get owedCount(): number {
+    return this.#owed.length;
   }
 
   #localGate(): LocalGate {

@@ -166,11 +166,19 @@ return {${OK}}
 
 /**
  * settle, standard key. KEYS: 1 balance, 2 key month spend, 3 holds zset, 4 holds hash,
- * 5 workspace month spend. ARGV: ticket id ('' when nothing was held), cost, key id, workspace id.
+ * 5 workspace month spend. ARGV: ticket id ('' when nothing was held), cost, key id, workspace id,
+ * '1' to add the cost only to figures Redis still has (a cost served on local limits during an
+ * outage: if Redis lost its data, the figures it seeds again come from the ledger, which has it).
  * Releasing a hold that has expired (and was purged) releases nothing: never twice.
  */
 export const SETTLE = `${LIB}
 local cost = tonumber(ARGV[2])
+if ARGV[5] == '1' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'b', -cost) end
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], cost) end
+  if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('INCRBY', KEYS[5], cost) end
+  return {${OK}}
+end
 if cost > 0 then
   local need = missing({1, 2, 5})
   if #need > 0 then return {${SEED}, need} end
