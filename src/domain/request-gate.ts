@@ -18,6 +18,12 @@ export interface Ticket {
 export interface RequestGate {
   enter(key: KeyRecord): Ticket | Promise<Ticket>;
   admit(ticket: Ticket, maxCostMicros: number): void | Promise<void>;
+  /**
+   * enter() and admit() in one decision, given by a gate for which each call is a round trip
+   * (RedisLimitsGate): the caller then parses and plans first, and calls enter() only to find
+   * which answer wins when its own parsing refuses the request.
+   */
+  enterAdmitted?(key: KeyRecord, maxCostMicros: number): Promise<Ticket>;
   /** Never throws; a shared gate settles in the background. */
   settle(ticket: Ticket, costMicros: number): void;
 }

@@ -137,6 +137,29 @@ export class RedisLimitsGate implements RequestGate {
     return t;
   }
 
+  /**
+   * enter() and admit() as one decision, one round trip: for a caller that knows the request's
+   * maximum cost before asking (admission.ts parses and plans first when the gate has this).
+   */
+  async enterAdmitted(key: KeyRecord, maxCostMicros: number): Promise<Ticket> {
+    if (this.#o.ledgerSaturated()) throw errors.overloaded();
+    const now = this.#o.clock.now();
+    const t = new RedisTicket(key, `${this.#instance}:${++this.#seq}`, this.#calendar.day(now));
+    const micros = key.tier === 'trial' || maxCostMicros <= 0 ? 0 : Math.ceil(maxCostMicros);
+    if (this.#downSince !== null && this.#r.status !== 'ready') return this.#admitLocally(t, now, micros);
+    try {
+      await (key.tier === 'trial' ? this.#enterTrial(t, now) : this.#enterStandard(t, now, micros));
+    } catch (e) {
+      if (isGatewayError(e)) throw e;
+      this.#failed(e, now);
+      return this.#admitLocally(t, now, micros);
+    }
+    if (this.#downSince !== null) this.#recovered();
+    t.admitted = true;
+    t.reservedMicros = micros;
+    return t;
+  }
+
   admit(ticket: Ticket, maxCostMicros: number): void | Promise<void> {
     const t = ticket as RedisTicket;
     if (t.local) {
@@ -192,7 +215,7 @@ export class RedisLimitsGate implements RequestGate {
     return period === undefined ? `${this.#p}${kind}${id}` : `${this.#p}${kind}${id}:${period}`;
   }
 
-  async #enterStandard(t: RedisTicket, now: number): Promise<void> {
+  async #enterStandard(t: RedisTicket, now: number, holdMicros = 0): Promise<void> {
     const key = t.key;
     const month = this.#calendar.month(now);
     const rpm = key.rpmLimit !== null && key.rpmLimit < this.#o.gatewayRpm ? key.rpmLimit : this.#o.gatewayRpm;
@@ -200,7 +223,8 @@ export class RedisLimitsGate implements RequestGate {
       this.#key('m:', key.id), this.#key('d:', key.id, t.day), this.#key('b:', key.orgId), this.#key('s:', key.id, month),
       this.#key('h:', key.orgId), this.#key('ha:', key.orgId), this.#key('wb:', key.workspaceId), this.#key('s:', key.workspaceId, month),
     ];
-    const args = [now, t.id, rpm, key.dailyLimit ?? -1, key.monthlyBudgetMicros ?? -1, key.id, key.workspaceId, MINUTE_TTL_MS];
+    const args = [now, t.id, rpm, key.dailyLimit ?? -1, key.monthlyBudgetMicros ?? -1, key.id, key.workspaceId, MINUTE_TTL_MS,
+      holdMicros, now + this.#holdTtl];
     const r = await this.#run(SCRIPTS.enterStandard, keys, args, (i) => this.#standardSeed(i, keys, key, t.day, month));
     if (r[0] !== lua.OK) throw this.#refusal(r, key, rpm, now);
   }
@@ -397,6 +421,15 @@ export class RedisLimitsGate implements RequestGate {
     const o = this.#o.outage;
     if (o?.mode !== 'local' || this.#downSince === null || now - this.#downSince >= o.forMs) throw errors.limitsUnavailable();
     return o.gate;
+  }
+
+  #admitLocally(t: RedisTicket, now: number, micros: number): Ticket {
+    const local = this.#localFor(now);
+    const lt = local.enter(t.key);
+    local.admit(lt, micros);
+    t.local = lt;
+    t.admitted = true;
+    return t;
   }
 
   #enterLocally(t: RedisTicket, now: number): Ticket {

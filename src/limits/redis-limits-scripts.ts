@@ -53,6 +53,14 @@ local function purge(hz, hh, now)
   end
 end
 
+local function hold(hz, hh, expiry, id, amt, keyId, wsId)
+  redis.call('ZADD', hz, expiry, id)
+  redis.call('HSET', hh, 'h:' .. id, amt .. '|' .. keyId .. '|' .. wsId)
+  redis.call('HINCRBY', hh, 'o', amt)
+  redis.call('HINCRBY', hh, 'k:' .. keyId, amt)
+  redis.call('HINCRBY', hh, 'w:' .. wsId, amt)
+end
+
 local function num(key)
   return tonumber(redis.call('GET', key) or '0')
 end
@@ -90,7 +98,8 @@ end
 /**
  * enter, standard key. KEYS: 1 minute, 2 day count, 3 balance, 4 key month spend, 5 holds zset,
  * 6 holds hash, 7 workspace budget, 8 workspace month spend.
- * ARGV: now, ticket id, rpm, daily (-1 none), key budget (-1 none), key id, workspace id, minute ttl ms.
+ * ARGV: now, ticket id, rpm, daily (-1 none), key budget (-1 none), key id, workspace id, minute ttl ms,
+ * and, to admit in the same decision, the micros to hold (0: none) and the hold's expiry.
  * Counts the request in the minute and for the day (the day count is taken back if the request
  * is never admitted), so two instances cannot both pass the last slot.
  */
@@ -109,6 +118,8 @@ if m ~= 0 then return {m} end
 redis.call('ZADD', KEYS[1], now, ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 redis.call('INCR', KEYS[2])
+local amt = tonumber(ARGV[9] or '0')
+if amt > 0 then hold(KEYS[5], KEYS[6], ARGV[10], ARGV[2], amt, ARGV[6], ARGV[7]) end
 return {${OK}}
 `;
 
@@ -155,12 +166,7 @@ if m ~= 0 then
   if redis.call('EXISTS', KEYS[8]) == 1 then redis.call('DECR', KEYS[8]) end
   return {m}
 end
-local amt = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
-redis.call('HSET', KEYS[4], 'h:' .. ARGV[2], ARGV[3] .. '|' .. ARGV[5] .. '|' .. ARGV[6])
-redis.call('HINCRBY', KEYS[4], 'o', amt)
-redis.call('HINCRBY', KEYS[4], 'k:' .. ARGV[5], amt)
-redis.call('HINCRBY', KEYS[4], 'w:' .. ARGV[6], amt)
+hold(KEYS[3], KEYS[4], ARGV[4], ARGV[2], tonumber(ARGV[3]), ARGV[5], ARGV[6])
 return {${OK}}
 `;
 

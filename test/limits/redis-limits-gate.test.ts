@@ -3,6 +3,11 @@ import * as assert from 'uvu/assert';
 import { istDay, istMonth, nextIstMidnight, nextIstMonthStart } from '../../src/lib/ist.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../../src/limits/limits-gate.js';
 import { insertMoneyEvent } from '../../src/store/orgs.js';
+import { admitted } from '../../src/dataplane/admission.js';
+import type { Ticket } from '../../src/domain/request-gate.js';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import type { RedisLimitsGate } from '../../src/limits/redis-limits-gate.js';
+import { waitFor } from '../support/wait.js';
 import { usageBatchWriter, type UsageTuple } from '../../src/store/usage.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { admittedOf, attempt, burst, Cluster, codesOf, retryAfter, type Outcome } from './redis-limits-fixture.js';
@@ -254,6 +259,45 @@ test('the rolling minute is checked before the day, the day before credit, credi
   assert.is(!day.ok && day.error.code, 'daily_limit_reached');
   c.clock.set(nextIstMidnight(c.clock.now()));
   assert.ok((await attempt(a, free)).ok);
+});
+
+test('enterAdmitted(): enter and hold in one round trip keep the same bounds (rpm 60 and a ₹5 balance over 3 instances)', async () => {
+  const gates = await c.gatesOf(3);
+  const o = c.org(5_000_000);
+  const k = c.key(o, { rpmLimit: 60 });
+  const tries = await Promise.all(Array.from({ length: 200 }, (_, i) => gates[i % 3].enterAdmitted(k, 300_000).then(
+    (t) => ({ t, g: gates[i % 3] }), (e: { code: string }) => e.code)));
+  const ok = tries.filter((x) => typeof x !== 'string') as { t: Ticket; g: RedisLimitsGate }[];
+  assert.is(ok.length, 17);
+  assert.equal([...new Set(tries.filter((x) => typeof x === 'string'))], ['insufficient_credits']);
+  await Promise.all(ok.map(({ t, g }) => g.settle(t, 0)));
+  const more = await Promise.all(Array.from({ length: 200 }, (_, i) => gates[i % 3].enterAdmitted(k, 0).then(() => 'ok', (e: { code: string }) => e.code)));
+  assert.is(more.filter((x) => x === 'ok').length, 60 - 17);
+  const r = await c.peek();
+  assert.is(Number(await r.get(`gw:d:${k.id}:${istDay(c.clock.now())}`)), 60);
+  assert.is(await r.hget(`gw:ha:${o.orgId}`, 'o'), null);
+});
+
+test('admission with a shared gate: parsed first, one decision; a request over its limit hears 429 even when its body is bad', async () => {
+  const [g] = await c.gatesOf(1);
+  const o = c.org(1_000_000);
+  const k = c.key(o, { rpmLimit: 2 });
+  const plan = () => ({ plan: [] });
+  let charged = 0;
+  await admitted(k, g, 'r1', plan, () => 5_000, async () => 4_000);
+  const bad = () => { throw new GatewayError(400, 'invalid_request_error', 'bad_request', 'bad body'); };
+  const e1 = await admitted(k, g, 'r2', bad, () => 0, async () => 0).catch((e: GatewayError) => e);
+  assert.is((e1 as GatewayError).code, 'bad_request');
+  const e2 = await admitted(k, g, 'r3', plan, () => 5_000, async () => { charged++; return 0; }).catch((e: GatewayError) => e);
+  assert.is((e2 as GatewayError).code, 'rate_limit_exceeded');
+  const e3 = await admitted(k, g, 'r4', bad, () => 0, async () => 0).catch((e: GatewayError) => e);
+  assert.is((e3 as GatewayError).code, 'rate_limit_exceeded');
+  assert.is(charged, 0);
+  const r = await c.peek();
+  // The bad request counted in the minute, not in the day; the served one spent its cost.
+  await waitFor(async () => Number(await r.hget(`gw:b:${o.orgId}`, 'b')) === 996_000, 2_000, 'the settle');
+  assert.is(Number(await r.get(`gw:d:${k.id}:${istDay(c.clock.now())}`)), 1);
+  assert.is(await r.zcard(`gw:m:${k.id}`), 2);
 });
 
 test.run();
