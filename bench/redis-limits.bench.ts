@@ -2,7 +2,8 @@
 // loopback at one connection, in series (each call waits for the previous answer, as one request
 // waits for its admission). Reports latency (p50/p99 µs), this process's CPU per call and
 // redis-server's (from INFO cpu), for PING (the floor), the gate's enter() alone, and a whole
-// priced request (enter, admit with a hold, settle: three round trips).
+// priced request (enter, admit with a hold, settle: three round trips; or enterAdmitted, one round
+// trip in series, its settle not waited for).
 //   node dist/bench/redis-limits.bench.js            (BENCH_REDIS_CALLS=20000 by default)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +66,11 @@ async function main(): Promise<void> {
       const t = await gate.enter(key);
       await gate.admit(t, 1_000);
       await gate.settle(t, 900);
+    });
+    // What admission.ts does with a shared gate: one decision in series, the settle after the answer.
+    await measure('enterAdmitted (1 EVALSHA in series)', admin, async () => {
+      const t = await gate.enterAdmitted(key, 1_000);
+      void gate.settle(t, 900);
     });
     redis.disconnect();
     admin.disconnect();
