@@ -28,6 +28,26 @@ async function serverCpuUs(r: Redis): Promise<number> {
   return (f('used_cpu_user') + f('used_cpu_sys')) * 1e6;
 }
 
+/** `inFlight` calls kept going at once (as many requests in flight on one instance): CPU per call and throughput. */
+async function measureConcurrent(label: string, admin: Redis, inFlight: number, call: () => Promise<unknown>): Promise<void> {
+  const run = async (n: number) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: inFlight }, async () => {
+      while (next++ < n) await call();
+    }));
+  };
+  await run(2_000);
+  const serverBefore = await serverCpuUs(admin);
+  const cpuBefore = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await run(CALLS);
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const cpu = process.cpuUsage(cpuBefore);
+  const serverAfter = await serverCpuUs(admin);
+  console.log(`${label.padEnd(34)} ${Math.round(CALLS / ms * 1000).toString().padStart(7)} calls/s  `
+    + `client CPU ${((cpu.user + cpu.system) / CALLS).toFixed(1).padStart(5)} µs/call  redis-server CPU ${((serverAfter - serverBefore) / CALLS).toFixed(1).padStart(5)} µs/call`);
+}
+
 async function measure(label: string, admin: Redis, call: () => Promise<unknown>): Promise<void> {
   for (let i = 0; i < 2_000; i++) await call(); // warm-up: JIT, script cache, seeds
   const samples: number[] = new Array(CALLS);
@@ -69,6 +89,11 @@ async function main(): Promise<void> {
     });
     // What admission.ts does with a shared gate: one decision in series, the settle after the answer.
     await measure('enterAdmitted (1 EVALSHA in series)', admin, async () => {
+      const t = await gate.enterAdmitted(key, 1_000);
+      void gate.settle(t, 900);
+    });
+    // Under load: 64 requests in flight on one instance, each one enterAdmitted (settles not waited for).
+    await measureConcurrent('64 in flight, enterAdmitted+settle', admin, 64, async () => {
       const t = await gate.enterAdmitted(key, 1_000);
       void gate.settle(t, 900);
     });
