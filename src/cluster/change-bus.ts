@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { connectRedis } from './redis-connection.js';
+import { connectRedis, redisReady } from './redis-connection.js';
 
 /**
  * What one instance tells the others at once: a key revoked or changed (drop it from the key
@@ -58,9 +58,9 @@ export class ChangeBus {
     return new ChangeBus({ ...o, publisher: connectRedis(url), subscriber });
   }
 
-  /** Resolves once the channel is subscribed (start-up and tests). */
+  /** Resolves once the channel is subscribed and the publisher connected (start-up and tests). */
   async ready(): Promise<void> {
-    await this.#subscribed;
+    await Promise.all([this.#subscribed, redisReady(this.#o.publisher)]);
   }
 
   /** Tells every other instance. Rejects while Redis is unreachable (the caller logs it: the slow path still carries the change). */
