@@ -21,8 +21,8 @@ export interface LocalGate {
 /** What to do while Redis cannot be reached. */
 export type RedisOutagePolicy =
   | { mode: 'fail_closed' }
-  /** Serve on an in-process gate (a LimitsGate) for at most forMs from the first failure, then fail closed. */
-  | { mode: 'local'; gate: LocalGate; forMs: number };
+  /** Serve on an in-process gate (a LimitsGate) for at most localForMs from the first failure, then fail closed. */
+  | { mode: 'local'; gate: LocalGate; localForMs: number };
 
 export interface RedisLimitsGateOptions {
   /** A connection made by connectRedis() (no offline queue: an outage shows at once). */
@@ -107,7 +107,7 @@ export class RedisLimitsGate implements RequestGate {
 
   constructor(o: RedisLimitsGateOptions) {
     if (!(o.gatewayRpm > 0)) throw new Error('RedisLimitsGate: gatewayRpm must be positive');
-    if (o.outage?.mode === 'local' && !(o.outage.forMs >= 0)) throw new Error('RedisLimitsGate: outage.forMs must be a non-negative number');
+    if (o.outage?.mode === 'local' && !(o.outage.localForMs >= 0)) throw new Error('RedisLimitsGate: outage.localForMs must be a non-negative number');
     this.#o = o;
     this.#r = o.redis;
     this.#p = o.prefix ?? 'gw:';
@@ -419,7 +419,7 @@ export class RedisLimitsGate implements RequestGate {
   /** The local gate while the policy still allows it, else 503 unavailable. */
   #localFor(now: number): LocalGate {
     const o = this.#o.outage;
-    if (o?.mode !== 'local' || this.#downSince === null || now - this.#downSince >= o.forMs) throw errors.limitsUnavailable();
+    if (o?.mode !== 'local' || this.#downSince === null || now - this.#downSince >= o.localForMs) throw errors.limitsUnavailable();
     return o.gate;
   }
 

@@ -53,8 +53,8 @@ test('fail_closed: Redis killed mid-run answers 503 unavailable at once, never h
 
 test('local: while Redis is down each instance serves on its own limits for localForMs, then fails closed; back on Redis when it returns', async () => {
   const local = () => new LimitsGate({ gatewayRpm: 120, clock: c.clock, book: new SpendBook(limitsReader(c.db)), ledgerSaturated: () => false });
-  const [a] = await c.gatesOf(1, { outage: { mode: 'local', gate: local(), forMs: 30_000 } });
-  const [b] = await c.gatesOf(1, { outage: { mode: 'local', gate: local(), forMs: 30_000 } });
+  const [a] = await c.gatesOf(1, { outage: { mode: 'local', gate: local(), localForMs: 30_000 } });
+  const [b] = await c.gatesOf(1, { outage: { mode: 'local', gate: local(), localForMs: 30_000 } });
   const o = c.org(1_000_000);
   const k = c.key(o, { rpmLimit: 20 });
   assert.is(admittedOf(await burst([a, b], [k], 5)), 5);
@@ -85,7 +85,7 @@ test('local: while Redis is down each instance serves on its own limits for loca
 
 test('a hung Redis (paused) times out into the outage policy; costs served locally meanwhile are added to the figures Redis kept', async () => {
   const local = new LimitsGate({ gatewayRpm: 120, clock: c.clock, book: new SpendBook(limitsReader(c.db)), ledgerSaturated: () => false });
-  const [a] = await c.gatesOf(1, { outage: { mode: 'local', gate: local, forMs: 60_000 } });
+  const [a] = await c.gatesOf(1, { outage: { mode: 'local', gate: local, localForMs: 60_000 } });
   // The fixture's gates time out after the connection's default 1 s.
   const o = c.org(1_000_000);
   const k = c.key(o);
