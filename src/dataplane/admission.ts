@@ -17,20 +17,59 @@ export interface Planned {
  */
 export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
   prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
-  const ticket = gate.enter(key);
+  if (gate.enterAdmitted) return admittedAtOnce(key, gate, requestId, prepare, maxCost, serve);
+  const entered = gate.enter(key);
+  const ticket = entered instanceof Promise ? await entered : entered;
   let settled = false;
   try {
     const p = prepare(key);
-    gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
+    const held = gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
+    if (held) await held;
     let cost: number;
     try {
       cost = await serve(key, p, requestId);
     } catch (e) {
-      throw isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
+      throw withRequestId(e, requestId);
     }
     gate.settle(ticket, cost);
     settled = true;
   } finally {
     if (!settled) gate.settle(ticket, 0);
   }
+}
+
+/**
+ * The same for a gate whose every call is a round trip to a shared store: parse and plan first,
+ * then enter and hold in one decision (one round trip in series, not two). A request its parsing
+ * refuses still meets the gate first, so a client over its limit hears 429 rather than 400, and
+ * is counted in the minute as before.
+ */
+async function admittedAtOnce<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
+  prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  let p: P;
+  try {
+    p = prepare(key);
+  } catch (e) {
+    const ticket = await gate.enter(key);
+    gate.settle(ticket, 0);
+    throw e;
+  }
+  const ticket = await gate.enterAdmitted!(key, key.tier === 'standard' ? maxCost(p) : 0);
+  let settled = false;
+  try {
+    let cost: number;
+    try {
+      cost = await serve(key, p, requestId);
+    } catch (e) {
+      throw withRequestId(e, requestId);
+    }
+    gate.settle(ticket, cost);
+    settled = true;
+  } finally {
+    if (!settled) gate.settle(ticket, 0);
+  }
+}
+
+function withRequestId(e: unknown, requestId: string): unknown {
+  return isGatewayError(e) ? new GatewayError(e.status, e.type, e.code, e.message, { ...e.headers, 'x-gw-request-id': requestId }) : e;
 }

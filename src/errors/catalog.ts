@@ -85,5 +85,8 @@ export const errors = {
   billingDisabled: (what = 'Top-ups are not configured on this gateway (billing.payments)') =>
     new GatewayError(503, 'server_error', 'billing_disabled', what),
   serviceUnavailable: (message: string) => new GatewayError(503, 'server_error', 'unavailable', message),
+  /** The shared limits store (Redis) cannot be reached and the gateway is set to fail closed (or its local allowance ran out). */
+  limitsUnavailable: () => new GatewayError(503, 'server_error', 'unavailable',
+    'The shared rate-limit and balance store cannot be reached; retry shortly', { 'retry-after': '1' }),
   internal: () => new GatewayError(500, 'server_error', 'internal_error', 'Internal error'),
 } as const;
