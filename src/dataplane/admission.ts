@@ -10,19 +10,21 @@ export interface Planned {
 
 /**
  * One request between the gate's admission and settlement, whatever its endpoint: the key (the
- * router authenticated it) is counted, `prepare` parses and plans the request, its maximum cost is held
+ * router authenticated it) is counted, `prepare` parses and plans the request (a promise only when
+ * it must read a remote store), its maximum cost is held
  * (standard keys; routes on the caller's own key cost nothing) until `serve` returns the true cost, and
  * the hold is released if anything throws. `requestId` is the HTTP answer's own (its x-request-id),
  * so the ledger rows carry it; errors thrown while serving carry it as x-gw-request-id too.
  */
 export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
-  prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
   if (gate.enterAdmitted) return admittedAtOnce(key, gate, requestId, prepare, maxCost, serve);
   const entered = gate.enter(key);
   const ticket = entered instanceof Promise ? await entered : entered;
   let settled = false;
   try {
-    const p = prepare(key);
+    const prepared = prepare(key);
+    const p = prepared instanceof Promise ? await prepared : prepared;
     const held = gate.admit(ticket, key.tier === 'standard' ? maxCost(p) : 0);
     if (held) await held;
     let cost: number;
@@ -45,10 +47,10 @@ export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestG
  * is counted in the minute as before.
  */
 async function admittedAtOnce<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
-  prepare: (key: KeyRecord) => P, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
   let p: P;
   try {
-    p = prepare(key);
+    p = await prepare(key);
   } catch (e) {
     const ticket = await gate.enter(key);
     gate.settle(ticket, 0);

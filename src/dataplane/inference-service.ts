@@ -41,7 +41,8 @@ export interface InferenceRequest {
  * chat-completions body every provider adapter takes; runs once the key is known (a stored
  * conversation is the key's org's). Throws a GatewayError for a body it refuses.
  */
-export type InboundParser = (raw: Buffer, key: KeyRecord) => InferenceBody;
+/** A promise only when parsing must read a remote store (a stored conversation on PostgreSQL). */
+export type InboundParser = (raw: Buffer, key: KeyRecord) => InferenceBody | Promise<InferenceBody>;
 
 /** What the usage records of one request share, and the body the serving attempt's tokens are bounded by. */
 interface InferenceScope extends RequestScope {
@@ -79,6 +80,7 @@ export class InferenceService {
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
+        if (body instanceof Promise) return body.then((b) => ({ body: b, plan: d.planner.plan(b.model, endpoint, b.ext, key.orgId) }));
         return { body, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };
       },
       // bytes, not the body's length: a translated request may carry a stored conversation too.

@@ -46,15 +46,15 @@ export class ResponsesService {
   }
 
   /** GET /v1/responses/{id}: the stored response object. */
-  retrieve(key: KeyRecord, id: string): Record<string, unknown> {
-    const row = this.#d.store.find(key.orgId, id);
+  async retrieve(key: KeyRecord, id: string): Promise<Record<string, unknown>> {
+    const row = await this.#d.store.find(key.orgId, id);
     if (row === null) throw errors.responseNotFound(id);
     return JSON.parse(row.body) as Record<string, unknown>;
   }
 
   /** GET /v1/responses/{id}/input_items: the stored items before the response's own output. */
-  inputItems(key: KeyRecord, id: string, query: string): ReturnType<typeof inputItemsPage> {
-    const row = this.#d.store.find(key.orgId, id);
+  async inputItems(key: KeyRecord, id: string, query: string): Promise<ReturnType<typeof inputItemsPage>> {
+    const row = await this.#d.store.find(key.orgId, id);
     if (row === null) throw errors.responseNotFound(id);
     const items = JSON.parse(row.items) as Item[];
     const outputs = ((JSON.parse(row.body) as { output?: unknown[] }).output ?? []).length;
@@ -62,23 +62,27 @@ export class ResponsesService {
   }
 
   /** DELETE /v1/responses/{id}. */
-  remove(key: KeyRecord, id: string): { id: string; object: 'response.deleted'; deleted: true } {
-    if (!this.#d.store.remove(key.orgId, id)) throw errors.responseNotFound(id);
+  async remove(key: KeyRecord, id: string): Promise<{ id: string; object: 'response.deleted'; deleted: true }> {
+    if (!await this.#d.store.remove(key.orgId, id)) throw errors.responseNotFound(id);
     return { id, object: 'response.deleted', deleted: true };
   }
 
-  #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody {
+  #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | Promise<InferenceBody> {
     const p = parseJsonObject(raw.toString('utf8'), CHECK);
     const ext = readExtensions(p);
-    let history: Item[] = [];
-    let historyBytes = 0;
     const previous = p.previous_response_id;
-    if (typeof previous === 'string') {
-      const row = this.#d.store.find(key.orgId, previous);
-      if (row === null) throw errors.responseNotFound(previous);
-      history = JSON.parse(row.items) as Item[];
-      historyBytes = Buffer.byteLength(row.items);
-    }
+    if (typeof previous !== 'string') return this.#request(raw, key, format, p, ext, null);
+    const row = this.#d.store.find(key.orgId, previous);
+    if (row instanceof Promise) return row.then((r) => this.#request(raw, key, format, p, ext, r ?? undefined, previous));
+    return this.#request(raw, key, format, p, ext, row ?? undefined, previous);
+  }
+
+  /** The chat request for a Responses request, continuing the stored conversation `row` when it names one (undefined: not found). */
+  #request(raw: Buffer, key: KeyRecord, format: ResponsesFormat, p: Record<string, unknown>, ext: ReturnType<typeof readExtensions>,
+    row: { items: string } | null | undefined, previous?: string): InferenceBody {
+    if (row === undefined) throw errors.responseNotFound(previous!);
+    const history = row === null ? [] : JSON.parse(row.items) as Item[];
+    const historyBytes = row === null ? 0 : Buffer.byteLength(row.items);
     const { chat, input, echo } = responsesToChat(p, history);
     const model = p.model as string;
     const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
@@ -94,7 +98,8 @@ export class ResponsesService {
   #save(key: KeyRecord, id: string, model: string, response: Record<string, unknown>, history: Item[], input: Item[]): void {
     try {
       const items = [...history, ...storedItems(input), ...(response.output as Item[])];
-      this.#d.store.save({ id, orgId: key.orgId, createdAt: this.#d.clock.now(), model, body: JSON.stringify(response), items: JSON.stringify(items) });
+      const saved = this.#d.store.save({ id, orgId: key.orgId, createdAt: this.#d.clock.now(), model, body: JSON.stringify(response), items: JSON.stringify(items) });
+      if (saved instanceof Promise) saved.catch((e: unknown) => this.#d.log.error('could not store a response', { id, org: key.orgId, err: String(e) }));
     } catch (e) {
       // The answer itself has reached the client; only its continuation is lost.
       this.#d.log.error('could not store a response', { id, org: key.orgId, err: String(e) });

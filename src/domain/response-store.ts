@@ -13,19 +13,12 @@ export interface StoredResponse {
 
 /**
  * Where the data plane keeps and finds stored responses, one org's never visible to another.
- * Expired rows (past the retention) read as absent.
+ * Expired rows (past the retention) read as absent. Synchronous on SQLite; promises on a database
+ * across the network (PostgreSQL): the service takes either.
  */
 export interface ResponseStore {
-  save(r: StoredResponse): void;
-  find(orgId: string, id: string): { body: string; items: string } | null;
+  save(r: StoredResponse): void | Promise<void>;
+  find(orgId: string, id: string): { body: string; items: string } | null | Promise<{ body: string; items: string } | null>;
   /** false when the org has no such (unexpired) response. */
-  remove(orgId: string, id: string): boolean;
-}
-
-/** The ResponseStore on a database across the network (PostgreSQL): the same rules, each a promise. */
-export interface AsyncResponseStore {
-  save(r: StoredResponse): Promise<void>;
-  find(orgId: string, id: string): Promise<{ body: string; items: string } | null>;
-  /** false when the org has no such (unexpired) response. */
-  remove(orgId: string, id: string): Promise<boolean>;
+  remove(orgId: string, id: string): boolean | Promise<boolean>;
 }

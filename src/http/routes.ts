@@ -78,17 +78,17 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     route({
       kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key',
       summary: "A stored response object; 404 response_not_found when the key's org has none with that id",
-      handle: (ctx) => ({ body: d.responses.retrieve(ctx.key, ctx.params.id) }),
+      handle: async (ctx) => ({ body: await d.responses.retrieve(ctx.key, ctx.params.id) }),
     }),
     route({
       kind: 'json', method: 'get', path: '/v1/responses/:id/input_items', auth: 'api_key',
       summary: 'The items that led to a stored response (its conversation and input), newest first; after, limit (1-100), order',
-      handle: (ctx) => ({ body: d.responses.inputItems(ctx.key, ctx.params.id, ctx.query) }),
+      handle: async (ctx) => ({ body: await d.responses.inputItems(ctx.key, ctx.params.id, ctx.query) }),
     }),
     route({
       kind: 'json', method: 'del', path: '/v1/responses/:id', auth: 'api_key',
       summary: "Deletes a stored response; 404 response_not_found when the key's org has none with that id",
-      handle: (ctx) => ({ body: d.responses.remove(ctx.key, ctx.params.id) }),
+      handle: async (ctx) => ({ body: await d.responses.remove(ctx.key, ctx.params.id) }),
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema,

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AsyncResponseStore } from '../../src/domain/response-store.js';
+import type { ResponseStore, StoredResponse } from '../../src/domain/response-store.js';
 import { postgresResponseStore } from '../../src/store/postgres/pg-stored-responses.js';
 import { responseStore } from '../../src/store/stored-responses.js';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
@@ -19,10 +19,10 @@ eachBackend('stored responses', (t, be) => {
   async function setUp(retentionDays = 30) {
     await exec(be(), 'DELETE FROM stored_responses');
     let now = Date.parse('2026-11-24T10:00:00Z');
-    const store: AsyncResponseStore & { sweep(): Promise<number> } = be().pick((db) => {
+    const store: { [K in keyof ResponseStore]: (...a: Parameters<ResponseStore[K]>) => Promise<Awaited<ReturnType<ResponseStore[K]>>> } & { sweep(): Promise<number> } = be().pick((db) => {
       const s = responseStore(db, retentionDays, () => now);
-      return { save: async (r) => s.save(r), find: async (o, id) => s.find(o, id), remove: async (o, id) => s.remove(o, id), sweep: async () => s.sweep() };
-    }, (pg) => postgresResponseStore(pg, retentionDays, () => now));
+      return { save: async (r: StoredResponse) => s.save(r), find: async (o: string, id: string) => s.find(o, id), remove: async (o: string, id: string) => s.remove(o, id), sweep: async () => s.sweep() };
+    }, (pg) => { const s = postgresResponseStore(pg, retentionDays, () => now); return { save: async (r: StoredResponse) => s.save(r), find: async (o: string, id: string) => s.find(o, id), remove: async (o: string, id: string) => s.remove(o, id), sweep: () => s.sweep() }; });
     const a = (await be().org('a')).orgId;
     const b = (await be().org('b')).orgId;
     const save = (id: string, org: string) => store.save({ id, orgId: org, createdAt: now, model: 'm', body: `{"id":"${id}"}`, items: '[]' });

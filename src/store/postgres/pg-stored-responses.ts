@@ -1,4 +1,4 @@
-import type { AsyncResponseStore, StoredResponse } from '../../domain/response-store.js';
+import type { ResponseStore, StoredResponse } from '../../domain/response-store.js';
 import type { Pg } from './pg-database.js';
 
 const DAY_MS = 86_400_000;
@@ -6,7 +6,7 @@ const DAY_MS = 86_400_000;
 const SWEEP_EVERY_MS = 3_600_000;
 
 /** Stored Responses API answers on PostgreSQL, kept `retentionDays` from their creation (the twin of store/stored-responses.ts). */
-export function postgresResponseStore(sql: Pg, retentionDays: number, now: () => number): AsyncResponseStore & { sweep(): Promise<number> } {
+export function postgresResponseStore(sql: Pg, retentionDays: number, now: () => number): ResponseStore & { sweep(): Promise<number> } {
   const keepMs = retentionDays * DAY_MS;
   let swept = 0;
   const sweep = async (): Promise<number> => {
