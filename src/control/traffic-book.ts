@@ -51,6 +51,13 @@ export interface Rankings {
   windows: { days: number; since: string; data: { rank: number; model: string; tokens: number; requests: number; share: number }[] }[];
 }
 
+/** The ledger as the rebuild reads it: synchronously on SQLite, with promises on PostgreSQL. */
+export interface TrafficReader {
+  firstIdSince(at: number): number | Promise<number>;
+  lastId(): number | Promise<number>;
+  page(afterId: number, upToId: number, limit: number): TrafficRow[] | Promise<TrafficRow[]>;
+}
+
 /**
  * Public traffic statistics per model and IST day, across all orgs: reliability, latency and
  * speed for /v1/models/:id/stats, token volume for /v1/rankings. Fed by every usage record as it
@@ -102,13 +109,13 @@ export class TrafficBook {
    * wait for it (ready), and get what was counted if it fails; the returned promise carries the
    * failure for the caller to log.
    */
-  load(reader: { firstIdSince(at: number): number; page(afterId: number, upToId: number, limit: number): TrafficRow[] }, upToId: number, now: number): Promise<void> {
+  load(reader: Pick<TrafficReader, 'firstIdSince' | 'page'>, upToId: number, now: number): Promise<void> {
     const since = istDayNumberStart(istDayNumber(now) - KEEP_DAYS + 1);
     const run = (async () => {
-      let after = reader.firstIdSince(since) - 1;
+      let after = (await reader.firstIdSince(since)) - 1;
       for (;;) {
         if (this.#stopped) return;
-        const rows = reader.page(after, upToId, SLICE);
+        const rows = await reader.page(after, upToId, SLICE);
         if (rows.length === 0) return;
         for (const r of rows) {
           this.add({
