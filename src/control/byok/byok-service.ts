@@ -44,6 +44,22 @@ export class ByokService {
   }
 
   /** At start (when enabled): every org's saved keys to the data plane, but those that do not open. */
+  /** Another instance saved or removed the org's key for `provider`: this one's data plane takes it as saved. */
+  async republish(orgId: string, provider: string): Promise<void> {
+    const d = this.#d;
+    if (!d.settings.enabled) return;
+    const k = await d.byokKeys.find(orgId, provider);
+    if (!k) {
+      d.orgKeyChanged(orgId, provider, null);
+      return;
+    }
+    try {
+      d.orgKeyChanged(orgId, provider, { key: this.#open(k), alwaysUse: k.alwaysUse });
+    } catch {
+      d.log.warn('saved provider key does not open with this master key; skipped (every instance needs the same GW_MASTER_KEY)', { org: orgId, provider });
+    }
+  }
+
   async publishAll(): Promise<void> {
     const d = this.#d;
     if (!d.settings.enabled) return;

@@ -51,6 +51,20 @@ export class EndpointService {
     }
   }
 
+  /** Another instance registered, tested or removed the org's endpoint `name`: this one's data plane takes it as saved. */
+  async republish(orgId: string, name: string): Promise<void> {
+    const e = (await this.#d.endpoints.list(orgId)).find((x) => x.name === name);
+    if (!e) {
+      this.#d.endpointChanged(orgId, name, null);
+      return;
+    }
+    try {
+      this.#publish(e, this.#key(e));
+    } catch {
+      this.#d.log.warn('registered endpoint key does not open with this master key; skipped (every instance needs the same GW_MASTER_KEY)', { org: orgId, endpoint: name });
+    }
+  }
+
   list(orgId: string): Promise<CustomEndpoint[]> {
     return this.#d.endpoints.list(orgId);
   }

@@ -35,6 +35,12 @@ export class RoutingService {
     for (const c of await this.#d.chains.all()) this.#d.chainChanged(c.orgId, c.model, c.steps);
   }
 
+  /** Another instance changed the org's chain for `model`: this one's data plane takes it as saved (or its removal). */
+  async republish(orgId: string, model: string): Promise<void> {
+    const c = await this.#d.chains.find(orgId, model);
+    this.#d.chainChanged(orgId, model, c ? c.steps : null);
+  }
+
   async list(orgId: string): Promise<ChainView[]> {
     return (await this.#d.chains.list(orgId)).map((c) => this.#view(c));
   }
