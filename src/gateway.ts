@@ -7,7 +7,6 @@ import { PriceComparer, pricingRoutes } from './control/price-compare.js';
 import { TrafficBook } from './control/traffic-book.js';
 import { trafficRoutes } from './control/traffic-routes.js';
 import type { UsageSink } from './domain/usage-record.js';
-import { trafficReader } from './store/traffic.js';
 import { routingRoutes } from './control/routing/routing-routes.js';
 import { RoutingService } from './control/routing/routing-service.js';
 import { collectionRoutes } from './control/routing/collection-routes.js';
@@ -20,7 +19,6 @@ import { EndpointService } from './control/endpoints/endpoint-service.js';
 import { monitoringRoutes } from './control/monitoring/monitoring-routes.js';
 import { MonitoringService } from './control/monitoring/monitoring-service.js';
 import { Monitor } from './monitoring/monitor.js';
-import { sqliteMonitorStore } from './store/monitor-store.js';
 import { McpServer } from './mcp/mcp-server.js';
 import { GATEWAY_VERSION } from './http/routes.js';
 import { loadMasterKey } from './config/master-key.js';
@@ -29,7 +27,6 @@ import { AudioService } from './dataplane/audio-service.js';
 import { InferenceService } from './dataplane/inference-service.js';
 import { MessagesService } from './dataplane/messages-service.js';
 import { ResponsesService } from './dataplane/responses-service.js';
-import { responseStore } from './store/stored-responses.js';
 import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
@@ -52,18 +49,17 @@ import { workspaceRoutes } from './control/workspaces/workspace-routes.js';
 import { WorkspaceService } from './control/workspaces/workspace-service.js';
 import { usageRoutes } from './control/usage/usage-routes.js';
 import { UsageService } from './control/usage/usage-service.js';
-import { sqliteStores } from './store/sqlite-stores.js';
+import { openState } from './state/open-state.js';
+import { changeFollower } from './state/change-follower.js';
+import { StartRefused } from './state/start-refused.js';
+import type { Change } from './cluster/change-bus.js';
 import { ListenError, startServer } from './http/server.js';
 import { DASHBOARD_DIR, loadDashboard, originOf } from './http/dashboard.js';
-import { acquireServeLock, type ServeHolder } from './store/serve-lock.js';
-import { hostname } from 'node:os';
 import { uwsIsNative } from './http/uws-build.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { describeProxies } from './lib/proxy-settings.js';
 import { createMailer } from './lib/mailer.js';
 import type { Logger } from './lib/logger.js';
-import { changeFeedReader } from './store/change-log.js';
-import { sqliteUsageReports, UsageRollup } from './store/usage-reports.js';
 import { billingRoutes } from './control/billing/billing-routes.js';
 import { PaymentApi } from './control/billing/payment-api.js';
 import { PaymentNotices } from './control/billing/payment-notices.js';
@@ -74,35 +70,15 @@ import { paymentWebhookRoutes } from './control/billing/payment-webhook-routes.j
 import { checkoutReturnRoutes } from './control/billing/checkout-return.js';
 import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
-import { openDatabase, type Db } from './store/database.js';
-import { hasAnyOrg } from './store/orgs.js';
 import { firstStartSteps } from './first-start.js';
-import { keyByHashReader } from './store/keys.js';
-import { limitsReader } from './store/usage.js';
-import { UsageBatcher } from './ledger/usage-batcher.js';
-import { LimitsGate } from './limits/limits-gate.js';
 import { publicGate } from './limits/public-gate.js';
-import { SpendBook } from './limits/spend-book.js';
+
+export { StartRefused };
 
 export interface Gateway {
   port: number;
-  db: Db;
   /** Graceful stop: refuse new connections, let in-flight requests finish, flush, close. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
-}
-
-/** The gateway cannot start beside another one (same database or same port); the message says which. */
-export class StartRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StartRefused';
-  }
-}
-
-function describeHolder(h: ServeHolder | null): string {
-  if (!h) return 'another gateway (starting up)';
-  const where = h.port ? ` on ${h.host}:${h.port}` : ' (starting up)';
-  return `the gateway with pid ${h.pid} on host ${h.hostname}${where}`;
 }
 
 function listenRefusal(e: ListenError): string {
@@ -130,26 +106,20 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   // Real time, not `clock`: the serve lock shows operators when this process started, and /health's uptime counts from it.
   const startedAt = Date.now();
   const catalog = loadCatalog(config);
-  // One gateway per database: two would each admit requests against their own in-memory balance.
-  const lock = acquireServeLock(config.dbPath, { pid: process.pid, hostname: hostname(), host: config.host, port: 0, startedAt });
-  if ('heldBy' in lock) {
-    throw new StartRefused(`database ${config.dbPath} is already served by ${describeHolder(lock.heldBy)}; ` +
-      'stop that gateway first, or give this one another dbPath (GW_DB or --db)');
-  }
-  const db = openDatabase(config.dbPath);
+  const state = await openState(config, { clock, log, startedAt });
 
-  const auth = new KeyAuthenticator(keyByHashReader(db), clock, config.keyCache);
+  const auth = new KeyAuthenticator(state.keyLookup, clock, {
+    ...config.keyCache, graceMs: state.keyGraceMs,
+    onStoreError: (e) => log.warn('the key store did not answer', { err: String(e) }),
+  });
   const breakers = new Breakers(config.breaker);
   const stats = new RouteStatsBook();
   const upstream = new UpstreamClient(config.upstream);
-  const usage = new UsageBatcher({ dbPath: config.dbPath, ...config.ledger, log, deadLetterPath: `${config.dbPath}.unwritten.jsonl` });
-  const reader = limitsReader(db);
-  const book = new SpendBook(reader);
-  const gate = new LimitsGate({ gatewayRpm: config.limits.gatewayRpm, clock, book, ledgerSaturated: () => usage.saturated });
+  const usage = state.ledger;
+  const gate = state.gate;
   // Public traffic statistics see every record as it is made, and the ledger's last 30 days at start.
   const traffic = new TrafficBook((model) => catalog.models.has(model));
-  const ledgerRows = trafficReader(db);
-  traffic.load(ledgerRows, ledgerRows.lastId(), clock.now())
+  Promise.resolve(state.traffic.lastId()).then((last) => traffic.load(state.traffic, last, clock.now()))
     .catch((e: unknown) => log.error('traffic statistics could not be rebuilt from the ledger', { err: String(e) }));
   const sink: UsageSink = {
     record(r) {
@@ -164,43 +134,56 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
   });
-  const storedResponses = responseStore(db, config.responses.retentionDays, () => clock.now());
-  storedResponses.sweep();
+  const storedResponses = state.responses;
+  Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));
   const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
   const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
     ? new PaymentApi({ ...config.billing.payments, keyId: config.billing.payments.keyId, keySecret: config.billing.payments.keySecret }, outbound)
     : null;
-  // Other processes (the operator CLI) write to the same database: follow their change feed and
-  // money events, so key, budget and credit changes reach the data plane within changePollMs.
-  const feed = changeFeedReader(db);
-  let seq = feed.latestSeq();
-  let moneyEventId = reader.latestMoneyEventId();
-  const followChanges = (): void => {
-    for (const c of feed.since(seq)) {
-      seq = c.seq;
-      if (c.kind === 'key') auth.invalidate(c.ref);
-      else if (c.kind === 'workspace') book.reloadWorkspace(c.ref);
-    }
-    for (const m of reader.moneyEventsSince(moneyEventId)) {
-      moneyEventId = m.id;
-      book.applyMoneyEvent(m.org_id, m.id, m.amount_micros);
-    }
-  };
+  // Other processes (the operator CLI, other instances) write to the same database: follow their
+  // change feed and money events, so key, budget and credit changes reach the data plane within
+  // changePollMs (instances also hear each other at once on the change bus; the poll is the backstop).
+  const changes = changeFollower(state, {
+    key: (id) => auth.invalidate(id),
+    workspace: (id) => state.workspaceChanged(id),
+    money: (orgId, eventId, amountMicros) => state.moneyEvent(orgId, eventId, amountMicros),
+  }, log, config.changePollMs);
+  await changes.start();
+  const followChanges = (): void => void changes.poll();
 
+  const publish = (c: Change): void => {
+    state.bus?.publish(c).catch((e: unknown) => log.warn('change bus: a change was not published; other instances see it at their next poll', { kind: c.kind, err: String(e) }));
+  };
   const control: ControlDeps = {
     config, log, baseUrl: config.baseUrl ?? '', mailer,
+    // Each change reaches this instance's data plane now, and the others' through the change bus.
     notify: {
-      keyChanged: (id) => auth.invalidate(id),
-      workspaceChanged: (id) => book.reloadWorkspace(id),
-      chainChanged: (orgId, model, steps) => planner.setChain(orgId, model, steps),
-      orgKeyChanged: (orgId, provider, saved) => planner.setOrgKey(orgId, provider, saved),
-      endpointChanged: (orgId, name, ep) => planner.setEndpoint(orgId, name, ep),
+      keyChanged: (id) => {
+        auth.invalidate(id);
+        publish({ kind: 'key', id, change: 'changed' });
+      },
+      workspaceChanged: (id) => {
+        state.workspaceChanged(id);
+        publish({ kind: 'workspace', id });
+      },
+      chainChanged: (orgId, model, steps) => {
+        planner.setChain(orgId, model, steps);
+        publish({ kind: 'chain', orgId, model });
+      },
+      orgKeyChanged: (orgId, provider, saved) => {
+        planner.setOrgKey(orgId, provider, saved);
+        publish({ kind: 'byok', orgId, provider });
+      },
+      endpointChanged: (orgId, name, ep) => {
+        planner.setEndpoint(orgId, name, ep);
+        publish({ kind: 'endpoint', orgId, name });
+      },
     },
   };
   // One store of each kind, shared by the services that read it (statements prepared once).
-  const stores = sqliteStores(db);
+  const stores = state.stores;
   const orgStore = stores.orgs;
   const keyService = new KeyService({
     keys: stores.keys, orgs: orgStore, clock, maxActiveKeys: config.orgs.maxActiveKeysPerOrg,
@@ -238,6 +221,13 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   await routing.publishAll();
   await byok.publishAll();
   await endpoints.publishAll();
+  // What another instance changes in routing reaches this one's data plane over the change bus.
+  const unsubscribeRouting = state.bus?.subscribe((c) => {
+    const done = c.kind === 'chain' ? routing.republish(c.orgId, c.model)
+      : c.kind === 'byok' ? byok.republish(c.orgId, c.provider)
+        : c.kind === 'endpoint' ? endpoints.republish(c.orgId, c.name) : null;
+    done?.catch((e: unknown) => log.warn('a change from another instance could not be applied', { kind: c.kind, err: String(e) }));
+  });
   // Public routes: a valid key's own window, else the client IP's (spec 8).
   const gatePublic = publicGate(config.limits.publicRpmPerIp, clock, (authorization) => {
     try {
@@ -253,9 +243,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     }
   });
   const listModels = modelLister(catalog, (id) => breakers.state(id), clock.now());
-  const monitor = new Monitor({ store: sqliteMonitorStore(db), collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
-  // One usage rollup for every report that sums the ledger (usage, activity, billing), kept in the database.
-  const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
+  const monitor = new Monitor({ store: state.monitorStore, claimRound: state.claimRound ?? undefined, collections: collectionStore, catalog, upstream, clock, log, config, masterKey, outbound, mailer });
+  const rollup = state.dailyUsage;
   const billingStore = stores.billing;
   const lowBalance = new LowBalanceMailer({ billing: billingStore, orgs: orgStore, config, mailer, clock, log, baseUrl: () => control.baseUrl });
   const notices = new PaymentNotices({ billing: billingStore, orgs: orgStore, mailer, log, baseUrl: () => control.baseUrl, moneyChanged: followChanges });
@@ -280,7 +269,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     listProviders: providerLister(catalog, (id) => breakers.state(id)),
     health: healthReporter(catalog, (id) => breakers.state(id), startedAt, () => upstream.load()),
     control: [...accountRoutes(accountService, signIn, baseUrl), ...signInRoutes(signIn, config.auth, baseUrl), ...keyRoutes(keyService),
-      ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: sqliteUsageReports(db, rollup), clock }), log),
+      ...teamRoutes(teamService), ...workspaceRoutes(workspaceService), ...usageRoutes(new UsageService({ reports: state.usageReports, clock }), log),
       ...routingRoutes(routing), ...collectionRoutes(collections), ...byokRoutes(byok), ...endpointRoutes(endpoints),
       ...monitoringRoutes(new MonitoringService({
         monitoring: stores.monitoring, collections: collectionStore, catalog, clock, masterKey, settings: config.monitoring,
@@ -299,11 +288,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const closeParts = async (): Promise<void> => {
     breakers.shutdown();
     traffic.stop();
+    changes.stop();
+    unsubscribeRouting?.();
     await rollup.stop();
-    await usage.close();
     await upstream.close();
-    db.close();
-    lock.release();
+    await state.close();
   };
   const server = await startServer(routes, {
     host: config.host, port: config.port, bodyLimitBytes: config.bodyLimitBytes, log,
@@ -318,7 +307,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     if (e instanceof ListenError) throw new StartRefused(listenRefusal(e));
     throw e;
   });
-  lock.listening(config.host, server.port);
+  state.listening(config.host, server.port);
   // The public origin is known only once the port is (port 0 picks one).
   if (!config.baseUrl) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -327,8 +316,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   }
   allowedOrigins.add(control.baseUrl);
 
-  const poll = setInterval(followChanges, config.changePollMs);
-  poll.unref();
   monitor.start();
   rollup.start();
   lowBalance.start();
@@ -339,9 +326,9 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   if (!native) log.warn('uWebSockets.js is running its slow JavaScript fallback: its native build does not match this Node.js');
   const proxies = describeProxies(config.upstream);
   if (proxies) log.info('outbound traffic (providers, sign-in, price source) goes through a forward proxy, loopback excepted', proxies);
-  log.info('listening', { host: config.host, port: server.port, db: config.dbPath, providers: configured, uws: native ? 'native' : 'fallback',
+  log.info('listening', { host: config.host, port: server.port, db: state.where, providers: configured, uws: native ? 'native' : 'fallback',
     connectionsPerOrigin: config.upstream.connectionsPerOrigin });
-  if (!hasAnyOrg(db)) {
+  if (!await state.hasAnyOrg()) {
     const steps = firstStartSteps(config.dbPath, control.baseUrl);
     log.info(steps.message, steps.fields);
   }
@@ -349,13 +336,11 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   let stopping: Promise<void> | null = null;
   return {
     port: server.port,
-    db,
     stop: (o = {}) => (stopping ??= (async () => {
       server.stopListening();
       // Elapsed real time: a test's clock may stand still while requests drain.
       const deadline = Date.now() + (o.timeoutMs ?? 30_000);
       while (server.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      clearInterval(poll);
       await monitor.stop();
       await lowBalance.stop();
       await reconciler?.stop();

@@ -59,6 +59,11 @@ export interface MonitorDeps {
   clock: Clock;
   log: Logger;
   config: Readonly<Config>;
+  /**
+   * With several instances, each would canary every monitored collection every interval: a
+   * round of a collection runs where this answers true (one instance per interval). Absent: always.
+   */
+  claimRound?: (collectionId: string) => Promise<boolean>;
 }
 
 /**
@@ -116,7 +121,10 @@ export class Monitor {
   }
 
   async #round(): Promise<void> {
-    for (const id of await this.#d.store.monitoredCollectionIds()) await this.check(id);
+    for (const id of await this.#d.store.monitoredCollectionIds()) {
+      if (this.#d.claimRound && !await this.#d.claimRound(id)) continue;
+      await this.check(id);
+    }
     await this.#d.store.pruneCanaries(this.#d.clock.now() - KEEP_MS);
   }
 
