@@ -17,8 +17,8 @@ export type LedgerStore =
     spoolPath: string;
     /** While batches are spooled, how often PostgreSQL is tried again (default 1,000 ms). */
     replayMs?: number;
-    /** How long one attempt waits to connect (default 2 s). */
-    connectTimeoutSeconds?: number;
+    /** A batch not committed within this long is spooled (default 5,000 ms): the driver itself waits out an outage. */
+    writeTimeoutMs?: number;
   };
 
 export interface BatcherOptions {
@@ -69,7 +69,7 @@ export class UsageBatcher implements UsageSink {
       this.#writer = new WriterThread(WORKER, { dbPath: store.path });
       return;
     }
-    this.#writer = new WriterThread(PG_WORKER, { url: store.url, connectTimeoutSeconds: store.connectTimeoutSeconds ?? 2 });
+    this.#writer = new WriterThread(PG_WORKER, { url: store.url, writeTimeoutMs: store.writeTimeoutMs ?? 5_000 });
     this.#spool = new LedgerSpool({
       path: store.spoolPath, replayMs: store.replayMs ?? 1_000, log: o.log, writer: this.#writer,
       deadLetter: (rows) => this.#deadLetter(rows, 'a spooled batch was refused by PostgreSQL'),
