@@ -494,6 +494,6 @@ INSERT INTO usage_rollup_mark (one, last_id) VALUES (1, 0);
 -- commits locally and does not use it.
 CREATE TABLE ledger_batches (
   id    TEXT PRIMARY KEY,
-  at    INTEGER NOT NULL,
+  at    INTEGER NOT NULL,      -- the batch's newest row's `at` (Unix ms): what a pruning of old ids would go by
   rows  INTEGER NOT NULL
 );

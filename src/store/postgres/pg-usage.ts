@@ -50,7 +50,9 @@ export function postgresUsageBatchWriter(sql: Pg, opts: PgUsageWriterOptions = {
   return (rows, batchId) => sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})`;
     if (batchId !== undefined) {
-      const fresh = await tx`INSERT INTO ledger_batches (id, at, rows) VALUES (${batchId}, ${Date.now()}, ${rows.length})
+      let newest = 0;
+      for (const r of rows) if ((r[F.at] as number) > newest) newest = r[F.at] as number;
+      const fresh = await tx`INSERT INTO ledger_batches (id, at, rows) VALUES (${batchId}, ${newest}, ${rows.length})
         ON CONFLICT (id) DO NOTHING RETURNING id`;
       if (fresh.length === 0) return 0;
     }
