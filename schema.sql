@@ -485,3 +485,15 @@ CREATE TABLE usage_rollup_mark (
   last_id  INTEGER NOT NULL
 );
 INSERT INTO usage_rollup_mark (one, last_id) VALUES (1, 0);
+
+-- migration: 18
+-- The ledger batches a PostgreSQL ledger writer has committed, by the id the gateway gave each
+-- batch (src/store/postgres/pg-usage.ts): inserted in the batch's own transaction, so a batch
+-- replayed from the spool file after PostgreSQL was unreachable (its commit may have gone
+-- through before the connection broke) is recognised and not written twice. SQLite's writer
+-- commits locally and does not use it.
+CREATE TABLE ledger_batches (
+  id    TEXT PRIMARY KEY,
+  at    INTEGER NOT NULL,      -- the batch's newest row's `at` (Unix ms): what a pruning of old ids would go by
+  rows  INTEGER NOT NULL
+);

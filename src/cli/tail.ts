@@ -1,6 +1,6 @@
 import { IST_OFFSET_MS } from '../lib/ist.js';
 import type { Db } from '../store/database.js';
-import { usageTailReader, type UsageRow } from '../store/usage.js';
+import { usageTailReader, type TailFilter, type UsageRow } from '../store/usage.js';
 import { formatInr } from '../lib/money.js';
 import { parseFlags, positiveInt } from './args.js';
 
@@ -11,11 +11,23 @@ const HEADER = 'time(IST)     request            key               model        
  * through its own read-only connection, so it never blocks the gateway's writer (WAL).
  */
 export async function tail(db: Db, argv: string[], json: boolean): Promise<number> {
+  return tailLedger((f) => usageTailReader(db, f), argv, json);
+}
+
+/** What `gw tail` reads: the SQLite reader answers at once, PostgreSQL's (postgresUsageTailReader) with promises. */
+export interface TailReader {
+  after(id: number, limit: number): UsageRow[] | Promise<UsageRow[]>;
+  lastId(): number | Promise<number>;
+  lastN(n: number): UsageRow[] | Promise<UsageRow[]>;
+}
+
+/** `gw tail` over either store: `open` makes the reader for the filters given. */
+export async function tailLedger(open: (f: TailFilter) => TailReader, argv: string[], json: boolean): Promise<number> {
   const { values } = parseFlags(argv, {
     org: { type: 'string' }, key: { type: 'string' }, model: { type: 'string' }, lines: { type: 'string', short: 'n' },
     'no-follow': { type: 'boolean' }, interval: { type: 'string' },
   });
-  const reader = usageTailReader(db, { orgId: values.org, keyId: values.key, model: values.model });
+  const reader = open({ orgId: values.org, keyId: values.key, model: values.model });
   const interval = positiveInt(values.interval, '--interval', 60_000) ?? 250;
   const print = (rows: UsageRow[]) => {
     for (const r of rows) console.log(json ? JSON.stringify(r) : formatRow(r));
@@ -23,22 +35,33 @@ export async function tail(db: Db, argv: string[], json: boolean): Promise<numbe
   if (!json) console.log(HEADER);
   // The high-water mark is read before the last rows: a row committed between the two reads is
   // then printed by the follow loop rather than skipped.
-  const mark = reader.lastId();
-  const first = reader.lastN(positiveInt(values.lines, '--lines') ?? 10);
+  const mark = await reader.lastId();
+  const first = await reader.lastN(positiveInt(values.lines, '--lines') ?? 10);
   print(first);
   if (values['no-follow']) return 0;
   let last = Math.max(first.at(-1)?.id ?? 0, mark);
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      for (;;) {
-        const rows = reader.after(last, 1000);
-        if (rows.length === 0) break;
-        print(rows);
-        last = rows[rows.length - 1].id;
+    let timer: NodeJS.Timeout | null = null;
+    let stopped = false;
+    // A timeout armed after each poll, not an interval: a remote read may outlast the interval.
+    const poll = async () => {
+      try {
+        for (;;) {
+          const rows = await reader.after(last, 1000);
+          if (rows.length === 0) break;
+          print(rows);
+          last = rows[rows.length - 1].id;
+        }
+      } catch (e) {
+        // The store unreachable for a while (PostgreSQL restarting): keep following from the last row printed.
+        console.error(`gw tail: ${e instanceof Error ? e.message : String(e)}; retrying`);
       }
-    }, interval);
+      if (!stopped) timer = setTimeout(() => void poll(), interval);
+    };
+    timer = setTimeout(() => void poll(), interval);
     const stop = () => {
-      clearInterval(timer);
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
       resolve();
     };
     process.once('SIGINT', stop);

@@ -1,11 +1,30 @@
 import { appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { UsageRecord, UsageSink } from '../domain/usage-record.js';
 import type { Logger } from '../lib/logger.js';
+import { isBatchFault } from './ledger-batch.js';
+import { LedgerSpool } from './ledger-spool.js';
 import { decodeBatch, UsageBatchBuilder, type EncodedBatch } from './usage-batch.js';
 import { WriterThread } from './writer-thread.js';
 
+/** Where the ledger is written: the SQLite file, or a PostgreSQL server (with a local spool for when it is unreachable). */
+export type LedgerStore =
+  | { kind: 'sqlite'; path: string }
+  | {
+    kind: 'postgres';
+    url: string;
+    /** Batches PostgreSQL could not take wait here, one JSON line each, until it answers again. */
+    spoolPath: string;
+    /** While batches are spooled, how often PostgreSQL is tried again (default 1,000 ms). */
+    replayMs?: number;
+    /** A batch not committed within this long is spooled (default 5,000 ms): the driver itself waits out an outage. */
+    writeTimeoutMs?: number;
+  };
+
 export interface BatcherOptions {
-  dbPath: string;
+  /** The SQLite database, when `store` is not given. */
+  dbPath?: string;
+  store?: LedgerStore;
   /** Rows per batch: a full batch is flushed at once. */
   batchSize: number;
   /** A partial batch waits at most this long. */
@@ -18,6 +37,7 @@ export interface BatcherOptions {
 }
 
 const WORKER = new URL('./ledger-worker.js', import.meta.url);
+const PG_WORKER = new URL('./ledger-pg-worker.js', import.meta.url);
 const RETRIES = 5;
 
 /**
@@ -25,10 +45,17 @@ const RETRIES = 5;
  * thread) in batches, by size or after a few milliseconds. The data plane never waits on
  * it: record() only appends. Bounded: while maxInFlight batches are uncommitted, saturated is
  * true and the gate sheds new requests with 503, so nothing is ever silently dropped.
+ *
+ * On PostgreSQL, a batch the server does not take (unreachable, shutting down) is spooled to a
+ * local file at once and the batcher keeps spooling, without trying the server per batch, until
+ * a replay of the spool goes through: the gate stays open through an outage, and each batch's id
+ * keeps a replayed batch whose first commit did go through from being written twice.
  */
 export class UsageBatcher implements UsageSink {
   readonly #o: BatcherOptions;
   readonly #writer: WriterThread;
+  /** PostgreSQL only. */
+  readonly #spool: LedgerSpool | null = null;
   readonly #buf = new UsageBatchBuilder();
   #ticker: NodeJS.Timeout | null = null;
   #inFlight = 0;
@@ -37,7 +64,17 @@ export class UsageBatcher implements UsageSink {
 
   constructor(o: BatcherOptions) {
     this.#o = o;
-    this.#writer = new WriterThread(WORKER, { dbPath: o.dbPath });
+    const store = o.store ?? { kind: 'sqlite', path: o.dbPath! };
+    if (store.kind === 'sqlite') {
+      this.#writer = new WriterThread(WORKER, { dbPath: store.path });
+      return;
+    }
+    this.#writer = new WriterThread(PG_WORKER, { url: store.url, writeTimeoutMs: store.writeTimeoutMs ?? 5_000 });
+    this.#spool = new LedgerSpool({
+      path: store.spoolPath, replayMs: store.replayMs ?? 1_000, log: o.log, writer: this.#writer,
+      deadLetter: (rows) => this.#deadLetter(rows, 'a spooled batch was refused by PostgreSQL'),
+      written: (n) => { this.written += n; },
+    });
   }
 
   get saturated(): boolean {
@@ -74,7 +111,36 @@ export class UsageBatcher implements UsageSink {
     if (this.#buf.count === 0) return;
     const batch = this.#buf.take();
     this.#inFlight++;
-    void this.#write(batch, 0);
+    if (this.#spool === null) void this.#write(batch, 0);
+    else void this.#writePg(batch, randomUUID());
+  }
+
+  /** Batches spooled and not yet replayed into PostgreSQL (0 on SQLite). */
+  get spooled(): number {
+    return this.#spool?.batches ?? 0;
+  }
+
+  async #writePg(batch: EncodedBatch, id: string): Promise<void> {
+    const spool = this.#spool!;
+    if (spool.active) spool.add({ id, rows: decodeBatch(batch) });
+    else {
+      try {
+        this.written += await this.#writer.run({ id, batch });
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (isBatchFault(code)) this.#deadLetter(decodeBatch(batch), `PostgreSQL refused the batch (${code})`, e);
+        else {
+          this.#o.log.warn('ledger: PostgreSQL did not take a batch; spooled until it answers', { rows: batch.count, file: spool.path, err: String(e) });
+          spool.add({ id, rows: decodeBatch(batch) });
+        }
+      }
+    }
+    this.#settled();
+  }
+
+  #deadLetter(rows: unknown[], why: string, e?: unknown): void {
+    this.#o.log.error(`ledger: ${why}; written to the dead-letter file`, { rows: rows.length, file: this.#o.deadLetterPath, err: String(e) });
+    appendFileSync(this.#o.deadLetterPath, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
 
   async #write(batch: EncodedBatch, attempt: number): Promise<void> {
@@ -92,6 +158,10 @@ export class UsageBatcher implements UsageSink {
       this.#o.log.error('ledger batch failed repeatedly; written to the dead-letter file', { rows: batch.count, file: this.#o.deadLetterPath, err: String(e) });
       appendFileSync(this.#o.deadLetterPath, decodeBatch(batch).map((r) => JSON.stringify(r)).join('\n') + '\n');
     }
+    this.#settled();
+  }
+
+  #settled(): void {
     this.#inFlight--;
     // A drain in progress takes records that arrived meanwhile now, not after flushMs.
     if (this.#idle.length > 0 && this.#buf.count > 0) this.flush();
@@ -105,10 +175,15 @@ export class UsageBatcher implements UsageSink {
     await new Promise<void>((resolve) => this.#idle.push(resolve));
   }
 
+  /**
+   * Commits everything (on PostgreSQL, replays the spool once more); what PostgreSQL could not
+   * take stays in the spool file, which the next start replays.
+   */
   async close(): Promise<void> {
     await this.drain();
     if (this.#ticker !== null) clearInterval(this.#ticker);
     this.#ticker = null;
+    if (this.#spool !== null) await this.#spool.close();
     await this.#writer.close();
   }
 }

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
+import type { LedgerBatch } from './ledger-batch.js';
 import type { EncodedBatch } from './usage-batch.js';
 
-/** What the writer thread answers for each batch, in the order the batches were sent. */
-export type WriterReply = { written: number } | { error: { name: string; message: string } };
+/** What the writer thread answers for each batch, in the order the batches were sent (code: PostgreSQL's SQLSTATE or the driver's). */
+export type WriterReply = { written: number } | { error: { name: string; message: string; code?: string } };
 
 interface Pending {
   resolve: (written: number) => void;
@@ -29,7 +30,7 @@ export class WriterThread {
   }
 
   /** Commits one batch; resolves with the rows written, rejects with the writer's error. */
-  run(batch: EncodedBatch): Promise<number> {
+  run(batch: EncodedBatch | LedgerBatch): Promise<number> {
     const w = this.#worker ?? this.#start();
     return new Promise((resolve, reject) => {
       if (this.#pending.length === 0) w.ref();
@@ -54,7 +55,7 @@ export class WriterThread {
       if (this.#pending.length === 0) w.unref();
       if (p === undefined) return;
       if ('written' in reply) p.resolve(reply.written);
-      else p.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
+      else p.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, code: reply.error.code }));
     });
     w.on('error', (e) => this.#died(w, e));
     w.on('exit', (code) => this.#died(w, new Error(`ledger writer thread exited (code ${code})`)));
