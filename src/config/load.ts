@@ -82,6 +82,11 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
       `(${config.upstream.maxResponseBytes})${file ? ` (file ${file})` : ''}`);
   }
   checkBilling(config.billing, file);
+  // Several instances need both: PostgreSQL without Redis would hold limits and balances per instance.
+  if ((config.store.url === undefined) !== (config.redis.url === undefined)) {
+    throw new ConfigError(`invalid config at /${config.store.url ? 'redis/url' : 'store/url'}: store.url (GW_STORE) and redis.url (GW_REDIS) ` +
+      `go together: PostgreSQL holds what several instances share durably, Redis what they share on the hot path (docs/scale-out.md)${file ? ` (file ${file})` : ''}`);
+  }
   applyProxyEnv(config.upstream, env, file);
   if (config.upstream.connectionsPerOrigin === 0) config.upstream.connectionsPerOrigin = defaultConnectionsPerOrigin();
   if (config.upstream.maxQueuedPerOrigin === 0) config.upstream.maxQueuedPerOrigin = config.upstream.connectionsPerOrigin;

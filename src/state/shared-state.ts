@@ -22,6 +22,7 @@ import { postgresTrafficReader } from '../store/postgres/pg-traffic.js';
 import { postgresUsageReports } from '../store/postgres/pg-usage-reports.js';
 import { PgUsageRollup } from '../store/postgres/pg-usage-rollup.js';
 import type { GatewayState } from './gateway-state.js';
+import { StartRefused } from './start-refused.js';
 
 /** Every Redis key this gateway writes starts with it (limits, holds, round claims). */
 const PREFIX = 'gw:';
@@ -50,6 +51,11 @@ const OUTAGE_READER: LimitsReader = {
  */
 export async function openSharedState(config: Readonly<Config>, o: { clock: Clock; log: Logger }): Promise<GatewayState> {
   const { clock, log } = o;
+  // Saved provider keys are sealed with the master key: a key file made by each instance for itself would open on that instance only.
+  if (!process.env.GW_MASTER_KEY && !config.byok.masterKeyFile) {
+    throw new StartRefused('with store.url (GW_STORE), every instance needs the same master key: set GW_MASTER_KEY (64 hex characters) ' +
+      'or byok.masterKeyFile on each (docs/scale-out.md)');
+  }
   const storeUrl = config.store.url!;
   const redisUrl = config.redis.url!;
   const sql = await openPostgres(storeUrl, { max: config.store.poolSize });

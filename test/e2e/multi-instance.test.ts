@@ -19,6 +19,11 @@ test.before(async () => {
   mock = await startMockProvider({ record: false });
   cluster = await startCluster(3, { changePollMs: POLL_MS, providers: { groq: { baseUrl: mock.url, apiKey: 'k' } } });
   sql = connectPostgres(cluster.pg.url, { max: 2 });
+  // Each instance says where its state is: the shared PostgreSQL, not a SQLite file of its own.
+  for (const gw of cluster.gateways) {
+    const listening = JSON.parse(gw.lines.find((l) => l.includes('"msg":"listening"'))!);
+    assert.is(listening.db, cluster.pg.url);
+  }
 });
 test.after(async () => {
   await sql.end({ timeout: 1 });
