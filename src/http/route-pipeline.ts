@@ -9,7 +9,7 @@ import { ROLE_RANK, type Session } from '../domain/session.js';
 import { errors } from '../errors/catalog.js';
 import { toGatewayError } from '../errors/envelope.js';
 import type { ErrorFormat } from '../errors/error-format.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { isGatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../lib/logger.js';
 import { sessionToken } from '../lib/session-cookie.js';
 
@@ -92,6 +92,7 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
   const fail = (reply: RouterReply, e: unknown): void => {
     const { error, unexpected } = toGatewayError(e);
     if (unexpected) log.error('unhandled error', { path: route.path, err: String((e as Error)?.stack ?? e) });
+    else if (error.status === 503 && !isGatewayError(e)) log.warn('the database did not answer', { path: route.path, err: String(e) });
     if (!reply.aborted) reply.sendError(error);
   };
   const json = async (ctx: RequestContext, reply: RouterReply): Promise<void> => {

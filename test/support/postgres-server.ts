@@ -13,6 +13,10 @@ export interface PostgresServer {
   createDatabase(name: string): string;
   /** Stops the server immediately (as a crash would) or cleanly; removes its folder. */
   stop(mode?: 'fast' | 'immediate'): void;
+  /** Stops the server (as a crash would), keeping its data: PostgreSQL unreachable until resume(). */
+  pause(): void;
+  /** Starts it again on the same port and data. */
+  resume(): void;
 }
 
 const BIN = (() => {
@@ -47,8 +51,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   run('initdb', ['-D', data, '-U', 'gw', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-A', 'trust']);
   const port = await freePort();
   // fsync off: a test server's data need not survive an OS crash, and it makes commits cheap here.
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o',
+  const start = (): void => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`, 'start']);
+  start();
   const psql = (sql: string): void => {
     execFileSync(join(BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'gw', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql],
       { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -73,6 +78,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       return `postgres://gw@127.0.0.1:${port}/${name}`;
     },
     stop,
+    pause: () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    resume: start,
   };
 }
 
