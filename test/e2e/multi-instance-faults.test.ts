@@ -91,13 +91,18 @@ test('PostgreSQL away: known keys keep serving on every instance, new ones and c
   assert.equal([write.status, (await json(write)).error.code], [503, 'unavailable']);
 
   cluster.pg.resume();
+  let seen = -1;
   await waitFor(async () => {
     try {
-      return (await rowsOf(made.id)) === 3 + served;
+      seen = await rowsOf(made.id);
+      return seen === 3 + served;
     } catch {
       return false;
     }
-  }, 20_000, `${3 + served} rows after PostgreSQL returned`);
+  }, 20_000, `${3 + served} rows after PostgreSQL returned`).catch((e: Error) => {
+    const logs = cluster.gateways.flatMap((g) => g.lines.filter((l) => /ledger|spool|batch|writer/i.test(l)));
+    throw new Error(`${e.message} (saw ${seen})\n${logs.slice(-30).join('\n')}`);
+  });
   // Every row once: the spool's batches are not written twice.
   const [{ dupes }] = await sql`SELECT COUNT(*) - COUNT(DISTINCT request_id) AS dupes FROM usage WHERE key_id = ${made.id}`;
   assert.is(dupes, 0);

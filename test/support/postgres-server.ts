@@ -50,9 +50,10 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
   run('initdb', ['-D', data, '-U', 'gw', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-A', 'trust']);
   const port = await freePort();
-  // fsync off: a test server's data need not survive an OS crash, and it makes commits cheap here.
+  // fsync off: a test server's data need not survive an OS crash. Commits stay synchronous (written
+  // to the OS before they return), so a server stopped like a crash keeps every commit it acknowledged.
   const start = (): void => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`, 'start']);
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`, 'start']);
   start();
   const psql = (sql: string): void => {
     execFileSync(join(BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'gw', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql],
