@@ -13,7 +13,8 @@ import { redactUrl } from '../lib/redact-url.js';
 import { existsSync } from 'node:fs';
 import { orgIsFunded } from '../domain/org-funding.js';
 import { openOperatorStores, type OperatorStores } from './operator-stores.js';
-import { tail } from './tail.js';
+import { tail, tailLedger } from './tail.js';
+import { postgresUsageTailReader } from '../store/postgres/pg-usage.js';
 import { promoCommand } from './promo.js';
 import { formatInr, microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
@@ -112,7 +113,10 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     if (cmd === 'serve') return await serve(config, sub === undefined ? [] : [sub, ...rest]);
     if (cmd === 'migrate') return await migrateCommand(config.dbPath, g.rest.slice(1), g.json, out);
-    announceDatabase(config.dbPath);
+    if (config.store.url) {
+      console.error(`database: ${redactUrl(config.store.url)}`);
+      if (cmd === 'tail') return await tailPostgres(config.store.url, g.rest.slice(1), g.json);
+    } else announceDatabase(config.dbPath);
     if (cmd === 'tail') {
       const ro = openDatabase(config.dbPath, { readonly: true });
       try {
@@ -168,6 +172,16 @@ function announceDatabase(dbPath: string): void {
   console.error(`database: ${dbPath}`);
   console.error('warning: no running gateway serves this database; a gateway started on it later sees these changes. ' +
     'If one is running, point this command at its database with --config or --db (or GW_CONFIG, GW_DB).');
+}
+
+/** `gw tail` on PostgreSQL: the same lines, read from the shared ledger. */
+async function tailPostgres(url: string, argv: string[], json: boolean): Promise<number> {
+  const sql = await openPostgres(url, { max: 1 });
+  try {
+    return await tailLedger((f) => postgresUsageTailReader(sql, f), argv, json);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
 }
 
 /** `gw migrate --to URL`: the SQLite database, whole, into an empty PostgreSQL (schema created first). */

@@ -118,4 +118,19 @@ test('every 200 answered has its ledger row; a SIGTERM of one instance loses not
   await waitFor(async () => (await sql`SELECT COUNT(*) AS n FROM usage WHERE org_id = ${org} AND status = 200`)[0].n === 90, 5_000, `90 rows (had ${n})`);
 });
 
+test('the operator CLI works on PostgreSQL: org show, promo codes, tail', async () => {
+  const org = (await cli('org', 'create', 'Ärzte & Co', '--credit', '12.5')).id;
+  const shown = await cli('org', 'show', org);
+  assert.equal([shown.name, shown.balance_inr, shown.tier, shown.money_events.length], ['Ärzte & Co', 12.5, 'standard', 1]);
+  const promo = await cli('promo', 'create', 'Diwali', '--bonus-inr', '10');
+  assert.is(promo.code, 'Diwali');
+  const dup = await cluster.gateways[0].cli('promo', 'create', 'DIWALI', '--bonus-inr', '5').then(() => 'made', (e: { stderr?: string }) => e.stderr ?? '');
+  assert.match(dup, 'exists already');
+  const { key, keyId } = await newKey(org);
+  assert.is((await sandbox(key)).status, 200);
+  await waitFor(async () => (await sql`SELECT COUNT(*) AS n FROM usage WHERE key_id = ${keyId}`)[0].n === 1, 5_000, 'the row');
+  const last = await cli('tail', '--key', keyId, '-n', '5', '--no-follow');
+  assert.equal([last.key_id, last.model, last.status], [keyId, 'sandbox/echo', 200]);
+});
+
 test.run();
