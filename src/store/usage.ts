@@ -1,17 +1,14 @@
 import type { Db } from './database.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
 import { rollupFolder } from './usage-rollup.js';
-import { IstCalendar } from '../lib/ist.js';
-import { USAGE_FIELDS, USAGE_SLOT, type UsageColumns, type UsageTuple } from '../domain/usage-record.js';
+import { batchEffects } from './batch-effects.js';
+import { USAGE_FIELDS, type UsageColumns, type UsageTuple } from '../domain/usage-record.js';
 
 export type { UsageTuple };
 
 /** The insert of one record, its columns and parameters in USAGE_FIELDS order (a UsageTuple). */
 const INSERT_USAGE = `INSERT INTO usage (${USAGE_FIELDS.map((f) => f.column).join(', ')})
   VALUES (${USAGE_FIELDS.map(() => '?').join(', ')})`;
-
-/** The fields the writer reads, by their place in a row. */
-const F = USAGE_SLOT;
 
 /** Rows the writer folds per batch: its own batch (at most 1,000) and up to this many of a backlog. */
 const ROLLUP_STEP_ROWS = 10_000;
@@ -34,36 +31,12 @@ export function usageBatchWriter(db: Db, opts: { rollup?: boolean } = {}): (rows
   const foldRollup = opts.rollup === false ? () => false : rollupFolder(db);
 
   return db.transaction((rows: UsageTuple[]) => {
-    const orgDebits = new Map<string, number>();
-    const monthSpend = new Map<string, number>();
-    const dayCounts = new Map<string, number>();
-    const keyLastUsed = new Map<string, number>();
-    const calendar = new IstCalendar();
-    for (const r of rows) {
-      insert.run(r);
-      const at = r[F.at] as number;
-      const cost = r[F.costMicros] as number;
-      const keyId = r[F.keyId] as string;
-      if (r[F.billable] === 1 && cost !== 0) {
-        const org = r[F.orgId] as string;
-        orgDebits.set(org, (orgDebits.get(org) ?? 0) + cost);
-        const month = calendar.month(at);
-        const kk = `${keyId}\u0000${month}`;
-        monthSpend.set(kk, (monthSpend.get(kk) ?? 0) + cost);
-        const wk = `${r[F.workspaceId]}\u0000${month}`;
-        monthSpend.set(wk, (monthSpend.get(wk) ?? 0) + cost);
-      }
-      // A request's first attempt stands for the request in the daily count.
-      if (r[F.attempt] === 0) {
-        const k = `${keyId}\u0000${calendar.day(at)}`;
-        dayCounts.set(k, (dayCounts.get(k) ?? 0) + 1);
-      }
-      if (at > (keyLastUsed.get(keyId) ?? 0)) keyLastUsed.set(keyId, at);
-    }
-    for (const [org, amount] of orgDebits) debit.run(amount, org);
-    for (const [k, amount] of monthSpend) spend.run(...k.split('\u0000'), amount);
-    for (const [k, n] of dayCounts) daily.run(...k.split('\u0000'), n);
-    for (const [key, at] of keyLastUsed) lastUsed.run(at, key);
+    for (const r of rows) insert.run(r);
+    const e = batchEffects(rows);
+    for (const [org, amount] of e.orgDebits) debit.run(amount, org);
+    for (const [scope, month, amount] of e.monthSpend) spend.run(scope, month, amount);
+    for (const [key, day, n] of e.dayCounts) daily.run(key, day, n);
+    for (const [key, at] of e.keyLastUsed) lastUsed.run(at, key);
     // The batch (and a step of any older backlog) goes into the reports' rollup in the same
     // commit: the rollup never lags the ledger, and the event loop never writes it.
     foldRollup(ROLLUP_STEP_ROWS);

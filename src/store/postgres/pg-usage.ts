@@ -1,7 +1,7 @@
-import { IstCalendar } from '../../lib/ist.js';
 import { USAGE_FIELDS, USAGE_SLOT, type UsageKind, type UsageTuple } from '../../domain/usage-record.js';
 import type { TailFilter, UsageRow } from '../usage.js';
 import type { Pg } from './pg-database.js';
+import { batchEffects } from '../batch-effects.js';
 import type { Tx } from './pg-locks.js';
 import { LEDGER_LOCK, pgRollupStep } from './pg-usage-rollup.js';
 
@@ -65,58 +65,29 @@ export function postgresUsageBatchWriter(sql: Pg, opts: PgUsageWriterOptions = {
   });
 }
 
-/** The balances, spend, counts and last-used times a batch moves: summed here, one statement each. */
+/** The balances, spend, counts and last-used times a batch moves (batchEffects), one statement each. */
 async function applyEffects(tx: Tx, rows: UsageTuple[]): Promise<void> {
-  const orgDebits = new Map<string, number>();
-  const monthSpend = new Map<string, number>();
-  const dayCounts = new Map<string, number>();
-  const keyLastUsed = new Map<string, number>();
-  const calendar = new IstCalendar();
-  for (const r of rows) {
-    const at = r[F.at] as number;
-    const cost = r[F.costMicros] as number;
-    const keyId = r[F.keyId] as string;
-    if (r[F.billable] === 1 && cost !== 0) {
-      const org = r[F.orgId] as string;
-      orgDebits.set(org, (orgDebits.get(org) ?? 0) + cost);
-      const month = calendar.month(at);
-      const kk = `${keyId}\u0000${month}`;
-      monthSpend.set(kk, (monthSpend.get(kk) ?? 0) + cost);
-      const wk = `${r[F.workspaceId]}\u0000${month}`;
-      monthSpend.set(wk, (monthSpend.get(wk) ?? 0) + cost);
-    }
-    // A request's first attempt stands for the request in the daily count.
-    if (r[F.attempt] === 0) {
-      const k = `${keyId}\u0000${calendar.day(at)}`;
-      dayCounts.set(k, (dayCounts.get(k) ?? 0) + 1);
-    }
-    if (at > (keyLastUsed.get(keyId) ?? 0)) keyLastUsed.set(keyId, at);
-  }
-  // Sorted: row locks are taken in one order by every writer, so two never wait on each other in a cycle.
-  const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (orgDebits.size > 0) {
-    const d = sorted(orgDebits);
+  const e = batchEffects(rows);
+  const col = <T extends unknown[]>(xs: T[], i: number) => xs.map((x) => x[i]);
+  if (e.orgDebits.length > 0) {
     await tx.unsafe(`UPDATE orgs SET balance_micros = orgs.balance_micros - d.amount
-      FROM unnest($1::text[], $2::bigint[]) AS d(id, amount) WHERE orgs.id = d.id`, [d.map(([k]) => k), d.map(([, v]) => v)] as never[]);
+      FROM unnest($1::text[], $2::bigint[]) AS d(id, amount) WHERE orgs.id = d.id`, [col(e.orgDebits, 0), col(e.orgDebits, 1)] as never[]);
   }
-  if (monthSpend.size > 0) {
-    const s = sorted(monthSpend).map(([k, v]) => [...k.split('\u0000'), v]);
+  if (e.monthSpend.length > 0) {
     await tx.unsafe(`INSERT INTO monthly_spend (scope_id, ist_month, spent_micros)
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
       ON CONFLICT (scope_id, ist_month) DO UPDATE SET spent_micros = monthly_spend.spent_micros + EXCLUDED.spent_micros`,
-    [s.map((x) => x[0]), s.map((x) => x[1]), s.map((x) => x[2])] as never[]);
+    [col(e.monthSpend, 0), col(e.monthSpend, 1), col(e.monthSpend, 2)] as never[]);
   }
-  if (dayCounts.size > 0) {
-    const c = sorted(dayCounts).map(([k, v]) => [...k.split('\u0000'), v]);
+  if (e.dayCounts.length > 0) {
     await tx.unsafe(`INSERT INTO key_daily_counts (key_id, ist_day, requests)
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
       ON CONFLICT (key_id, ist_day) DO UPDATE SET requests = key_daily_counts.requests + EXCLUDED.requests`,
-    [c.map((x) => x[0]), c.map((x) => x[1]), c.map((x) => x[2])] as never[]);
+    [col(e.dayCounts, 0), col(e.dayCounts, 1), col(e.dayCounts, 2)] as never[]);
   }
-  if (keyLastUsed.size > 0) {
-    const u = sorted(keyLastUsed);
+  if (e.keyLastUsed.length > 0) {
     await tx.unsafe(`UPDATE api_keys SET last_used_at = GREATEST(COALESCE(api_keys.last_used_at, 0), u.at)
-      FROM unnest($1::text[], $2::bigint[]) AS u(id, at) WHERE api_keys.id = u.id`, [u.map(([k]) => k), u.map(([, v]) => v)] as never[]);
+      FROM unnest($1::text[], $2::bigint[]) AS u(id, at) WHERE api_keys.id = u.id`, [col(e.keyLastUsed, 0), col(e.keyLastUsed, 1)] as never[]);
   }
 }
 
