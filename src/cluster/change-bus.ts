@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis } from './ioredis.js';
 import { connectRedis, redisReady } from './redis-connection.js';
 
 /**

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis } from './ioredis.js';
 
 export interface RedisConnectionOptions {
   /** A command not answered within this many ms fails (a hung or partitioned server), default 1000. */
