@@ -140,6 +140,38 @@ test('PostgreSQL unreachable: batches are spooled at once, the gate stays open, 
   assert.is(b.spooled, 0);
 });
 
+test('the server killed (pg_ctl stop -m immediate): rows are spooled, and a new start against a fresh server writes each once', async () => {
+  const doomed = await startPostgres();
+  const doomedUrl = doomed.createDatabase('doomed');
+  const seedDoomed = await openPostgres(doomedUrl, { max: 1 });
+  await seedDoomed.end();
+  const spoolPath = join(dir, 'ledger.spool.jsonl');
+  const make = (target: string) => {
+    const b = new UsageBatcher({
+      store: { kind: 'postgres', url: target, spoolPath, replayMs: 50, writeTimeoutMs: 1_000 },
+      batchSize: 10, flushMs: 5, maxInFlight: 4, log: createLogger('info', (line) => logs.push(line)), deadLetterPath: join(dir, 'unwritten.jsonl'),
+    });
+    batchers.push(b);
+    return b;
+  };
+  const b = make(doomedUrl);
+  doomed.stop('immediate');
+  const sent: string[] = [];
+  for (let i = 0; i < 45; i++) {
+    const r = usage();
+    sent.push(r.requestId);
+    b.record(r);
+  }
+  await b.close();
+  assert.is(b.spooled, 5, 'five batches of ten or fewer wait on disk');
+  // The next start points at another server (this test's database, with the same org and key).
+  const next = make(url);
+  await waitFor(async () => next.spooled === 0 && (await count()).n === 45, 10_000, 'the spool replayed into the new server');
+  const stored = (await pg`SELECT request_id FROM usage ORDER BY id`).map((r) => r.request_id as string);
+  assert.equal([...stored].sort(), [...sent].sort());
+  assert.is(await balance(), 1_000_000 - 45 * 1_059);
+});
+
 test('a spool left by a previous run is replayed at start; a batch already committed under its id is not written twice', async () => {
   const mk = (n: number): UsageTuple[] => Array.from({ length: n }, () => {
     const r = usage();
