@@ -109,8 +109,8 @@ async function main(): Promise<void> {
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   try {
     const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
-    const single = await startGateway(ROOT, tmp, mock.origin);
-    const shared = await cluster(tmp, mock.origin, pg.url, redis.url);
+    const single = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
+    const shared = await cluster(tmp, `${mock.origin}/v1`, pg.url, redis.url);
     log(`single box on ${single.server.origin}; three instances on ${shared.servers.map((s) => s.origin).join(', ')}`);
     const rows: { target: string; p50: number; p99: number; load: Load }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
         log(`round ${round}: ${target}`);
         const one = await measureOneConnection({ origin: origins[0], path: CHAT_PATH, headers: requestHeaders(key), body: CHAT_BODY, requests: 2_000, warmupMs: 500 });
         const l = await load(origins, key, isSingle ? [single.server.pid] : shared.servers.map((s) => s.pid), isSingle ? null : redis.url);
+        if (one.failures > 0 || l.non2xx > 0) throw new Error(`${target}: ${one.failures} of the one-connection requests and ${l.non2xx} under load were not 200`);
         rows.push({ target, p50: one.latency.p50, p99: one.latency.p99, load: l });
       }
     }
