@@ -20,6 +20,7 @@ import { formatInr, microsToInr } from '../lib/money.js';
 import { TRIAL_DAILY, TRIAL_RPM } from '../limits/limits-gate.js';
 import { isEmail } from '../control/sign-in/login-links.js';
 import { SignInService } from '../control/sign-in/sign-in-service.js';
+import type { Change } from '../cluster/change-bus.js';
 import { inrFlag, parseFlags, positiveInt, UsageError } from './args.js';
 
 const HELP = `gw: operator CLI of the inference gateway
@@ -131,8 +132,8 @@ export async function runCli(argv: string[]): Promise<number> {
       if (cmd === 'org' && sub === 'credit') return await orgCredit(st, rest, out);
       if (cmd === 'org' && sub === 'show') return await orgShow(st, rest, out);
       if (cmd === 'key' && sub === 'create') return await keyCreate(st, config, rest, out);
-      if (cmd === 'key' && sub === 'revoke') return await keyRevoke(st, rest, out);
-      if (cmd === 'key' && sub === 'limits') return await keyLimits(st, rest, out);
+      if (cmd === 'key' && sub === 'revoke') return await keyRevoke(st, config, rest, out);
+      if (cmd === 'key' && sub === 'limits') return await keyLimits(st, config, rest, out);
       if (cmd === 'promo') return await promoCommand(st.ops, sub, rest, out);
       if (cmd === 'login-link') return await loginLink(st, config, g.rest.slice(1), out);
     } finally {
@@ -341,17 +342,30 @@ function checkTrialCeiling(rpm: number | undefined, daily: number | undefined, b
   if (budget !== undefined) throw new UsageError('monthly budgets apply to standard keys; trial keys are free');
 }
 
-async function keyRevoke(st: OperatorStores, argv: string[], out: Out): Promise<number> {
+/**
+ * With several instances (redis.url), tells them at once over the change bus; the change feed,
+ * which every instance polls, carries it anyway within changePollMs.
+ */
+async function tellInstances(config: ReturnType<typeof loadConfig>, change: Change): Promise<void> {
+  if (!config.redis.url) return;
+  const { ChangeBus } = await import('../cluster/change-bus.js');
+  await ChangeBus.announce(config.redis.url, [change]).catch((e: unknown) => {
+    console.error(`warning: the instances were not told at once (${(e as Error).message}); they see the change within changePollMs`);
+  });
+}
+
+async function keyRevoke(st: OperatorStores, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { positionals } = parseFlags(argv, {});
   const [id] = positionals;
   if (!id) throw new UsageError('key revoke needs KEY_ID');
   if (!await st.keys.find(id)) throw new UsageError(`no key '${id}'`);
   const revoked = await st.keys.revoke(id, systemClock.now());
+  if (revoked) await tellInstances(config, { kind: 'key', id, change: 'revoked' });
   out(revoked ? `revoked ${id}` : `${id} was already revoked`, { id, revoked: true });
   return 0;
 }
 
-async function keyLimits(st: OperatorStores, argv: string[], out: Out): Promise<number> {
+async function keyLimits(st: OperatorStores, config: ReturnType<typeof loadConfig>, argv: string[], out: Out): Promise<number> {
   const { values, positionals } = parseFlags(argv, { rpm: { type: 'string' }, daily: { type: 'string' }, 'budget-inr': { type: 'string' } });
   const [id] = positionals;
   if (!id) throw new UsageError('key limits needs KEY_ID');
@@ -364,7 +378,7 @@ async function keyLimits(st: OperatorStores, argv: string[], out: Out): Promise<
     monthlyBudgetMicros: orNull(values['budget-inr'], (v) => inrFlag(v, '--budget-inr')),
   };
   if (before.tier === 'trial') checkTrialCeiling(patch.rpmLimit ?? undefined, patch.dailyLimit ?? undefined, patch.monthlyBudgetMicros ? 'set' : undefined);
-  await st.keys.updateLimits(id, patch, systemClock.now());
+  if (await st.keys.updateLimits(id, patch, systemClock.now())) await tellInstances(config, { kind: 'key', id, change: 'changed' });
   const k = (await st.keys.find(id))!;
   out(`key ${id}: rpm ${k.rpmLimit ?? 'none'}, daily ${k.dailyLimit ?? 'none'}, budget ${k.monthlyBudgetMicros === null ? 'none' : '₹' + formatInr(k.monthlyBudgetMicros)}`,
     { id, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget_inr: microsToInr(k.monthlyBudgetMicros) });

@@ -63,6 +63,27 @@ export class ChangeBus {
     await Promise.all([this.#subscribed, redisReady(this.#o.publisher)]);
   }
 
+  /**
+   * Tells every instance from a process that serves nothing (the operator CLI): one connection,
+   * the messages, closed. Rejects when Redis does not answer within `timeoutMs`; the instances'
+   * poll of the change feed still carries the change, within changePollMs.
+   */
+  static async announce(url: string, changes: readonly Change[], timeoutMs = 2_000, channel = 'gw:changes'): Promise<void> {
+    const r = connectRedis(url);
+    r.on('error', () => {});
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([redisReady(r), new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+      })]);
+      const from = `announce-${randomBytes(6).toString('base64url')}`;
+      for (const change of changes) await r.publish(channel, JSON.stringify({ from, change }));
+    } finally {
+      clearTimeout(timer);
+      r.disconnect();
+    }
+  }
+
   /** Tells every other instance. Rejects while Redis is unreachable (the caller logs it: the slow path still carries the change). */
   async publish(change: Change): Promise<void> {
     await this.#o.publisher.publish(this.#channel, JSON.stringify({ from: this.#from, change }));

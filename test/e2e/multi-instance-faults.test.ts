@@ -67,6 +67,16 @@ test('checkout verification on one instance and the webhook on another credit a 
   assert.is((await chat(key, c)).status, 200);
 });
 
+test('with the change feed polled only once a minute, a CLI revocation still reaches every instance within a second (the change bus)', async () => {
+  const org = (await gw(a).cli('org', 'create', 'revoke-now', '--credit', '10')).id;
+  const made = await gw(a).cli('key', 'create', '--org', org, '--name', 'k');
+  for (const i of [a, b, c]) assert.is((await chat(made.key, i)).status, 200);
+  await gw(b).cli('key', 'revoke', made.id);
+  const revokedAt = Date.now();
+  await Promise.all([a, b, c].map((i) => waitFor(async () => (await chat(made.key, i)).status === 401, 1_000, `401 on instance ${i}`)));
+  assert.ok(Date.now() - revokedAt <= 1_000);
+});
+
 test('PostgreSQL away: known keys keep serving on every instance, new ones and control-plane writes answer 503, the ledger replays every row', async () => {
   const org = (await gw(a).cli('org', 'create', 'pg-outage', '--credit', '100')).id;
   const made = await gw(a).cli('key', 'create', '--org', org, '--name', 'known');
