@@ -72,17 +72,19 @@ export class ResponsesService {
     const ext = readExtensions(p);
     const previous = p.previous_response_id;
     if (typeof previous !== 'string') return this.#request(raw, key, format, p, ext, null);
+    const continued = (row: { items: string } | null): InferenceBody => {
+      if (row === null) throw errors.responseNotFound(previous);
+      return this.#request(raw, key, format, p, ext, row.items);
+    };
     const row = this.#d.store.find(key.orgId, previous);
-    if (row instanceof Promise) return row.then((r) => this.#request(raw, key, format, p, ext, r ?? undefined, previous));
-    return this.#request(raw, key, format, p, ext, row ?? undefined, previous);
+    return row instanceof Promise ? row.then(continued) : continued(row);
   }
 
-  /** The chat request for a Responses request, continuing the stored conversation `row` when it names one (undefined: not found). */
+  /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */
   #request(raw: Buffer, key: KeyRecord, format: ResponsesFormat, p: Record<string, unknown>, ext: ReturnType<typeof readExtensions>,
-    row: { items: string } | null | undefined, previous?: string): InferenceBody {
-    if (row === undefined) throw errors.responseNotFound(previous!);
-    const history = row === null ? [] : JSON.parse(row.items) as Item[];
-    const historyBytes = row === null ? 0 : Buffer.byteLength(row.items);
+    historyJson: string | null): InferenceBody {
+    const history = historyJson === null ? [] : JSON.parse(historyJson) as Item[];
+    const historyBytes = historyJson === null ? 0 : Buffer.byteLength(historyJson);
     const { chat, input, echo } = responsesToChat(p, history);
     const model = p.model as string;
     const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
