@@ -265,9 +265,9 @@ async function orgShow(st: OperatorStores, argv: string[], out: Out): Promise<nu
   const org = await st.orgs.find(orgId);
   if (!org) throw new UsageError(`no org '${orgId}'`);
   const keys = await st.keys.listActive(org.id, systemClock.now());
-  const events = await st.ops.moneyEvents(org.id, 10);
-  const orders = await st.ops.orders(org.id, 10);
-  const low = await st.ops.lowBalanceMicros(org.id);
+  const events = await st.billing.listMoneyEvents(org.id, 10);
+  const orders = await st.billing.listOrders(org.id, 10);
+  const low = await st.billing.lowBalance(org.id);
   const funded = orgIsFunded(org);
   const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const human = [

@@ -22,7 +22,6 @@ export type MoneyEvent = { id: number; org_id: string; amount_micros: number };
 export interface GatewayState {
   /** What the `listening` log line names: the database file, or the PostgreSQL URL without its password. */
   readonly where: string;
-  readonly shared: boolean;
   readonly stores: Stores;
   readonly monitorStore: MonitorStore;
   readonly keyLookup: KeyLookup;

@@ -92,7 +92,6 @@ export async function openSharedState(config: Readonly<Config>, o: { clock: Cloc
   const failed = (what: string) => (e: unknown) => log.warn(`${what} failed`, { err: String(e) });
   return {
     where: redactUrl(storeUrl),
-    shared: true,
     stores: postgresStores(sql),
     monitorStore: postgresMonitorStore(sql),
     keyLookup: postgresKeyByHash(sql),

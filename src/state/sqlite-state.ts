@@ -46,7 +46,6 @@ export function openSqliteState(config: Readonly<Config>, o: { clock: Clock; log
   const rollup = new UsageRollup(db, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
   return {
     where: config.dbPath,
-    shared: false,
     stores: sqliteStores(db),
     monitorStore: sqliteMonitorStore(db),
     keyLookup: keyByHashReader(db),

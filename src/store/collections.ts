@@ -15,12 +15,6 @@ const SELECT = `SELECT c.id, c.org_id AS orgId, c.slug, c.name, c.model, c.steps
 
 const parse = (r: RawRow): Collection => ({ ...r, steps: JSON.parse(r.steps) as ChainStep[], public: r.public === 1, monitored: r.monitored === 1 });
 
-/** A collection by its slug (the monitoring routes' lookup). */
-export function findCollectionBySlug(db: Db, slug: string): Collection | null {
-  const r = db.prepare(`${SELECT} WHERE c.slug = ?`).get(slug) as RawRow | undefined;
-  return r ? parse(r) : null;
-}
-
 /** The CollectionStore on SQLite: statements prepared once; a check or a read and its write in one immediate transaction. */
 export function sqliteCollectionStore(db: Db): CollectionStore {
   const byOrg = db.prepare(`${SELECT} WHERE c.org_id = ? ORDER BY c.created_at, c.id`);

@@ -128,11 +128,6 @@ export async function postgresBackend(): Promise<StoreBackend> {
   };
 }
 
-/** Both backends, SQLite first. PostgreSQL is never skipped: a missing server fails the test with the install command. */
-export async function storeBackends(): Promise<StoreBackend[]> {
-  return [sqliteBackend(), await postgresBackend()];
-}
-
 /** Stops the PostgreSQL server this process started, if any (call from the suite's last after()). */
 export async function stopPostgres(): Promise<void> {
   if (server) (await server).stop();

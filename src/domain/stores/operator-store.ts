@@ -1,24 +1,4 @@
 
-/** A money event as the operator sees it. */
-export interface OperatorMoneyEvent {
-  at: number;
-  kind: string;
-  amountMicros: number;
-  note: string | null;
-}
-
-/** A top-up order as the operator sees it. */
-export interface OperatorOrder {
-  id: string;
-  status: 'created' | 'paid';
-  createdAt: number;
-  creditMicros: number;
-  totalMicros: number;
-  paymentId: string | null;
-  paidVia: string | null;
-  paidAt: number | null;
-}
-
 /** A promo code as the operator manages it. */
 export interface PromoRow {
   code: string;
@@ -35,16 +15,13 @@ export interface PromoRow {
 /**
  * What the operator CLI (`gw org`, `gw promo`) does past the API's stores, on either database:
  * one atomic operation a method; every change a running gateway must see is recorded in the
- * change feed. Keys and orgs are read and changed through KeyStore and OrgStore.
+ * change feed. Keys, orgs, orders and money events are read through KeyStore, OrgStore and BillingStore.
  */
 export interface OperatorStore {
   /** An org with its default workspace. */
   createOrg(name: string, now: number): Promise<{ orgId: string; workspaceId: string }>;
   /** An operator credit, recorded as a money event that moves the balance (and makes the org funded). */
   credit(orgId: string, amountMicros: number, note: string, now: number): Promise<{ balanceMicros: number }>;
-  lowBalanceMicros(orgId: string): Promise<number | null>;
-  moneyEvents(orgId: string, limit: number): Promise<OperatorMoneyEvent[]>;
-  orders(orgId: string, limit: number): Promise<OperatorOrder[]>;
   /** false when the code exists already (codes compare ignoring case). */
   insertPromo(p: Omit<PromoRow, 'redemptions' | 'disabled_at'>): Promise<boolean>;
   /** Newest first. */

@@ -1,4 +1,4 @@
-import type { OperatorMoneyEvent, OperatorOrder, OperatorStore, PromoRow } from '../../domain/stores/operator-store.js';
+import type { OperatorStore, PromoRow } from '../../domain/stores/operator-store.js';
 import type { Pg } from './pg-database.js';
 import { insertMoneyEventPg, insertOrgPg } from './pg-orgs.js';
 
@@ -7,12 +7,6 @@ export function postgresOperatorStore(sql: Pg): OperatorStore {
   return {
     createOrg: (name, now) => sql.begin((tx) => insertOrgPg(tx, name, { now })),
     credit: (orgId, amountMicros, note, now) => insertMoneyEventPg(sql, orgId, 'operator_credit', amountMicros, { note, now }),
-    lowBalanceMicros: async (orgId) => (await sql<{ low: number | null }[]>`SELECT low_balance_micros AS low FROM orgs WHERE id = ${orgId}`)[0]?.low ?? null,
-    moneyEvents: async (orgId, limit) => [...await sql<OperatorMoneyEvent[]>`SELECT at, kind, amount_micros AS "amountMicros", note
-      FROM money_events WHERE org_id = ${orgId} ORDER BY id DESC LIMIT ${limit}`],
-    orders: async (orgId, limit) => [...await sql<OperatorOrder[]>`SELECT id, status, created_at AS "createdAt", credit_micros AS "creditMicros",
-      total_micros AS "totalMicros", payment_id AS "paymentId", paid_via AS "paidVia", paid_at AS "paidAt"
-      FROM payment_orders WHERE org_id = ${orgId} ORDER BY created_at DESC, id LIMIT ${limit}`],
     insertPromo: async (p) => (await sql`INSERT INTO promo_codes (code, kind, value, expires_at, max_redemptions, created_at)
       VALUES (${p.code}, ${p.kind}, ${p.value}, ${p.expires_at}, ${p.max_redemptions}, ${p.created_at}) ON CONFLICT (code) DO NOTHING`).count === 1,
     listPromos: async () => [...await sql<PromoRow[]>`SELECT p.code::text AS code, p.kind, p.value, p.expires_at, p.max_redemptions, p.disabled_at, p.created_at,
