@@ -62,6 +62,15 @@ export const ConfigSchema = Type.Object({
      */
     onUnavailable: Type.Union([Type.Literal('fail_closed'), Type.Literal('local')], { default: 'fail_closed' }),
     localForMs: Type.Integer({ minimum: 0, default: 60_000 }),
+    /**
+     * Local leases (docs/scale-out.md): slots of a key's minute each instance claims at once, so
+     * most requests of a busy key are admitted without a round trip to Redis; 0 turns them off.
+     */
+    leaseSlots: Type.Integer({ minimum: 0, maximum: 1000, default: 16 }),
+    /** How long leased slots may be used before the unused go back. */
+    leaseMs: Type.Integer({ minimum: 50, maximum: 10_000, default: 1000 }),
+    /** Money leased at once, in maximum costs of the request that asks. */
+    leaseRequests: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
   }, { additionalProperties: false, default: {} }),
   /** Replaces the shipped catalog.json (self-hosters describing their own models). */
   catalogFile: Type.Optional(Type.String({ minLength: 1 })),

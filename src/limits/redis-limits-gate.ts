@@ -8,6 +8,8 @@ import type { Clock } from '../lib/clock.js';
 import { IstCalendar, nextIstMidnight, nextIstMonthStart, secondsUntil } from '../lib/ist.js';
 import { RedisScript } from '../cluster/redis-script.js';
 import type { AsyncLimitsReader } from './async-limits-reader.js';
+import type { KeyLease } from './key-lease.js';
+import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
 import { TRIAL_DAILY, TRIAL_RPM } from './limits-gate.js';
 import * as lua from './redis-limits-scripts.js';
 
@@ -43,6 +45,8 @@ export interface RedisLimitsGateOptions {
   budgetTtlMs?: number;
   /** Key prefix, default 'gw:' (several gateways may share one Redis under different prefixes). */
   prefix?: string;
+  /** Local leases (lease-keeper.ts): most requests of a busy key admitted without a round trip. Unset: none. */
+  lease?: LeaseOptions;
   log?: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
@@ -58,6 +62,8 @@ class RedisTicket implements Ticket {
   reservedMicros = 0;
   /** Set when served by the local gate during an outage. */
   local: Ticket | null = null;
+  /** Set when admitted from this instance's lease of the key. */
+  lease: KeyLease | null = null;
   /** In the day's count (from enter() until admit() refuses it). */
   counted = true;
   constructor(readonly key: KeyRecord, readonly id: string, readonly day: string) {}
@@ -70,7 +76,7 @@ type Seed =
   | { kind: 'budget'; key: string; workspaceId: string }
   | { kind: 'balance'; key: string; orgId: string };
 
-type Reply = [number, (number | number[])?];
+type Reply = [number, ...unknown[]];
 
 const SCRIPTS = {
   enterStandard: new RedisScript(lua.ENTER_STANDARD),
@@ -104,6 +110,7 @@ export class RedisLimitsGate implements RequestGate {
   /** When the current outage began (clock ms), or null while Redis answers. */
   #downSince: number | null = null;
   #owed: { key: KeyRecord; cost: number }[] = [];
+  readonly #leases: LeaseKeeper | null;
 
   constructor(o: RedisLimitsGateOptions) {
     if (!(o.gatewayRpm > 0)) throw new Error('RedisLimitsGate: gatewayRpm must be positive');
@@ -114,6 +121,18 @@ export class RedisLimitsGate implements RequestGate {
     this.#holdTtl = o.holdTtlMs ?? 600_000;
     this.#budgetTtl = o.budgetTtlMs ?? 300_000;
     this.#r.on('ready', () => this.#recovered());
+    this.#leases = o.lease ? new LeaseKeeper(this.#leaseHost(), o.lease) : null;
+    this.#leases?.start(() => this.#o.clock.now());
+  }
+
+  /** Leases held by this instance (tests). */
+  get leases(): LeaseKeeper | null {
+    return this.#leases;
+  }
+
+  /** Gives every lease back and sends every cost (shutdown, after requests drained). */
+  async close(): Promise<void> {
+    await this.#leases?.close(this.#o.clock.now());
   }
 
   /** Whether the gate is serving by its outage policy. */
@@ -146,10 +165,21 @@ export class RedisLimitsGate implements RequestGate {
     const now = this.#o.clock.now();
     const t = new RedisTicket(key, `${this.#instance}:${++this.#seq}`, this.#calendar.day(now));
     const micros = key.tier === 'trial' || maxCostMicros <= 0 ? 0 : Math.ceil(maxCostMicros);
+    const leases = key.tier === 'standard' ? this.#leases : null;
+    if (leases !== null) {
+      if (this.#leased(t, leases.admit(key, micros, now), micros)) return t;
+      const claim = leases.claimOf(key.id);
+      if (claim !== null) {
+        await claim;
+        if (this.#leased(t, leases.admit(key, micros, this.#o.clock.now(), false), micros)) return t;
+      }
+    }
     if (this.#downSince !== null && this.#r.status !== 'ready') return this.#admitLocally(t, now, micros);
     try {
       await (key.tier === 'trial' ? this.#enterTrial(t, now) : this.#enterStandard(t, now, micros));
     } catch (e) {
+      // Refused by a count that includes this instance's lease, which may have come back meanwhile.
+      if (isGatewayError(e) && leases !== null && this.#leased(t, leases.admit(key, micros, this.#o.clock.now(), false), micros)) return t;
       if (isGatewayError(e)) throw e;
       this.#failed(e, now);
       return this.#admitLocally(t, now, micros);
@@ -158,6 +188,14 @@ export class RedisLimitsGate implements RequestGate {
     t.admitted = true;
     t.reservedMicros = micros;
     return t;
+  }
+
+  #leased(t: RedisTicket, lease: KeyLease | null, micros: number): boolean {
+    if (lease === null) return false;
+    t.lease = lease;
+    t.admitted = true;
+    t.reservedMicros = micros;
+    return true;
   }
 
   admit(ticket: Ticket, maxCostMicros: number): void | Promise<void> {
@@ -179,6 +217,13 @@ export class RedisLimitsGate implements RequestGate {
   settle(ticket: Ticket, costMicros: number): Promise<void> {
     const t = ticket as RedisTicket;
     const cost = Math.round(costMicros);
+    if (t.lease) {
+      const lease = t.lease;
+      t.lease = null;
+      const held = t.reservedMicros;
+      t.reservedMicros = 0;
+      return this.#leases!.settle(lease, held, cost);
+    }
     if (t.local) {
       this.#localGate().settle(t.local, costMicros);
       t.local = null;
@@ -209,6 +254,7 @@ export class RedisLimitsGate implements RequestGate {
   async reloadWorkspace(workspaceId: string): Promise<void> {
     const budget = await this.#o.reader.workspaceBudget(workspaceId);
     await this.#r.set(this.#key('wb:', workspaceId), budget === null ? 'n' : String(budget), 'PX', this.#budgetTtl);
+    this.#leases?.retireWorkspace(workspaceId);
   }
 
   #key(kind: string, id: string, period?: string): string {
@@ -218,15 +264,59 @@ export class RedisLimitsGate implements RequestGate {
   async #enterStandard(t: RedisTicket, now: number, holdMicros = 0): Promise<void> {
     const key = t.key;
     const month = this.#calendar.month(now);
-    const rpm = key.rpmLimit !== null && key.rpmLimit < this.#o.gatewayRpm ? key.rpmLimit : this.#o.gatewayRpm;
-    const keys = [
-      this.#key('m:', key.id), this.#key('d:', key.id, t.day), this.#key('b:', key.orgId), this.#key('s:', key.id, month),
-      this.#key('h:', key.orgId), this.#key('ha:', key.orgId), this.#key('wb:', key.workspaceId), this.#key('s:', key.workspaceId, month),
-    ];
+    const rpm = this.#rpmOf(key);
+    const keys = this.#enterKeys(key, t.day, month);
     const args = [now, t.id, rpm, key.dailyLimit ?? -1, key.monthlyBudgetMicros ?? -1, key.id, key.workspaceId, MINUTE_TTL_MS,
       holdMicros, now + this.#holdTtl];
     const r = await this.#run(SCRIPTS.enterStandard, keys, args, (i) => this.#standardSeed(i, keys, key, t.day, month));
     if (r[0] !== lua.OK) throw this.#refusal(r, key, rpm, now);
+  }
+
+  #rpmOf(key: KeyRecord): number {
+    return key.rpmLimit !== null && key.rpmLimit < this.#o.gatewayRpm ? key.rpmLimit : this.#o.gatewayRpm;
+  }
+
+  #enterKeys(key: KeyRecord, day: string, month: string): string[] {
+    return [
+      this.#key('m:', key.id), this.#key('d:', key.id, day), this.#key('b:', key.orgId), this.#key('s:', key.id, month),
+      this.#key('h:', key.orgId), this.#key('ha:', key.orgId), this.#key('wb:', key.workspaceId), this.#key('s:', key.workspaceId, month),
+    ];
+  }
+
+  #settleKeys(key: KeyRecord, month: string): string[] {
+    return [
+      this.#key('b:', key.orgId), this.#key('s:', key.id, month), this.#key('h:', key.orgId), this.#key('ha:', key.orgId),
+      this.#key('s:', key.workspaceId, month),
+    ];
+  }
+
+  /** A settle-shaped script's missing KEYS index i: where its figure comes from. */
+  #settleSeed(i: number, keys: string[], key: KeyRecord, month: string): Seed {
+    return i === 1
+      ? { kind: 'balance', key: keys[0], orgId: key.orgId }
+      : { kind: 'spend', key: keys[i - 1], scopeId: i === 2 ? key.id : key.workspaceId, month };
+  }
+
+  #leaseHost() {
+    return {
+      redis: this.#r,
+      rpmOf: (key: KeyRecord) => this.#rpmOf(key),
+      enterKeys: (key: KeyRecord, day: string, month: string) => this.#enterKeys(key, day, month),
+      slotKeys: (key: KeyRecord, day: string): [string, string] => [this.#key('m:', key.id), this.#key('d:', key.id, day)],
+      settleKeys: (key: KeyRecord, month: string) => this.#settleKeys(key, month),
+      runEnterShaped: (script: RedisScript, keys: string[], args: (string | number)[], key: KeyRecord, day: string, month: string) =>
+        this.#run(script, keys, args, (i) => this.#standardSeed(i, keys, key, day, month)),
+      runSettleShaped: (script: RedisScript, keys: string[], args: (string | number)[], key: KeyRecord, month: string) =>
+        this.#run(script, keys, args, (i) => this.#settleSeed(i, keys, key, month)),
+      now: () => this.#o.clock.now(),
+      day: (now: number) => this.#calendar.day(now),
+      month: (now: number) => this.#calendar.month(now),
+      minuteTtlMs: MINUTE_TTL_MS,
+      holdTtlMs: this.#holdTtl,
+      down: () => this.#downSince !== null,
+      failed: (e: unknown) => this.#failed(e, this.#o.clock.now()),
+      owe: (key: KeyRecord, cost: number) => this.#owe(key, cost),
+    };
   }
 
   async #enterTrial(t: RedisTicket, now: number): Promise<void> {
@@ -281,13 +371,8 @@ export class RedisLimitsGate implements RequestGate {
 
   async #settle(key: KeyRecord, holdId: string, cost: number, owed = false): Promise<void> {
     const month = this.#calendar.month(this.#o.clock.now());
-    const keys = [
-      this.#key('b:', key.orgId), this.#key('s:', key.id, month), this.#key('h:', key.orgId), this.#key('ha:', key.orgId),
-      this.#key('s:', key.workspaceId, month),
-    ];
-    await this.#run(SCRIPTS.settle, keys, [holdId, cost, key.id, key.workspaceId, owed ? '1' : '0'], (i): Seed => i === 1
-      ? { kind: 'balance', key: keys[0], orgId: key.orgId }
-      : { kind: 'spend', key: keys[i - 1], scopeId: i === 2 ? key.id : key.workspaceId, month });
+    const keys = this.#settleKeys(key, month);
+    await this.#run(SCRIPTS.settle, keys, [holdId, cost, key.id, key.workspaceId, owed ? '1' : '0'], (i) => this.#settleSeed(i, keys, key, month));
   }
 
   /** A request counted at enter() but never admitted (its body was refused, or admit() refused it). */

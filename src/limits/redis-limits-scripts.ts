@@ -26,8 +26,8 @@ export const CREDITS = 6;
 export const KEY_BUDGET = 7;
 export const WS_BUDGET = 8;
 
-/** Shared functions, prefixed to each script. */
-const LIB = `
+/** Shared functions, prefixed to each script (and to the lease scripts, redis-lease-scripts.ts). */
+export const LIB = `
 local function missing(idx)
   local out = {}
   for _, i in ipairs(idx) do

@@ -86,6 +86,9 @@ export async function openSharedState(config: Readonly<Config>, o: { clock: Cloc
     : { mode: 'fail_closed' };
   const gate = new RedisLimitsGate({
     redis, reader, gatewayRpm: config.limits.gatewayRpm, clock, ledgerSaturated: () => ledger.saturated, outage, prefix: PREFIX, log,
+    lease: config.redis.leaseSlots > 0
+      ? { slots: config.redis.leaseSlots, periodMs: config.redis.leaseMs, moneyRequests: config.redis.leaseRequests }
+      : undefined,
   });
   const feed = postgresChangeFeedReader(sql);
   const rollup = new PgUsageRollup(sql, { onError: (e) => log.warn('usage rollup: fold failed; the next one retries', { err: String(e) }) });
@@ -116,6 +119,8 @@ export async function openSharedState(config: Readonly<Config>, o: { clock: Cloc
     listening: () => {},
     async close() {
       await ledger.close();
+      // After the requests drained: leased slots and money go back, their costs reach Redis.
+      await gate.close().catch((e: unknown) => log.warn('giving leases back failed; they lapse', { err: String(e) }));
       bus.close();
       redis.disconnect();
       await sql.end({ timeout: 5 });
