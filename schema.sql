@@ -497,3 +497,8 @@ CREATE TABLE ledger_batches (
   at    INTEGER NOT NULL,      -- the batch's newest row's `at` (Unix ms): what a pruning of old ids would go by
   rows  INTEGER NOT NULL
 );
+
+-- migration: 19
+-- Batch ids are needed only until a spooled batch could still be replayed: the PostgreSQL writer
+-- prunes those older than a week in each batch's commit, by `at`.
+CREATE INDEX ledger_batches_at ON ledger_batches (at);

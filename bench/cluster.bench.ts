@@ -1,5 +1,6 @@
 // `npm run bench`, the multi-instance part (issue 19): the gateway on one box (SQLite, limits in
-// process) against three instances on one PostgreSQL and one Redis (GW_STORE, GW_REDIS), all
+// process) against three instances on one PostgreSQL and one Redis (GW_STORE, GW_REDIS), with
+// local leases (the default) and without (a Redis round trip in series with every request), all
 // on this machine, the same mock provider behind both. Reports, in interleaved rounds:
 // - one connection, one request at a time: p50 and p99 latency, and what shared limits add;
 // - 48 connections (16 per instance for the three): throughput, the gateways' CPU per request
@@ -80,24 +81,27 @@ async function load(origins: string[], key: string, gatewayPids: number[], redis
   };
 }
 
-async function cluster(tmp: string, mockUrl: string, pgUrl: string, redisUrl: string): Promise<{ servers: ChildServer[]; key: string }> {
+/** Three instances; `leases` false turns local leases off (redis.leaseSlots 0): a Redis round trip per request. */
+async function cluster(tmp: string, mockUrl: string, pgUrl: string, redisUrl: string, leases: boolean): Promise<{ servers: ChildServer[]; key: string }> {
   const env = { ...process.env, GW_STORE: pgUrl, GW_REDIS: redisUrl, GW_MASTER_KEY: randomBytes(32).toString('hex') };
   const servers: ChildServer[] = [];
   for (let i = 0; i < 3; i++) {
-    const dir = join(tmp, `instance-${i}`);
-    const configPath = join(tmp, `instance-${i}.json`);
+    const name = `${leases ? 'leased' : 'exact'}-${i}`;
+    const dir = join(tmp, name);
+    const configPath = join(tmp, `${name}.json`);
     writeFileSync(configPath, JSON.stringify({
       host: '127.0.0.1', port: 0, dbPath: join(dir, 'gw.db'),
       providers: { openai: { baseUrl: mockUrl, apiKey: 'sk-bench' } }, limits: { gatewayRpm: 100_000_000 },
+      ...(leases ? {} : { redis: { leaseSlots: 0 } }),
     }));
-    servers.push(await startChild(`gateway-${i}`, {
+    servers.push(await startChild(`gateway-${name}`, {
       args: ['dist/src/main.js', 'serve', '--config', configPath], cwd: ROOT, env,
       portFrom: (l) => (l.includes('"msg":"listening"') ? Number(/"port":(\d+)/.exec(l)?.[1]) : undefined), timeoutMs: 30_000,
     }));
   }
-  const cli = async (args: string[]) => JSON.parse((await run(process.execPath, ['dist/src/main.js', '--config', join(tmp, 'instance-0.json'), '--json', ...args],
+  const cli = async (args: string[]) => JSON.parse((await run(process.execPath, ['dist/src/main.js', '--config', join(tmp, `${leases ? 'leased' : 'exact'}-0.json`), '--json', ...args],
     { cwd: ROOT, env })).stdout.trim().split('\n').pop()!);
-  const org = (await cli(['org', 'create', 'bench', '--credit', '100000'])).id;
+  const org = (await cli(['org', 'create', `bench-${leases ? 'leased' : 'exact'}`, '--credit', '100000'])).id;
   const key = (await cli(['key', 'create', '--org', org, '--name', 'bench'])).key;
   return { servers, key };
 }
@@ -110,12 +114,17 @@ async function main(): Promise<void> {
   try {
     const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
     const single = await startGateway(ROOT, tmp, `${mock.origin}/v1`);
-    const shared = await cluster(tmp, `${mock.origin}/v1`, pg.url, redis.url);
-    log(`single box on ${single.server.origin}; three instances on ${shared.servers.map((s) => s.origin).join(', ')}`);
+    const leased = await cluster(tmp, `${mock.origin}/v1`, pg.url, redis.url, true);
+    const exact = await cluster(tmp, `${mock.origin}/v1`, pg.url, redis.url, false);
+    log(`single box on ${single.server.origin}; three instances with leases on ${leased.servers.map((s) => s.origin).join(', ')}, without on ${exact.servers.map((s) => s.origin).join(', ')}`);
+    const SINGLE = 'single box (SQLite)';
+    const LEASED = '3 instances, local leases (default)';
+    const EXACT = '3 instances, a Redis round trip per request (leaseSlots 0)';
     const rows: { target: string; p50: number; p99: number; load: Load }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const target of ['single box (SQLite)', '3 instances (PostgreSQL + Redis)']) {
-        const isSingle = target.startsWith('single');
+      for (const target of [SINGLE, LEASED, EXACT]) {
+        const isSingle = target === SINGLE;
+        const shared = target === LEASED ? leased : exact;
         const origins = isSingle ? [single.server.origin] : shared.servers.map((s) => s.origin);
         const key = isSingle ? single.apiKey : shared.key;
         log(`round ${round}: ${target}`);
@@ -138,8 +147,11 @@ async function main(): Promise<void> {
       console.log(`| ${target} | ${fmt(m((r) => r.p50), 3)} ms | ${fmt(m((r) => r.p99), 3)} ms | ${fmt(m((r) => r.load.rps))} req/s | ${fmt(m((r) => r.load.gatewayUs))} µs | `
         + `${fmt(m((r) => r.load.postgresUs))} µs | ${fmt(m((r) => r.load.redisUs))} µs | ${rs.reduce((n, r) => n + r.load.non2xx, 0)} |`);
     }
-    const [a, b] = Object.values(summary);
-    console.log(`\nShared limits add ${fmt((b.p50 - a.p50) * 1000)} µs at p50 on one connection and ${fmt(b.cpu - a.cpu)} µs of gateway CPU per request.`);
+    const a = summary[SINGLE];
+    for (const t of [LEASED, EXACT]) {
+      const b = summary[t];
+      console.log(`\n${t}: adds ${fmt((b.p50 - a.p50) * 1000)} µs at p50 on one connection and ${fmt(b.cpu - a.cpu)} µs of gateway CPU per request (three processes summed) to the single box.`);
+    }
   } finally {
     await stopAllChildren();
     await redis.stop();

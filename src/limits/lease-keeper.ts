@@ -76,7 +76,9 @@ export class LeaseKeeper {
   readonly #noMoneyUntil = new Map<KeyLease, number>();
   #seq = 0;
   #flushTimer: NodeJS.Timeout | null = null;
+  /** What settle() callers wait on until the next flush, and how that flush tells them. */
   #flushed: Promise<void> | null = null;
+  #flushDone: (() => void) | null = null;
   #sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(host: LeaseHost, o: LeaseOptions) {
@@ -168,19 +170,21 @@ export class LeaseKeeper {
   /** Sends every pending cost now. */
   async flush(): Promise<void> {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    const done = this.#flushDone;
     this.#flushTimer = null;
     this.#flushed = null;
+    this.#flushDone = null;
     const work: Promise<void>[] = [];
     for (const l of this.#live.values()) if (l.pending > 0) work.push(this.#spend(l));
     for (const l of this.#retired) if (l.pending > 0 || l.amount > l.reserved) work.push(this.#spend(l));
     await Promise.all(work);
+    done?.();
   }
 
   #flushSoon(): Promise<void> {
     if (this.#flushed) return this.#flushed;
-    this.#flushed = new Promise<void>((resolve) => {
-      this.#flushTimer = setTimeout(() => void this.flush().then(resolve), this.#o.flushMs);
-    });
+    this.#flushed = new Promise<void>((resolve) => { this.#flushDone = resolve; });
+    this.#flushTimer = setTimeout(() => void this.flush(), this.#o.flushMs);
     return this.#flushed;
   }
 

@@ -109,6 +109,18 @@ test('batches commit to PostgreSQL: every field in its column, the balance and t
   assert.is((await pg`SELECT COUNT(*) AS n FROM ledger_batches`)[0].n, 2);
 });
 
+test('batch ids older than a week are pruned as batches commit; younger ones are kept to recognise a replay', async () => {
+  const at = usage().at;
+  const day = 86_400_000;
+  await pg`INSERT INTO ledger_batches (id, at, rows) VALUES ('old-1', ${at - 8 * day}, 1), ('old-2', ${at - 7 * day - 1}, 1), ('young', ${at - 6 * day}, 1)`;
+  const b = batcher({ batchSize: 1, flushMs: 10_000 });
+  b.record(usage());
+  await waitFor(() => b.written === 1, 5_000, 'the batch');
+  const ids = (await pg`SELECT id FROM ledger_batches ORDER BY at`).map((r) => r.id as string);
+  assert.is(ids.length, 2);
+  assert.is(ids[0], 'young');
+});
+
 test('PostgreSQL unreachable: batches are spooled at once, the gate stays open, and the spool is replayed once it answers, every row once', async () => {
   const via = await forwarder();
   const b = batcher({ batchSize: 10, flushMs: 5, maxInFlight: 4, via });

@@ -32,6 +32,11 @@ function columns(rows: UsageTuple[]): unknown[][] {
   return out;
 }
 
+/** How long a committed batch's id is kept to recognise its replay: a spool older than this is not expected. */
+export const BATCH_IDS_KEPT_MS = 7 * 86_400_000;
+/** Old ids deleted per batch at most, so a backlog of them is worked off without a long commit. */
+const PRUNE_STEP = 500;
+
 export interface PgUsageWriterOptions {
   /** false leaves the rollup behind (as rows another program writes would), for the tests of its backlog fold. */
   rollup?: boolean;
@@ -55,6 +60,9 @@ export function postgresUsageBatchWriter(sql: Pg, opts: PgUsageWriterOptions = {
       const fresh = await tx`INSERT INTO ledger_batches (id, at, rows) VALUES (${batchId}, ${newest}, ${rows.length})
         ON CONFLICT (id) DO NOTHING RETURNING id`;
       if (fresh.length === 0) return 0;
+      // A step of pruning: ids older than a spool could still hold (an index range, mostly empty).
+      await tx`DELETE FROM ledger_batches WHERE id IN (
+        SELECT id FROM ledger_batches WHERE at < ${newest - BATCH_IDS_KEPT_MS} ORDER BY at LIMIT ${PRUNE_STEP})`;
     }
     if (rows.length === 0) return 0;
     await tx.unsafe(INSERT_USAGE, columns(rows) as never[]);
