@@ -133,6 +133,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const mailer = createMailer(config.smtp);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
+    promptCacheAuto: config.promptCache.auto,
   });
   const storedResponses = state.responses;
   Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));

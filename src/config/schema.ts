@@ -185,6 +185,11 @@ export const ConfigSchema = Type.Object({
   dashboard: Type.Object({
     enabled: Type.Boolean({ default: true }),
   }, { additionalProperties: false, default: {} }),
+  /** Provider prompt caching (docs/cache.md). */
+  promptCache: Type.Object({
+    /** Mark long stable prefixes (tools, system prompt) on every request to a provider that needs markers, as `cache: "auto"` does for one. */
+    auto: Type.Boolean({ default: false }),
+  }, { additionalProperties: false, default: {} }),
   /** Stored Responses API answers (POST /v1/responses with store, the default): kept this many days from creation. */
   responses: Type.Object({
     retentionDays: Type.Integer({ minimum: 1, maximum: 3_650, default: 30 }),

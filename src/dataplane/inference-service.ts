@@ -28,6 +28,8 @@ export interface InferenceDeps extends RouteAttemptDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
   log: Logger;
+  /** promptCache.auto: every request asks for cache markers, as `cache: "auto"` does for one. */
+  promptCacheAuto?: boolean;
 }
 
 export interface InferenceRequest {
@@ -136,9 +138,9 @@ export class InferenceService {
     const adapter = adapterFor(a.route.provider.entry.kind);
     const nativeRequest = body.native ?? null;
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
-    const caps = { streamOptions: a.route.provider.entry.streamOptions };
+    const caps = { streamOptions: a.route.provider.entry.streamOptions, promptCache: body.ext.cache === 'auto' || this.#d.promptCacheAuto === true };
     // `body.payload` is decoded only here, for a provider that cannot take the client's bytes.
-    const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers)
+    const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
         : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);

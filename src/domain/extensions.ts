@@ -7,17 +7,19 @@ export interface Extensions {
   provider: string[] | null;
   dataPolicy: 'india_only' | 'no_training' | 'zero_retention' | null;
   upstreamKey: string | null;
+  /** `cache: "auto"`: the gateway marks long stable prefixes for the provider's prompt cache (docs/cache.md). */
+  cache: 'auto' | null;
 }
 
 const OPTIMIZE = new Set(['price', 'latency', 'throughput']);
 const POLICIES = new Set(['india_only', 'no_training', 'zero_retention']);
-const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key'] as const;
+const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key', 'cache'] as const;
 
 /** The extension members' names, as a scan looks for them. */
 export const EXTENSION_NAMES: readonly string[] = EXTENSION_FIELDS;
 
 export function readExtensions(p: Record<string, unknown>): Extensions {
-  const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null };
+  const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null };
   if (p.optimize !== undefined && p.optimize !== null) {
     if (typeof p.optimize !== 'string' || !OPTIMIZE.has(p.optimize)) throw errors.badRequest("Invalid 'optimize': expected price, latency or throughput");
     ext.optimize = p.optimize as Extensions['optimize'];
@@ -42,6 +44,10 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
     }
     ext.upstreamKey = p.upstream_key;
   }
+  if (p.cache !== undefined && p.cache !== null) {
+    if (p.cache !== 'auto') throw errors.badRequest('Invalid \'cache\': expected "auto" (mark long stable prefixes for the provider\'s prompt cache)');
+    ext.cache = 'auto';
+  }
   // A delete goes to the runtime even for an absent field; most requests carry none of them.
   if (hasExtensionFields(p)) for (const f of EXTENSION_FIELDS) delete p[f];
   return ext;
@@ -49,5 +55,6 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
 
 /** Whether any extension field is present (null included). */
 function hasExtensionFields(p: Record<string, unknown>): boolean {
-  return p.optimize !== undefined || p.provider !== undefined || p.data_policy !== undefined || p.upstream_key !== undefined;
+  return p.optimize !== undefined || p.provider !== undefined || p.data_policy !== undefined || p.upstream_key !== undefined
+    || p.cache !== undefined;
 }

@@ -14,6 +14,7 @@ const EXTENSIONS = {
   },
   data_policy: { type: 'string', enum: ['india_only', 'no_training', 'zero_retention'], description: 'gateway extension: only routes that satisfy it' },
   upstream_key: { type: 'string', description: 'gateway extension: your own provider key for this request (BYOK, not debited for tokens); the request must resolve to one provider' },
+  cache: { type: 'string', enum: ['auto'], description: 'gateway extension: mark the long stable prefix (tools, system prompt) for the provider\'s prompt cache where it needs markers (Anthropic); cached tokens are billed at the cached price' },
 };
 
 const Usage = {

@@ -40,6 +40,8 @@ export type Endpoint = TokenEndpoint | AudioEndpoint;
 export interface AdapterCaps {
   /** The provider accepts `stream_options.include_usage`. */
   streamOptions: boolean;
+  /** Mark long stable prefixes for the provider's prompt cache where it needs markers (Anthropic). */
+  promptCache?: boolean;
 }
 
 /**
@@ -87,7 +89,7 @@ export interface ProviderAdapter {
    * A request in `nativeFormat`, as the client wrote it (the gateway's extension fields already
    * out), for the upstream model; its answer goes back to the client untouched.
    */
-  buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall;
+  buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>, caps?: AdapterCaps): UpstreamCall;
   /**
    * Needs no credential: the provider is usable without a platform key, and a caller's key
    * (`upstream_key`) is never sent to it.

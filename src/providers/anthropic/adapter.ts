@@ -1,6 +1,7 @@
 import { writeJson } from '../../lib/json-write.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
+import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
 import { AnthropicStreamTranslator } from './stream.js';
 
@@ -14,17 +15,21 @@ export const ANTHROPIC_VERSION = '2023-06-01';
  */
 export const anthropicAdapter: ProviderAdapter = {
   endpoints: new Set<Endpoint>(['chat']),
-  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, _caps: AdapterCaps): UpstreamCall {
+  buildCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
-    return { path: '/messages', body: writeJson(toMessagesRequest(payload, upstreamModel)) };
+    const body = toMessagesRequest(payload, upstreamModel);
+    if (caps.promptCache === true) markStablePrefix(body, upstreamModel);
+    return { path: '/messages', body: writeJson(body) };
   },
   nativeFormat: 'anthropic-messages',
-  buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>): UpstreamCall {
+  buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>, caps?: AdapterCaps): UpstreamCall {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
     // The client's Messages body as it wrote it; only the model is the provider's id for it. Its
     // beta flags go too: fields such as context_management are refused without them.
     const beta = headers['anthropic-beta'];
-    const call: UpstreamCall = { path: '/messages', body: writeJson({ ...payload, model: upstreamModel }) };
+    const body = { ...payload, model: upstreamModel };
+    if (caps?.promptCache === true) markStablePrefix(body, upstreamModel);
+    const call: UpstreamCall = { path: '/messages', body: writeJson(body) };
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },
