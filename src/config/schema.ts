@@ -132,6 +132,11 @@ export const ConfigSchema = Type.Object({
     batchSize: Type.Integer({ minimum: 1, maximum: 100_000, default: 1_000 }),
     flushMs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
     maxInFlight: Type.Integer({ minimum: 1, default: 64 }),
+    /**
+     * On PostgreSQL, the bound of the spool file batches wait in while the server is away: when it
+     * is reached, inference answers 503 overloaded (no row is ever dropped) until a replay makes room.
+     */
+    maxSpoolMb: Type.Integer({ minimum: 1, default: 1_024 }),
   }, { additionalProperties: false, default: {} }),
   /** Saved provider keys (spec 4.5). */
   byok: Type.Object({

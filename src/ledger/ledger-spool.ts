@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { UsageTuple } from '../domain/usage-record.js';
 import type { Logger } from '../lib/logger.js';
 import { isBatchFault, type SpooledBatch } from './ledger-batch.js';
@@ -6,6 +6,8 @@ import type { WriterThread } from './writer-thread.js';
 
 export interface SpoolOptions {
   path: string;
+  /** Past this many bytes on disk the spool is full (the batcher then sheds requests); unset: no bound. */
+  maxBytes?: number;
   /** How often the spool is replayed while it holds batches. */
   replayMs: number;
   log: Logger;
@@ -32,6 +34,8 @@ export class LedgerSpool {
   #active = false;
   /** Batches in the spool files. */
   batches = 0;
+  /** Bytes in the spool files. */
+  #bytes = 0;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<boolean> | null = null;
 
@@ -40,6 +44,7 @@ export class LedgerSpool {
     this.path = o.path;
     this.#replaying = `${o.path}.replaying`;
     const left = lines(this.#replaying).length + lines(this.path).length;
+    this.#bytes = this.#measure();
     if (left > 0) {
       this.batches = left;
       this.#activate();
@@ -51,8 +56,15 @@ export class LedgerSpool {
     return this.#active;
   }
 
+  /** At its bound: the batcher sheds requests until a replay makes room (rows are never dropped). */
+  get full(): boolean {
+    return this.#o.maxBytes !== undefined && this.#bytes >= this.#o.maxBytes;
+  }
+
   add(b: SpooledBatch): void {
-    appendFileSync(this.path, `${JSON.stringify(b)}\n`);
+    const line = `${JSON.stringify(b)}\n`;
+    appendFileSync(this.path, line);
+    this.#bytes += Buffer.byteLength(line);
     this.batches++;
     this.#activate();
   }
@@ -73,6 +85,10 @@ export class LedgerSpool {
     else await this.#running;
   }
 
+  #measure(): number {
+    return sizeOf(this.path) + sizeOf(this.#replaying);
+  }
+
   #activate(): void {
     this.#active = true;
     if (this.#timer !== null) return;
@@ -88,6 +104,7 @@ export class LedgerSpool {
         if (!existsSync(this.path)) {
           this.#active = false;
           this.batches = 0;
+          this.#bytes = 0;
           if (this.#timer !== null) clearInterval(this.#timer);
           this.#timer = null;
           return true;
@@ -116,6 +133,7 @@ export class LedgerSpool {
             // leaves either the whole old file or the whole new one).
             writeFileSync(`${this.#replaying}.tmp`, pending.slice(i).map((l) => `${l}\n`).join(''));
             renameSync(`${this.#replaying}.tmp`, this.#replaying);
+            this.#bytes = this.#measure();
             this.#o.log.warn('ledger spool: PostgreSQL still does not take batches', { left: pending.length - i, err: String(e) });
             return false;
           }
@@ -123,9 +141,14 @@ export class LedgerSpool {
         this.batches = Math.max(0, this.batches - 1);
       }
       unlinkSync(this.#replaying);
+      this.#bytes = this.#measure();
       this.#o.log.info('ledger spool: replayed into PostgreSQL', { batches: pending.length });
     }
   }
+}
+
+function sizeOf(path: string): number {
+  return existsSync(path) ? statSync(path).size : 0;
 }
 
 function lines(path: string): string[] {

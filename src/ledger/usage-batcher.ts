@@ -19,6 +19,8 @@ export type LedgerStore =
     replayMs?: number;
     /** A batch not committed within this long is spooled (default 5,000 ms): the driver itself waits out an outage. */
     writeTimeoutMs?: number;
+    /** The spool's bound: at this size the batcher is saturated (new requests 503) rather than fill the disk. */
+    maxSpoolBytes?: number;
   };
 
 export interface BatcherOptions {
@@ -71,14 +73,14 @@ export class UsageBatcher implements UsageSink {
     }
     this.#writer = new WriterThread(PG_WORKER, { url: store.url, writeTimeoutMs: store.writeTimeoutMs ?? 5_000 });
     this.#spool = new LedgerSpool({
-      path: store.spoolPath, replayMs: store.replayMs ?? 1_000, log: o.log, writer: this.#writer,
+      path: store.spoolPath, replayMs: store.replayMs ?? 1_000, maxBytes: store.maxSpoolBytes, log: o.log, writer: this.#writer,
       deadLetter: (rows) => this.#deadLetter(rows, 'a spooled batch was refused by PostgreSQL'),
       written: (n) => { this.written += n; },
     });
   }
 
   get saturated(): boolean {
-    return this.#inFlight >= this.#o.maxInFlight;
+    return this.#inFlight >= this.#o.maxInFlight || this.#spool?.full === true;
   }
 
   /** Records appended but not yet committed by the writer. */

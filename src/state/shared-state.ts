@@ -74,7 +74,7 @@ export async function openSharedState(config: Readonly<Config>, o: { clock: Cloc
     throw new Error(`Redis at ${redactUrl(redisUrl)} does not answer: ${(e as Error).message}`);
   }
   const ledger = new UsageBatcher({
-    store: { kind: 'postgres', url: storeUrl, spoolPath: `${config.dbPath}.spool.jsonl` },
+    store: { kind: 'postgres', url: storeUrl, spoolPath: `${config.dbPath}.spool.jsonl`, maxSpoolBytes: config.ledger.maxSpoolMb * 1_048_576 },
     ...config.ledger, log, deadLetterPath: `${config.dbPath}.unwritten.jsonl`,
   });
   const reader = postgresLimitsReader(sql);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UsageRecord, UsageTuple } from '../../src/domain/usage-record.js';
@@ -57,10 +57,10 @@ test.after.each(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function batcher(o: { batchSize: number; flushMs: number; maxInFlight?: number; via?: TcpForwarder }): UsageBatcher {
+function batcher(o: { batchSize: number; flushMs: number; maxInFlight?: number; via?: TcpForwarder; maxSpoolBytes?: number }): UsageBatcher {
   const target = o.via ? url.replace(`:${server.port}/`, `:${o.via.port}/`) : url;
   const b = new UsageBatcher({
-    store: { kind: 'postgres', url: target, spoolPath: join(dir, 'ledger.spool.jsonl'), replayMs: 50, writeTimeoutMs: 1_000 },
+    store: { kind: 'postgres', url: target, spoolPath: join(dir, 'ledger.spool.jsonl'), replayMs: 50, writeTimeoutMs: 1_000, maxSpoolBytes: o.maxSpoolBytes },
     batchSize: o.batchSize, flushMs: o.flushMs, maxInFlight: o.maxInFlight ?? 64,
     log: createLogger('info', (line) => logs.push(line)), deadLetterPath: join(dir, 'unwritten.jsonl'),
   });
@@ -150,6 +150,22 @@ test('PostgreSQL unreachable: batches are spooled at once, the gate stays open, 
   await b.drain();
   assert.equal(await count(), { n: 256, d: 256 });
   assert.is(b.spooled, 0);
+});
+
+test('a spool at its bound saturates the batcher (requests are shed, no row dropped) until a replay makes room', async () => {
+  const via = await forwarder();
+  const b = batcher({ batchSize: 10, flushMs: 5, maxInFlight: 4, via, maxSpoolBytes: 20_000 });
+  await via.cut();
+  for (let i = 0; i < 30; i++) b.record(usage());
+  await b.drain();
+  assert.is(b.saturated, false, 'three batches are under the bound');
+  for (let i = 0; i < 300; i++) b.record(usage());
+  await b.drain();
+  assert.is(b.saturated, true, 'the spool reached 20 kB');
+  assert.ok(statSync(join(dir, 'ledger.spool.jsonl')).size >= 20_000);
+  await via.restore();
+  await waitFor(async () => !b.saturated && b.spooled === 0, 10_000, 'the spool replayed');
+  assert.equal(await count(), { n: 330, d: 330 });
 });
 
 test('the server killed (pg_ctl stop -m immediate): rows are spooled, and a new start against a fresh server writes each once', async () => {
