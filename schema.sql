@@ -497,3 +497,12 @@ CREATE TABLE ledger_batches (
   at    INTEGER NOT NULL,      -- the batch's newest row's `at` (Unix ms): what a pruning of old ids would go by
   rows  INTEGER NOT NULL
 );
+
+-- migration: 19
+-- Guardrails (docs/guardrails.md). usage.guardrail: what the request's guardrail did, as its
+-- answer header x-gw-guardrails says it ('redacted=aadhaar,pan', 'blocked=card'); NULL when
+-- nothing fired. api_keys.guardrails and orgs.guardrails: a key's and an org's policy in the
+-- header's text form ('redact=india;block=secret;outputs', 'off'); NULL when not set.
+ALTER TABLE usage ADD COLUMN guardrail TEXT;
+ALTER TABLE api_keys ADD COLUMN guardrails TEXT;
+ALTER TABLE orgs ADD COLUMN guardrails TEXT;

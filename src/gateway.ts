@@ -1,4 +1,5 @@
 import type { Config } from './config/schema.js';
+import { policyFromText } from './lib/guardrail-policy.js';
 import { loadCatalog } from './catalog/load.js';
 import { healthReporter } from './control/health.js';
 import { modelLister } from './control/model-list.js';
@@ -133,6 +134,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const mailer = createMailer(config.smtp);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
+    guardrails: config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default),
   });
   const storedResponses = state.responses;
   Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));

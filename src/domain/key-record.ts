@@ -14,4 +14,6 @@ export interface KeyRecord {
   monthlyBudgetMicros: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The guardrail policy text (docs/guardrails.md) the key sets, else its org's; null or absent when neither does. */
+  guardrails?: string | null;
 }

@@ -80,7 +80,7 @@ function usage(extra: Partial<UsageRecord> = {}): UsageRecord {
     model: 'llama-3.3-70b-instruct', provider: 'groq', route: 'groq:llama-3.3-70b-instruct', attempt: 0, status: 200,
     errorCode: null, promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
     streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
-    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, ...extra,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, ...extra,
   };
 }
 
@@ -175,7 +175,7 @@ test('the server killed (pg_ctl stop -m immediate): rows are spooled, and a new 
 test('a spool left by a previous run is replayed at start; a batch already committed under its id is not written twice', async () => {
   const mk = (n: number): UsageTuple[] => Array.from({ length: n }, () => {
     const r = usage();
-    return [r.at, r.requestId, orgId, workspaceId, keyId, 'chat', r.model, 'groq', null, 0, 200, null, 1, 1, 100, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+    return [r.at, r.requestId, orgId, workspaceId, keyId, 'chat', r.model, 'groq', null, 0, 200, null, 1, 1, 100, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null];
   });
   const committed = mk(4);
   const fresh = mk(6);

@@ -51,7 +51,7 @@ function usage(extra: Partial<UsageRecord> = {}): UsageRecord {
     model: 'llama-3.3-70b-instruct', provider: 'groq', route: 'groq:llama-3.3-70b-instruct', attempt: 0, status: 200,
     errorCode: null, promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
     streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
-    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, ...extra,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, ...extra,
   };
 }
 

@@ -6,7 +6,7 @@ import { query, scalar, seedKey, usageWriter } from '../support/ledger-backends.
 import { eachBackend } from '../support/store-backends.js';
 
 const row = (at: number, i: number, o: { orgId: string; workspaceId: string }, keyId: string, cost = 100 + i): UsageTuple =>
-  [at, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m', 0, 200, null, 1, 1, cost, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+  [at, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m', 0, 200, null, 1, 1, cost, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null];
 
 eachBackend('usage writer', (test, be) => {
   // One batch whose rows straddle an IST midnight that is also a month end, out of order: the
@@ -40,9 +40,9 @@ eachBackend('usage writer', (test, be) => {
     const keyId = await seedKey(be(), o.orgId, o.workspaceId);
     const before = await scalar(be(), 'SELECT balance_micros FROM orgs WHERE id = ?', o.orgId);
     const full: UsageTuple = [1_764_000_000_123, 'req_full', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', null, null, 1, 502,
-      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5];
+      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5, null];
     const unbilled: UsageTuple = [1_764_000_000_200, 'req_unbilled', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', 'p', 'r', 0, 429,
-      'rate_limited', 0, 0, 999, 1, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+      'rate_limited', 0, 0, 999, 1, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null];
     assert.is(await usageWriter(be())([full, unbilled]), 2);
     assert.is(await scalar(be(), 'SELECT balance_micros FROM orgs WHERE id = ?', o.orgId), before - 5_678, 'only the billable row is debited');
     assert.is(await scalar(be(), 'SELECT last_used_at FROM api_keys WHERE id = ?', keyId), 1_764_000_000_200);
