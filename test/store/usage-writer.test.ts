@@ -40,7 +40,7 @@ eachBackend('usage writer', (test, be) => {
     const keyId = await seedKey(be(), o.orgId, o.workspaceId);
     const before = await scalar(be(), 'SELECT balance_micros FROM orgs WHERE id = ?', o.orgId);
     const full: UsageTuple = [1_764_000_000_123, 'req_full', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', null, null, 1, 502,
-      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5, null];
+      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5, 'redacted=email'];
     const unbilled: UsageTuple = [1_764_000_000_200, 'req_unbilled', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', 'p', 'r', 0, 429,
       'rate_limited', 0, 0, 999, 1, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null];
     assert.is(await usageWriter(be())([full, unbilled]), 2);
@@ -51,7 +51,7 @@ eachBackend('usage writer', (test, be) => {
       id: 0, at: 1_764_000_000_123, request_id: 'req_full', org_id: o.orgId, workspace_id: o.workspaceId, key_id: keyId, endpoint: 'chat',
       model: 'model-x', provider: null, route: null, attempt: 1, status: 502, error_code: 'upstream_error', prompt_tokens: 12,
       completion_tokens: 34, cost_micros: 5_678, latency_ms: 12.345, ttfb_ms: 3.5, streamed: 1, byok: 1, billable: 1, usage_estimated: 1,
-      units: 7, queue_ms: 0.25, usage_clamped: 1, cached_tokens: 3, cache_write_tokens: 2, reasoning_tokens: 5,
+      units: 7, queue_ms: 0.25, usage_clamped: 1, cached_tokens: 3, cache_write_tokens: 2, reasoning_tokens: 5, guardrail: 'redacted=email',
     });
   });
 
