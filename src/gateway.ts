@@ -208,7 +208,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     signupCreditMicros: inrToMicros(config.orgs.signupCreditInr), sessionTtlMs: config.auth.sessionTtlHours * 3_600_000,
     loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   });
-  const accountService = new AccountService({ users: stores.users, orgs: orgStore, sessions: sessionStore, clock });
+  const accountService = new AccountService({ users: stores.users, orgs: orgStore, sessions: sessionStore, clock,
+    keyChanged: (id) => control.notify.keyChanged(id) });
   const { notify } = control;
   const routing = new RoutingService({ chains: stores.chains, catalog, clock, chainChanged: notify.chainChanged });
   const collectionStore = stores.collections;
