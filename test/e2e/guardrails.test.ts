@@ -6,6 +6,7 @@ import { startGateway, type GatewayProcess } from '../support/gateway-process.js
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { query, waitForValue } from '../support/ledger.js';
 import { bearer, readSse } from '../support/wait.js';
+import { signIn } from '../support/session.js';
 
 // Guardrails through the real gateway: a mock provider records what it was sent, so a test can
 // tell that the redacted text reached it and the original never did.
@@ -210,6 +211,65 @@ test('the Anthropic stream of a guarded answer is redacted too', async () => {
   const client = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0, defaultHeaders: { 'x-gw-guardrails': 'redact=pan;outputs' } });
   const msg = await client.messages.stream({ model: LLAMA, max_tokens: 32, messages: [{ role: 'user', content: 'pan?' }] }).finalMessage();
   assert.is((msg.content[0] as any).text, 'PAN is [REDACTED:pan].');
+});
+
+test('an org\'s policy applies to its keys at once, a key\'s own wins over it, and a request\'s own over both', async () => {
+  const owner = await signIn(gw, 'guard-owner@example.com');
+  const mint = async (name: string) => (await (await owner.send('POST', '/me/keys', { name })).json() as any);
+  const [a, b] = [await mint('a'), await mint('b')];
+  const ask = async (k: string, headers: Record<string, string> = {}) => {
+    mock.reset();
+    const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...bearer(k), ...headers },
+      body: JSON.stringify({ model: LLAMA, messages: [{ role: 'user', content: `PAN ${PAN}` }] }) });
+    const body = await r.json() as any;
+    return { status: r.status, code: body.error?.code, sent: mock.requests[0]?.body.messages[0].content };
+  };
+  // Both keys are cached by the data plane before any policy is set.
+  assert.equal(await ask(a.key), { status: 200, code: undefined, sent: `PAN ${PAN}` });
+  assert.equal(await ask(b.key), { status: 200, code: undefined, sent: `PAN ${PAN}` });
+
+  const org = await owner.send('PATCH', '/me/org', { guardrails: 'redact=pan' });
+  assert.is(org.status, 200);
+  assert.is((await org.json() as any).org.guardrails, 'redact=pan');
+  assert.equal(await ask(a.key), { status: 200, code: undefined, sent: 'PAN [REDACTED:pan]' });
+
+  const patched = await owner.send('PATCH', `/me/keys/${a.id}`, { guardrails: 'block = pan' });
+  assert.is(patched.status, 200);
+  assert.is((await patched.json() as any).guardrails, 'block=pan', 'stored in its canonical form');
+  assert.equal(await ask(a.key), { status: 400, code: 'guardrail_blocked', sent: undefined });
+  assert.equal(await ask(b.key), { status: 200, code: undefined, sent: 'PAN [REDACTED:pan]' });
+  assert.equal(await ask(a.key, { 'x-gw-guardrails': 'off' }), { status: 200, code: undefined, sent: `PAN ${PAN}` });
+
+  const list = await (await owner.get('/me/keys')).json() as any;
+  assert.equal(list.data.map((k: any) => [k.name, k.guardrails]), [['a', 'block=pan'], ['b', null]]);
+  const bad = await owner.send('PATCH', `/me/keys/${a.id}`, { guardrails: 'redact=passport' });
+  assert.is(bad.status, 400);
+  assert.match((await bad.json() as any).error.message, /unknown detector 'passport'/);
+
+  assert.is((await owner.send('PATCH', '/me/org', { guardrails: null })).status, 200);
+  assert.equal(await ask(b.key), { status: 200, code: undefined, sent: `PAN ${PAN}` });
+});
+
+test('the gateway\'s configured default applies to requests that set no policy, and a bad one stops the start', async () => {
+  const other = await startGateway({ guardrails: { default: 'redact=email' }, providers: { groq: { baseUrl: mock.url, apiKey: 'sk-groq' } } });
+  try {
+    const { key: k } = await other.orgAndKey();
+    const r = await fetch(`${other.url}/v1/chat/completions`, { method: 'POST', headers: bearer(k),
+      body: JSON.stringify({ model: LLAMA, messages: [{ role: 'user', content: 'mail priya@example.in' }] }) });
+    assert.is(r.status, 200);
+    assert.is(mock.requests[0].body.messages[0].content, 'mail [REDACTED:email]');
+    assert.is(r.headers.get('x-gw-guardrails'), 'redacted=email');
+  } finally {
+    await other.cleanup();
+  }
+  let refused = '';
+  try {
+    const bad = await startGateway({ guardrails: { default: 'redact=passport' } });
+    await bad.cleanup();
+  } catch (e) {
+    refused = String(e);
+  }
+  assert.match(refused, /guardrails\/default/);
 });
 
 test.run();
