@@ -17,11 +17,13 @@ export function findAll(text: string, ids: readonly DetectorId[]): Finding[] {
   const found: Finding[] = [];
   for (const id of ids) {
     for (const p of DETECTORS[id].patterns) {
+      if (p.needs !== undefined && !text.includes(p.needs)) continue;
       const re = p.re;
       re.lastIndex = 0;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-        const s = m[0];
-        if (p.valid === undefined || p.valid(s)) found.push({ id, start: m.index, end: m.index + s.length });
+        const s = p.group === undefined ? m[0] : m[p.group];
+        const end = m.index + m[0].length;
+        if (p.valid === undefined || p.valid(s)) found.push({ id, start: end - s.length, end });
         // A failed check may hide a valid match that starts inside this one.
         else re.lastIndex = m.index + 1;
       }

@@ -9,5 +9,6 @@ export const EMAIL: Detector = {
   patterns: [{
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?![A-Za-z0-9-])/g,
     valid: (m) => /\.[A-Za-z]{2,}$/.test(m),
+    needs: '@',
   }],
 };

@@ -19,9 +19,10 @@ export const SECRET: Detector = {
     { re: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g },
     // A PEM private key, armour to armour (bounded, so an unterminated header costs a fixed read).
     { re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]{1,16384}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----/g },
-    // name = value, name: "value", "name": "value" for secret-sounding names; only the value is matched.
+    // name = value, name: "value", "name": "value" for secret-sounding names; only the value is the finding.
     {
-      re: /(?<=(?:secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|password|passwd)["']?\s{0,4}[:=]\s{0,4}["']?)[A-Za-z0-9/+_.~=-]{16,512}/gi,
+      re: /(?:secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|password|passwd)["']?\s{0,4}[:=]\s{0,4}["']?([A-Za-z0-9/+_.~=-]{16,512})/gi,
+      group: 1,
       valid: (m) => /\d/.test(m) && /[A-Za-z]/.test(m) && entropyBits(m) >= 3,
     },
   ],

@@ -17,5 +17,5 @@ const PSP_HANDLES = [
 
 export const UPI: Detector = {
   id: 'upi',
-  patterns: [{ re: new RegExp(`(?<![A-Za-z0-9._-])[A-Za-z0-9][A-Za-z0-9._-]{1,255}@(?:${PSP_HANDLES.join('|')})(?![A-Za-z0-9_@-])(?!\\.[A-Za-z0-9])`, 'gi') }],
+  patterns: [{ re: new RegExp(`(?<![A-Za-z0-9._-])[A-Za-z0-9][A-Za-z0-9._-]{1,255}@(?:${PSP_HANDLES.join('|')})(?![A-Za-z0-9_@-])(?!\\.[A-Za-z0-9])`, 'gi'), needs: '@' }],
 };
