@@ -1,5 +1,6 @@
+import { errors } from '../errors/catalog.js';
 import { sseErrorEvent } from '../errors/envelope.js';
-import { isGatewayError } from '../errors/gateway-error.js';
+import { isGatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { Guard } from './guard.js';
 
 const NL = 0x0a;
@@ -15,8 +16,11 @@ const HOLD = 48;
 const MAX_RUN = 512;
 /** A PEM private key whose end has not arrived is held, up to this long. */
 const MAX_PEM = 16_384;
-/** Longest unfinished SSE line held back; past it the line goes out as it is (as in SseEditor). */
-const MAX_LINE = 256 * 1024;
+/**
+ * Longest unfinished SSE line held back. A line that cannot be checked must not go out
+ * unchecked: past this the stream ends with the stream_interrupted error event.
+ */
+const MAX_LINE = 1024 * 1024;
 
 type Obj = Record<string, unknown>;
 
@@ -32,7 +36,8 @@ type Obj = Record<string, unknown>;
 export class StreamGuard {
   readonly #guard: Guard;
   readonly #carry = new Map<number, string>();
-  #line = '';
+  /** The bytes of an unfinished line: kept as bytes, as a chunk may end inside a character. */
+  #line: Buffer = EMPTY;
   /** The last event read, whose id and model a carry-over flushed before [DONE] is sent with. */
   #last: Obj | null = null;
   #stopped = false;
@@ -44,37 +49,36 @@ export class StreamGuard {
   /** The bytes to forward for `chunk`: its whole lines, checked, after any held back before. */
   push(chunk: Buffer): Buffer {
     if (this.#stopped) return EMPTY;
-    const text = this.#line + chunk.toString('utf8');
-    const lastNl = text.lastIndexOf('\n');
+    const lastNl = chunk.lastIndexOf(NL);
     if (lastNl < 0) {
-      if (text.length <= MAX_LINE) {
-        this.#line = text;
-        return EMPTY;
-      }
-      this.#line = '';
-      return Buffer.from(text);
+      this.#line = this.#line.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.#line, chunk]);
+      return this.#line.length <= MAX_LINE ? EMPTY : this.#stop(errors.streamInterrupted('an event too long for the guardrail to check'), '');
     }
-    this.#line = text.slice(lastNl + 1);
+    const whole = this.#line.length === 0 ? chunk.subarray(0, lastNl + 1) : Buffer.concat([this.#line, chunk.subarray(0, lastNl + 1)]);
+    this.#line = lastNl === chunk.length - 1 ? EMPTY : Buffer.from(chunk.subarray(lastNl + 1));
+    const lines = whole.toString('utf8').split('\n');
     let out = '';
     try {
-      for (const line of text.slice(0, lastNl + 1).split('\n').slice(0, -1)) {
-        out += this.#checked(line) + '\n';
-        if (this.#stopped) break;
-      }
+      for (let i = 0; i < lines.length - 1; i++) out += this.#checked(lines[i]) + '\n';
     } catch (e) {
       if (!isGatewayError(e) || e.code !== 'guardrail_blocked') throw e;
-      this.#stopped = true;
-      this.#line = '';
-      out += (out.length === 0 || out.endsWith('\n\n') ? '' : '\n') + sseErrorEvent(e);
+      return this.#stop(e, out);
     }
     return Buffer.from(out);
   }
 
-  /** An unfinished last line, unchecked text of no event; empty once the stream was stopped. */
+  /** An unfinished last line (no event: nothing to check); empty once the stream was stopped. */
   flush(): Buffer {
-    const rest = this.#stopped ? '' : this.#line;
-    this.#line = '';
-    return rest.length === 0 ? EMPTY : Buffer.from(rest);
+    const rest = this.#stopped ? EMPTY : this.#line;
+    this.#line = EMPTY;
+    return rest;
+  }
+
+  /** Ends the client's stream after `out` with `e`'s error event and [DONE]; what the provider sends next is dropped. */
+  #stop(e: GatewayError, out: string): Buffer {
+    this.#stopped = true;
+    this.#line = EMPTY;
+    return Buffer.from(out + (out.length === 0 || out.endsWith('\n\n') ? '' : '\n') + sseErrorEvent(e));
   }
 
   #checked(line: string): string {

@@ -81,6 +81,7 @@ test('a block policy in the body refuses the request with 400 guardrail_blocked 
   assert.is(body.error.code, 'guardrail_blocked');
   assert.is(body.error.type, 'invalid_request_error');
   assert.match(body.error.message, /'card'/);
+  assert.is(r.headers.get('x-gw-guardrails'), 'blocked=card');
   assert.is(mock.requests.length, 0);
   const [row] = await ledgerRows(r.headers.get('x-request-id')!);
   assert.equal([row.status, row.error_code, row.guardrail, row.billable, row.cost_micros], [400, 'guardrail_blocked', 'blocked=card', 0, 0]);
@@ -155,8 +156,10 @@ test('with outputs and block, an answer carrying the detector is refused with 40
   assert.is(r.status, 400);
   assert.is(body.error.code, 'guardrail_blocked');
   assert.match(body.error.message, /answer was blocked by the 'card'/);
+  assert.is(r.headers.get('x-gw-guardrails'), 'blocked=card');
   const [row] = await ledgerRows(r.headers.get('x-request-id')!);
   assert.equal([row.billable, row.guardrail], [1, 'blocked=card']);
+  assert.ok(row.cost_micros > 0);
 });
 
 /** SSE events of a chat stream whose content arrives in the given pieces, each in its own write. */
