@@ -132,14 +132,16 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
   const mailer = createMailer(config.smtp);
+  const defaultGuardrails = config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
-    guardrails: config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default),
+    guardrails: defaultGuardrails,
   });
   const storedResponses = state.responses;
   Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));
   const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
-  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
+  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes,
+    guardrails: defaultGuardrails });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
     ? new PaymentApi({ ...config.billing.payments, keyId: config.billing.payments.keyId, keySecret: config.billing.payments.keySecret }, outbound)

@@ -3,6 +3,7 @@ import { guardChatBody, guardEmbeddingsBody, guardMessagesBody } from '../guardr
 import { Guard } from '../guardrails/guard.js';
 import { guardrailsOn, parsePolicyText, policyFromText, type GuardrailPolicy } from '../lib/guardrail-policy.js';
 import type { TokenEndpoint } from '../providers/types.js';
+import type { Extensions } from '../domain/extensions.js';
 import type { InferenceBody } from './inference-body.js';
 
 /**
@@ -11,7 +12,7 @@ import type { InferenceBody } from './inference-body.js';
  * is on, which is every request of a gateway that has none configured: the caller then does no
  * guardrail work at all.
  */
-export function requestGuard(body: InferenceBody, header: string | undefined, stored: string | null,
+export function requestGuard(body: { ext: Extensions }, header: string | undefined, stored: string | null,
   fallback: GuardrailPolicy | null): Guard | null {
   let policy = body.ext.guardrails;
   if (policy === null && header !== undefined && header !== '') policy = headerPolicy(header);

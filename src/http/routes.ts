@@ -113,9 +113,9 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     upload('transcriptions', 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price'),
     upload('translations', 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions'),
     route({
-      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', body: SpeechBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', body: SpeechBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
-      handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body }, reply),
+      handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
       kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: ['mcp-protocol-version'],

@@ -22,7 +22,8 @@ const CARD = '4111 1111 1111 1111';
 
 test.before(async () => {
   mock = await startMockProvider();
-  gw = await startGateway({ providers: { groq: { baseUrl: mock.url, apiKey: 'sk-groq' }, deepinfra: { baseUrl: mock.url, apiKey: 'sk-di' } } });
+  gw = await startGateway({ providers: { groq: { baseUrl: mock.url, apiKey: 'sk-groq' }, deepinfra: { baseUrl: mock.url, apiKey: 'sk-di' },
+    openai: { baseUrl: mock.url, apiKey: 'sk-oa' } } });
   ({ key } = await gw.orgAndKey());
 });
 test.after(async () => {
@@ -111,6 +112,21 @@ test('embeddings inputs are redacted, string by string', async () => {
   const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-guardrails': 'redact=email,mobile' } });
   await client.embeddings.create({ model: 'bge-m3', input: ['mail priya@example.in', 'call +91 98765 43210', 'nothing'], encoding_format: 'float' });
   assert.equal(mock.requests[0].body.input, ['mail [REDACTED:email]', 'call [REDACTED:mobile]', 'nothing']);
+});
+
+test('the text of a speech request is checked as a chat message is: redacted before it is spoken, or refused', async () => {
+  const speak = (input: string, policy: string) => fetch(`${gw.url}/v1/audio/speech`, { method: 'POST',
+    headers: { ...bearer(key), 'x-gw-guardrails': policy }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input }) });
+  const ok = await speak('call me on 9876543210', 'redact=mobile');
+  assert.is(ok.status, 200);
+  await ok.arrayBuffer();
+  assert.is(mock.requests[0].body.input, 'call me on [REDACTED:mobile]');
+  const [row] = await ledgerRows(ok.headers.get('x-request-id')!);
+  assert.is(row.guardrail, 'redacted=mobile');
+  mock.reset();
+  const refused = await speak('my card is 4111 1111 1111 1111', 'block=card');
+  assert.equal([refused.status, (await refused.json() as any).error.code], [400, 'guardrail_blocked']);
+  assert.is(mock.requests.length, 0);
 });
 
 test('Responses input is redacted before it is translated and sent', async () => {
