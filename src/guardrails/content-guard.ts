@@ -5,15 +5,35 @@ type Obj = Record<string, unknown>;
 /**
  * Where the user's text is in a request body, for each inbound shape the data plane forwards:
  * message contents as strings or as parts (`text` of a text part; a tool result's `content`,
- * which nests the same way). Everything else (images, audio, tool definitions, parameters) is
- * left as it is. Bodies are changed in place: each is the request's own decoded copy.
+ * which nests the same way) and the arguments of earlier tool calls (JSON text: a marker has no
+ * quote or backslash, so it stays valid JSON). Everything else (images, audio, tool definitions,
+ * parameters) is left as it is. Bodies are changed in place: each is the request's own decoded copy.
  */
 
 /** Chat completions (and Responses, once translated): every message's content. */
 export function guardChatBody(payload: Obj, guard: Guard): void {
   const messages = payload.messages;
   if (!Array.isArray(messages)) return;
-  for (const m of messages) if (isObj(m) && m.content !== undefined) m.content = guardContent(m.content, guard);
+  for (const m of messages) {
+    if (!isObj(m)) continue;
+    if (m.content !== undefined) m.content = guardContent(m.content, guard);
+    if (Array.isArray(m.tool_calls)) guardToolCalls(m.tool_calls, guard, 'request');
+  }
+}
+
+/** Chat tool calls' `function.arguments`, in a request's history or an answer. */
+export function guardToolCalls(calls: unknown[], guard: Guard, where: 'request' | 'answer'): boolean {
+  let changed = false;
+  for (const c of calls) {
+    const fn = isObj(c) ? c.function : undefined;
+    if (!isObj(fn) || typeof fn.arguments !== 'string') continue;
+    const checked = guard.text(fn.arguments, where);
+    if (checked !== fn.arguments) {
+      fn.arguments = checked;
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 /** Embeddings: `input`, a string or an array of strings (arrays of token ids are not text). */

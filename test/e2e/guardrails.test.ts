@@ -55,11 +55,14 @@ test('with no guardrail the body reaches the provider byte for byte and the answ
 });
 
 test('the x-gw-guardrails header redacts before the request leaves: the provider never sees the original', async () => {
-  const r = await chat({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: said }] }] },
+  const r = await chat({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: said }] },
+    { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ pan: PAN }) } }] },
+    { role: 'tool', tool_call_id: 't1', content: 'found' }] },
     { 'x-gw-guardrails': 'redact=aadhaar,pan' });
   assert.is(r.status, 200, await r.text());
   const up = mock.requests[0];
   assert.equal(up.body.messages[1].content, [{ type: 'text', text: 'My Aadhaar is [REDACTED:aadhaar] and my PAN is [REDACTED:pan].' }]);
+  assert.equal(JSON.parse(up.body.messages[2].tool_calls[0].function.arguments), { pan: '[REDACTED:pan]' });
   assert.is(up.body.messages[0].content, 'Be brief.');
   assert.not.ok(up.rawBody.includes('2341') || up.rawBody.includes(PAN), up.rawBody);
   assert.is(r.headers.get('x-gw-guardrails'), 'redacted=aadhaar,pan');
