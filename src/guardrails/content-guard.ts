@@ -57,8 +57,20 @@ function guardContent(c: unknown, guard: Guard): unknown {
     if (!isObj(part)) continue;
     if (typeof part.text === 'string') part.text = guard.text(part.text);
     if (part.content !== undefined) part.content = guardContent(part.content, guard);
+    // An Anthropic tool_use block in the history: its arguments as an object.
+    if (part.type === 'tool_use' && isObj(part.input)) guardValues(part.input, guard);
   }
   return c;
+}
+
+/** Every string inside a JSON value, in place (the body's depth was bounded when it was read). */
+function guardValues(v: Obj | unknown[], guard: Guard): void {
+  const keys = Array.isArray(v) ? v.keys() : Object.keys(v);
+  for (const k of keys) {
+    const x = (v as Record<string | number, unknown>)[k];
+    if (typeof x === 'string') (v as Record<string | number, unknown>)[k] = guard.text(x);
+    else if (typeof x === 'object' && x !== null) guardValues(x as Obj | unknown[], guard);
+  }
 }
 
 function isObj(v: unknown): v is Obj {
