@@ -499,6 +499,15 @@ CREATE TABLE ledger_batches (
 );
 
 -- migration: 19
+-- Guardrails (docs/guardrails.md). usage.guardrail: what the request's guardrail did, as its
+-- answer header x-gw-guardrails says it ('redacted=aadhaar,pan', 'blocked=card'); NULL when
+-- nothing fired. api_keys.guardrails and orgs.guardrails: a key's and an org's policy in the
+-- header's text form ('redact=india;block=secret;outputs', 'off'); NULL when not set.
+ALTER TABLE usage ADD COLUMN guardrail TEXT;
+ALTER TABLE api_keys ADD COLUMN guardrails TEXT;
+ALTER TABLE orgs ADD COLUMN guardrails TEXT;
+
+-- migration: 20
 -- Batch ids are needed only until a spooled batch could still be replayed: the PostgreSQL writer
 -- prunes those older than a week in each batch's commit, by `at`.
 CREATE INDEX ledger_batches_at ON ledger_batches (at);

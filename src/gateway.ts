@@ -1,4 +1,5 @@
 import type { Config } from './config/schema.js';
+import { policyFromText } from './lib/guardrail-policy.js';
 import { loadCatalog } from './catalog/load.js';
 import { healthReporter } from './control/health.js';
 import { modelLister } from './control/model-list.js';
@@ -131,14 +132,17 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
   const mailer = createMailer(config.smtp);
+  const defaultGuardrails = config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default);
   const inference = new InferenceService({
     auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
     promptCacheAuto: config.promptCache.auto,
+    guardrails: defaultGuardrails,
   });
   const storedResponses = state.responses;
   Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));
   const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
-  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes });
+  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes,
+    guardrails: defaultGuardrails });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
     ? new PaymentApi({ ...config.billing.payments, keyId: config.billing.payments.keyId, keySecret: config.billing.payments.keySecret }, outbound)
@@ -207,7 +211,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     signupCreditMicros: inrToMicros(config.orgs.signupCreditInr), sessionTtlMs: config.auth.sessionTtlHours * 3_600_000,
     loginLinkTtlMs: config.auth.loginLinkTtlMinutes * 60_000,
   });
-  const accountService = new AccountService({ users: stores.users, orgs: orgStore, sessions: sessionStore, clock });
+  const accountService = new AccountService({ users: stores.users, orgs: orgStore, sessions: sessionStore, clock,
+    keyChanged: (id) => control.notify.keyChanged(id) });
   const { notify } = control;
   const routing = new RoutingService({ chains: stores.chains, catalog, clock, chainChanged: notify.chainChanged });
   const collectionStore = stores.collections;

@@ -140,6 +140,10 @@ test('the configuration is read first: it imports only lib', () => {
   assert.equal(violations((e) => e.fromLayer === 'config' && e.toLayer !== null && !['config', 'lib'].includes(e.toLayer)), []);
 });
 
+test('the guardrails (detectors, policy at work, stream check) import only lib, errors and themselves', () => {
+  assert.equal(violations((e) => e.fromLayer === 'guardrails' && e.toLayer !== null && !['guardrails', 'lib', 'errors'].includes(e.toLayer)), []);
+});
+
 test('the format translators never import the data plane (it calls them)', () => {
   assert.equal(violations((e) => e.fromLayer === 'formats' && e.toLayer === 'dataplane'), []);
 });

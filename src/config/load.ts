@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { gstinValid, stateCodeOf } from '../lib/gst-codes.js';
+import { parsePolicyText } from '../lib/guardrail-policy.js';
 import { parseProxyUrl } from '../lib/proxy-settings.js';
 import { defaultConnectionsPerOrigin } from '../lib/stream-capacity.js';
 import { ConfigSchema, type Config } from './schema.js';
@@ -82,6 +83,8 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
       `(${config.upstream.maxResponseBytes})${file ? ` (file ${file})` : ''}`);
   }
   checkBilling(config.billing, file);
+  const guard = config.guardrails.default === undefined ? null : parsePolicyText(config.guardrails.default).error;
+  if (guard !== null) throw new ConfigError(`invalid config at /guardrails/default: ${guard}${file ? ` (file ${file})` : ''}`);
   // Several instances need both: PostgreSQL without Redis would hold limits and balances per instance.
   if ((config.store.url === undefined) !== (config.redis.url === undefined)) {
     throw new ConfigError(`invalid config at /${config.store.url ? 'redis/url' : 'store/url'}: store.url (GW_STORE) and redis.url (GW_REDIS) ` +

@@ -266,6 +266,13 @@ export const ConfigSchema = Type.Object({
     /** Further OpenID providers by id (any issuer: Keycloak, Auth0, Okta, Dex…), signed in at /auth/<id>. */
     oidc: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), OidcProvider, { default: {} }),
   }, { additionalProperties: false, default: {} }),
+  /**
+   * Guardrails (docs/guardrails.md): the policy for requests whose request, key and org give
+   * none, in the header's text form ('redact=aadhaar,pan;block=secret;outputs'); none by default.
+   */
+  guardrails: Type.Object({
+    default: Type.Optional(Type.String({ minLength: 1 })),
+  }, { additionalProperties: false, default: {} }),
   orgs: Type.Object({
     /** Credit given to a new personal org (₹); positive makes its keys standard from the start. */
     signupCreditInr: Type.Number({ minimum: 0, default: 0 }),

@@ -1,4 +1,5 @@
 import type { KeyRecord } from '../domain/key-record.js';
+import type { Guard } from '../guardrails/guard.js';
 import type { UsageRecord } from '../domain/usage-record.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { Endpoint } from '../providers/types.js';
@@ -11,6 +12,8 @@ export interface RequestScope {
   endpoint: Endpoint;
   /** The model the client asked for. */
   model: string;
+  /** The request's guardrail, when one is on: what it did goes in every record's `guardrail`. */
+  guard?: Guard | null;
 }
 
 /** How one attempt ended, as its usage record tells it. */
@@ -42,5 +45,6 @@ export function attemptRecord(at: number, req: RequestScope, a: Attempt, attempt
     ttfbMs: end.ttfbMs, streamed: end.streamed, byok: a.byok, billable: end.billable, usageEstimated: end.usageEstimated,
     units: end.units, queueMs: end.queueMs, usageClamped: end.usageClamped, cachedTokens: t?.cachedTokens ?? 0,
     cacheWriteTokens: t?.cacheWriteTokens ?? 0, reasoningTokens: t?.reasoningTokens ?? 0,
+    guardrail: req.guard == null ? null : req.guard.summary(),
   };
 }

@@ -1,4 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import type { Guard } from '../guardrails/guard.js';
+import type { GuardrailPolicy } from '../lib/guardrail-policy.js';
+import { requestGuard } from './input-guard.js';
 import { billedSeconds, FALLBACK_BYTES_PER_SECOND, maxUnitCostMicros, reportedSeconds, unitCostMicros } from '../billing/audio-units.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { adapterFor } from '../providers/registry.js';
@@ -22,6 +25,8 @@ const NO_PAYLOAD: RequestPayload = { payload: {} };
 export interface AudioDeps extends RouteAttemptDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
   maxFileBytes: number;
+  /** The gateway's default guardrail (config guardrails.default): speech's input text is checked as chat's is. */
+  guardrails?: GuardrailPolicy | null;
 }
 
 export interface AudioRequest {
@@ -29,6 +34,8 @@ export interface AudioRequest {
   key: KeyRecord;
   contentType: string;
   body: Buffer;
+  /** The x-gw-guardrails header (speech). */
+  guardrails?: string;
 }
 
 /** One audio request, whatever its endpoint: how to call a route, and what it is billed on. */
@@ -44,6 +51,8 @@ interface AudioJob {
   /** Transcriptions: the response_format asked for. */
   responseFormat: string;
   fileBytes: number;
+  /** Speech: the request's guardrail, when one is on (its input text was checked). */
+  guard?: Guard | null;
 }
 
 /** How the serving attempt's answer ended. */
@@ -73,7 +82,7 @@ export class AudioService {
     const d = this.#d;
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
-        const job = endpoint === 'speech' ? this.#speech(req) : this.#transcription(req, endpoint);
+        const job = endpoint === 'speech' ? this.#speech(req, key) : this.#transcription(req, endpoint);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };
       },
       (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
@@ -95,16 +104,19 @@ export class AudioService {
     };
   }
 
-  #speech(req: AudioRequest): AudioJob {
+  /** Text to speech; the text is what the user sends, so a guardrail checks it (redacted text is spoken as its marker). */
+  #speech(req: AudioRequest, key: KeyRecord): AudioJob {
     const s = parseSpeechBody(req.body);
+    const guard = requestGuard(s, req.guardrails, key.guardrails ?? null, this.#d.guardrails ?? null);
+    if (guard !== null) s.payload.input = guard.text(s.payload.input as string);
     return {
-      endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, responseFormat: '', holdUnits: s.characters,
+      endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, responseFormat: '', holdUnits: s.characters, guard,
       call: (a) => adapterFor(a.route.provider.entry.kind).buildCall('speech', s.payload, a.route.upstreamModel, { streamOptions: false }),
     };
   }
 
   async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
-    const req: RequestScope = { key, requestId, endpoint: job.endpoint, model: job.model };
+    const req: RequestScope = { key, requestId, endpoint: job.endpoint, model: job.model, guard: job.guard };
     const streamed = job.endpoint === 'speech';
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(job, a, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {

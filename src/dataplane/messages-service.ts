@@ -19,6 +19,8 @@ export interface MessagesRequest {
   key: KeyRecord;
   /** The client's anthropic-beta header ('' when absent): passed to Anthropic routes with the body. */
   beta: string;
+  /** The x-gw-guardrails header ('' or absent when not sent). */
+  guardrails?: string;
   body: Buffer;
 }
 
@@ -37,7 +39,7 @@ export class MessagesService {
 
   handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
     const format = new MessagesReply(reply.requestId);
-    return this.#d.inference.handle('chat', { key: req.key, body: req.body }, new TranslatingReply(reply, format), (raw) => {
+    return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails }, new TranslatingReply(reply, format), (raw) => {
       const body = messagesToChat(raw, false, req.beta);
       format.model = body.model;
       format.stops = stopSequencesOf(body.payload);

@@ -66,7 +66,7 @@ export function scannedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody
   return new ScannedBody(raw, model, stream === true, maxCompletion ?? maxTokens ?? null, ext, forward, usageAsked);
 }
 
-const NO_EXTENSIONS: Extensions = Object.freeze({ optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null }) as Extensions;
+const NO_EXTENSIONS: Extensions = Object.freeze({ optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null, guardrails: null }) as Extensions;
 const NO_CUTS: number[] = [];
 
 /**

@@ -4,6 +4,7 @@ import { DONE_NOT_HERE, SseScanner } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
+import type { StreamGuard } from '../guardrails/stream-guard.js';
 import type { InferenceBody } from './inference-body.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
 import { SseEditor } from './sse-editor.js';
@@ -30,6 +31,8 @@ export interface StreamEdits {
   model: string | null;
   /** The client did not ask for usage (stream_options.include_usage): its usage chunk is dropped, and none is estimated for it. */
   dropUsage: boolean;
+  /** The request's guardrail on its answer (outputs), checking each event's text before the other edits; null for none. */
+  guard?: StreamGuard | null;
 }
 
 /**
@@ -61,6 +64,7 @@ class StreamRelay {
   #estimate: TokenUsage | null = null;
   #outcome: RelayOutcome | null = null;
   readonly #editor: SseEditor | null;
+  readonly #guard: StreamGuard | null;
   readonly #model: string | null;
 
   constructor(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>, body: InferenceBody,
@@ -71,6 +75,7 @@ class StreamRelay {
     this.#headers = headers;
     this.#body = body;
     this.#model = edits?.model ?? null;
+    this.#guard = edits?.guard ?? null;
     this.#editor = edits === null ? null : new SseEditor({
       model: this.#model === null ? null : JSON.stringify(this.#model),
       dropUsage: edits.dropUsage,
@@ -116,7 +121,7 @@ class StreamRelay {
   /** Writes the chunk the scanner last saw, putting an estimated usage event before [DONE] when there was no usage. */
   #forward(c: Buffer): void {
     if (this.#editor !== null) {
-      this.#write(this.#editor.push(c));
+      this.#write(this.#editor.push(this.#guard === null ? c : this.#guard.push(c)));
       return;
     }
     const s = this.#scanner;
@@ -180,6 +185,8 @@ class StreamRelay {
     if (failure === null && !s.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
     if (failure === null) {
       // An edited stream's last line, if it had no newline (the editor holds unfinished lines).
+      const unchecked = this.#guard?.flush();
+      if (unchecked !== undefined && unchecked.length > 0) this.#write(this.#editor!.push(unchecked));
       const rest = this.#editor?.flush();
       if (rest !== undefined && rest.length > 0) this.#write(rest);
       this.#reply.streamEnd();
@@ -187,7 +194,10 @@ class StreamRelay {
     }
     const event = sseErrorEvent(errors.streamInterrupted(failure.message));
     // Bytes held back are the start of a [DONE] line that never came (or, edited, an unfinished line): sent as they are.
-    const held = this.#editor !== null ? this.#editor.flush() : this.#held;
+    const unchecked = this.#guard?.flush();
+    const pushed = unchecked !== undefined && unchecked.length > 0 ? this.#editor!.push(unchecked) : null;
+    const flushed = this.#editor !== null ? this.#editor.flush() : this.#held;
+    const held = pushed === null || pushed.length === 0 ? flushed : flushed === null ? pushed : Buffer.concat([pushed, flushed]);
     this.#held = null;
     const tail = Buffer.from(s.atEventBoundary ? event : `\n\n${event}`);
     const last = held === null || held.length === 0 ? tail : Buffer.concat([held, tail]);

@@ -1,4 +1,5 @@
 import { errors } from '../errors/catalog.js';
+import { parsePolicyValue, type GuardrailPolicy } from '../lib/guardrail-policy.js';
 
 /** Gateway extensions of an inference request (spec 1): read and removed from the body before the request leaves. */
 export interface Extensions {
@@ -9,17 +10,19 @@ export interface Extensions {
   upstreamKey: string | null;
   /** `cache: "auto"`: the gateway marks long stable prefixes for the provider's prompt cache (docs/cache.md). */
   cache: 'auto' | null;
+  /** The request's own guardrail policy (docs/guardrails.md), over its key's, org's and the gateway's. */
+  guardrails: GuardrailPolicy | null;
 }
 
 const OPTIMIZE = new Set(['price', 'latency', 'throughput']);
 const POLICIES = new Set(['india_only', 'no_training', 'zero_retention']);
-const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key', 'cache'] as const;
+const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key', 'cache', 'guardrails'] as const;
 
 /** The extension members' names, as a scan looks for them. */
 export const EXTENSION_NAMES: readonly string[] = EXTENSION_FIELDS;
 
 export function readExtensions(p: Record<string, unknown>): Extensions {
-  const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null };
+  const ext: Extensions = { optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null, guardrails: null };
   if (p.optimize !== undefined && p.optimize !== null) {
     if (typeof p.optimize !== 'string' || !OPTIMIZE.has(p.optimize)) throw errors.badRequest("Invalid 'optimize': expected price, latency or throughput");
     ext.optimize = p.optimize as Extensions['optimize'];
@@ -48,6 +51,11 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
     if (p.cache !== 'auto') throw errors.badRequest('Invalid \'cache\': expected "auto" (mark long stable prefixes for the provider\'s prompt cache)');
     ext.cache = 'auto';
   }
+  if (p.guardrails !== undefined && p.guardrails !== null) {
+    const parsed = parsePolicyValue(p.guardrails);
+    if (parsed.error !== null) throw errors.badRequest(`Invalid 'guardrails': ${parsed.error}`);
+    ext.guardrails = parsed.policy;
+  }
   // A delete goes to the runtime even for an absent field; most requests carry none of them.
   if (hasExtensionFields(p)) for (const f of EXTENSION_FIELDS) delete p[f];
   return ext;
@@ -56,5 +64,5 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
 /** Whether any extension field is present (null included). */
 function hasExtensionFields(p: Record<string, unknown>): boolean {
   return p.optimize !== undefined || p.provider !== undefined || p.data_policy !== undefined || p.upstream_key !== undefined
-    || p.cache !== undefined;
+    || p.cache !== undefined || p.guardrails !== undefined;
 }

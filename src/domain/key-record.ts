@@ -14,4 +14,9 @@ export interface KeyRecord {
   monthlyBudgetMicros: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /**
+   * The guardrail policy text (docs/guardrails.md). As the data plane looks a key up: the key's,
+   * else its org's; as the key store lists and finds keys: the key's own. Null or absent when none.
+   */
+  guardrails?: string | null;
 }

@@ -44,6 +44,8 @@ export const USAGE_FIELDS = [
   { name: 'cacheWriteTokens', column: 'cache_write_tokens', kind: 'int' },
   // Of completionTokens: spent reasoning.
   { name: 'reasoningTokens', column: 'reasoning_tokens', kind: 'int' },
+  // What the request's guardrail did ('redacted=aadhaar,pan', 'blocked=card'); null when nothing fired.
+  { name: 'guardrail', column: 'guardrail', kind: 'text?' },
 ] as const satisfies readonly UsageField[];
 
 /**

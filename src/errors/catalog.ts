@@ -14,6 +14,12 @@ export type ManagementCode =
   | 'last_owner' | 'personal_org' | 'member_cap' | 'team_cap' | 'duplicate_workspace' | 'bad_name' | 'already_answered'
   | 'bad_request' | 'bad_steps' | 'bad_model' | 'bad_readme' | 'unavailable';
 
+/** What each guardrail detector finds, for the message that names it. */
+const DETECTOR_NOUNS: Record<string, string> = {
+  aadhaar: 'an Aadhaar number', pan: 'a PAN', gstin: 'a GSTIN', upi: 'a UPI id', ifsc: 'an IFSC', mobile: 'a mobile number',
+  email: 'an email address', card: 'a payment card number', secret: 'an API key or secret',
+};
+
 export const errors = {
   badRequest: (message: string) => new GatewayError(400, INVALID_REQUEST, 'bad_request', message),
   notFound: (message = 'Not found') => new GatewayError(404, INVALID_REQUEST, 'not_found', message),
@@ -29,6 +35,10 @@ export const errors = {
   responseNotFound: (id: string) =>
     new GatewayError(404, INVALID_REQUEST, 'response_not_found',
       `No stored response '${id}' in this organisation: it was stored with store: false, deleted, past its retention, or never existed`),
+  /** A guardrail whose action is block found its detector's match in the request (or in the answer, when outputs are checked). */
+  guardrailBlocked: (detector: string, where: 'request' | 'answer' = 'request') =>
+    new GatewayError(400, INVALID_REQUEST, 'guardrail_blocked',
+      `The ${where} was blocked by the '${detector}' guardrail: it contains ${DETECTOR_NOUNS[detector] ?? 'text that detector matches'}`),
   noRoute: (model: string, why: string) =>
     new GatewayError(400, INVALID_REQUEST, 'no_route', `No route for model '${model}' satisfies the request: ${why}`),
   allRoutesFailed: (lastError: string) =>

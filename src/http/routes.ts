@@ -38,13 +38,15 @@ export interface RouteDeps {
  * anthropic-version is accepted and not needed; anthropic-beta goes on to Anthropic routes (the
  * request passes through to them as written). The key comes as x-api-key or Bearer.
  */
-const ANTHROPIC_HEADERS = ['anthropic-beta'] as const;
+const ANTHROPIC_HEADERS = ['anthropic-beta', 'x-gw-guardrails'] as const;
+/** A request's own guardrail policy (docs/guardrails.md), read by every inference route that forwards text. */
+const GUARDRAIL_HEADERS = ['x-gw-guardrails'] as const;
 const UPLOAD_HEADERS = ['content-type'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 function messagesRequest(ctx: RequestContext<'api_key', Buffer>) {
-  return { key: ctx.key, beta: ctx.headers['anthropic-beta'], body: ctx.body };
+  return { key: ctx.key, beta: ctx.headers['anthropic-beta'], guardrails: ctx.headers['x-gw-guardrails'], body: ctx.body };
 }
 
 /** The route table: every HTTP route, declared once. */
@@ -65,15 +67,15 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
   };
   const routes: RouteSpec[] = [
     route({
-      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
-      handle: (ctx, reply) => d.inference.handle('chat', { key: ctx.key, body: ctx.body }, reply),
+      handle: (ctx, reply) => d.inference.handle('chat', { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
         'routed with failover; stored per org unless store is false, continued with previous_response_id',
-      handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body }, reply),
+      handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
       kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key',
@@ -91,9 +93,9 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: async (ctx) => ({ body: await d.responses.remove(ctx.key, ctx.params.id) }),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Embeddings (OpenAI format), routed with failover',
-      handle: (ctx, reply) => d.inference.handle('embeddings', { key: ctx.key, body: ctx.body }, reply),
+      handle: (ctx, reply) => d.inference.handle('embeddings', { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
@@ -111,9 +113,9 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     upload('transcriptions', 'Speech to text (OpenAI format, multipart), routed with failover; billed per second of audio at the per-minute price'),
     upload('translations', 'Speech in any language to English text (OpenAI format, multipart), on models that translate; billed as transcriptions'),
     route({
-      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', body: SpeechBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/audio/speech', auth: 'api_key', body: SpeechBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Text to speech (OpenAI format), Hindi voices included, streamed; billed per 1M input characters',
-      handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body }, reply),
+      handle: (ctx, reply) => d.audio.handle('speech', { key: ctx.key, contentType: '', body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
       kind: 'raw', method: 'post', path: '/mcp', auth: 'api_key', headers: ['mcp-protocol-version'],

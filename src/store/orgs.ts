@@ -11,6 +11,7 @@ export interface OrgRow {
   created_at: number;
   balance_micros: number;
   funded_at: number | null;
+  guardrails: string | null;
 }
 
 export type MoneyEventKind = 'operator_credit' | 'signup_credit' | 'payment' | 'promo_bonus' | 'refund' | 'adjustment';
@@ -70,18 +71,28 @@ export function orgIsFunded(org: OrgRow): boolean {
 export function sqliteOrgStore(db: Db): OrgStore {
   const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
   const rename = db.prepare('UPDATE orgs SET name = ? WHERE id = ?');
+  const setGuardrails = db.prepare('UPDATE orgs SET guardrails = ? WHERE id = ?');
+  const orgKeys = db.prepare('SELECT id FROM api_keys WHERE org_id = ?').pluck();
+  const guard = db.transaction((orgId: string, policy: string | null, now: number): string[] => {
+    setGuardrails.run(policy, orgId);
+    const ids = orgKeys.all(orgId) as string[];
+    for (const id of ids) recordChange(db, 'key', id, now);
+    return ids;
+  });
   const owners = db.prepare(`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND m.role = 'owner' ORDER BY u.email`)
     .pluck();
   return {
     find: async (orgId) => {
       const o = findOrg(db, orgId);
-      return o && { id: o.id, name: o.name, personal: o.personal === 1, balanceMicros: o.balance_micros, fundedAt: o.funded_at, createdAt: o.created_at };
+      return o && { id: o.id, name: o.name, personal: o.personal === 1, balanceMicros: o.balance_micros, fundedAt: o.funded_at, createdAt: o.created_at,
+        guardrails: o.guardrails };
     },
     defaultWorkspaceId: async (orgId) => findDefaultWorkspaceId(db, orgId)!,
     hasActiveWorkspace: async (orgId, workspaceId) => workspace.get(workspaceId, orgId) !== undefined,
     rename: async (orgId, name) => {
       rename.run(name, orgId);
     },
+    setGuardrails: async (orgId, policy, now) => guard.immediate(orgId, policy, now),
     ownerEmails: async (orgId) => owners.all(orgId) as string[],
   };
 }

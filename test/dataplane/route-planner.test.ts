@@ -84,7 +84,7 @@ function planner(): { p: RoutePlanner; breakers: Breakers; stats: RouteStatsBook
   return { p: new RoutePlanner(CATALOG, breakers, stats), breakers, stats };
 }
 
-const ext = (o: Partial<Extensions> = {}): Extensions => ({ optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null, ...o });
+const ext = (o: Partial<Extensions> = {}): Extensions => ({ optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null, guardrails: null, ...o });
 const providers = (plan: Attempt[]): string[] => plan.map((a) => a.route.provider.id);
 
 /** The GatewayError a call throws, as `status code: message`. */

@@ -100,6 +100,31 @@ test('a Messages request to an Anthropic route is sent as the client wrote it, a
   assert.is(row.provider, 'anthropic');
 });
 
+test('a guarded Messages request reaches its Anthropic route natively with its text redacted; guarded answers are translated and checked', async () => {
+  const post = (guardrails: string) => fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'x-gw-guardrails': guardrails },
+    body: JSON.stringify({ model: CLAUDE, max_tokens: 50, system: [{ type: 'text', text: 'Customer PAN ABCPE1234F' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'My Aadhaar is 2341 2341 2346' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'kyc', input: { ids: { pan: 'ABCPE1234F' } } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'PAN ABCPE1234F verified' }] }] }] }),
+  });
+  const res = await post('redact=india');
+  assert.is(res.status, 200, await res.text());
+  const sent = anthropic.requests[0].body;
+  assert.equal(sent.system, [{ type: 'text', text: 'Customer PAN [REDACTED:pan]' }]);
+  assert.equal(sent.messages[0].content, [{ type: 'text', text: 'My Aadhaar is [REDACTED:aadhaar]' }]);
+  assert.equal(sent.messages[1].content[0].input, { ids: { pan: '[REDACTED:pan]' } });
+  assert.equal(sent.messages[2].content[0].content, [{ type: 'text', text: 'PAN [REDACTED:pan] verified' }]);
+  assert.is(res.headers.get('x-gw-guardrails'), 'redacted=aadhaar,pan');
+
+  anthropic.reset();
+  anthropic.enqueue({ kind: 'text', text: 'Your PAN on file is ABCPE1234F.' });
+  const checked = await post('redact=pan;outputs');
+  const msg = await checked.json() as any;
+  assert.is(checked.status, 200);
+  assert.equal(msg.content, [{ type: 'text', text: 'Your PAN on file is [REDACTED:pan].' }], 'checked, not passed through unread');
+});
+
 test("a streamed Messages request to an Anthropic route relays Anthropic's own events, and the ledger has its usage", async () => {
   const stream = client.messages.stream({ model: CLAUDE, max_tokens: 300, system: cachedSystem, messages: [{ role: 'user', content: 'Refunds?' }] });
   const events: string[] = [];

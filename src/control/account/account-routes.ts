@@ -20,12 +20,14 @@ const MeBody = Type.Object({
     domain: Type.Union([Type.String(), Type.Null()]),
     balance_inr: Type.Number(),
     tier: Type.String({ description: 'tier new keys get: trial or standard' }),
+    guardrails: Type.Union([Type.String(), Type.Null()], { description: "The org's guardrail policy (docs/guardrails.md); keys without their own follow it" }),
   }),
 });
 
 const meBody = (m: Me) => ({
   id: m.user.id, email: m.user.email, name: m.user.name, avatar_url: m.user.avatarUrl, role: m.role, attribution_pending: m.attributionPending,
-  org: { id: m.org.id, name: m.org.name, personal: m.org.personal, domain: m.domain, balance_inr: microsToInr(m.org.balanceMicros), tier: m.tier },
+  org: { id: m.org.id, name: m.org.name, personal: m.org.personal, domain: m.domain, balance_inr: microsToInr(m.org.balanceMicros), tier: m.tier,
+    guardrails: m.org.guardrails },
 });
 
 /**
@@ -70,9 +72,16 @@ export function accountRoutes(account: AccountService, signIn: SignInService, ba
     }),
     route({
       kind: 'json', method: 'patch', path: '/me/org', auth: 'session', role: 'owner', response: MeBody,
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false }),
-      summary: 'Rename the active org (owner)',
-      handle: async (ctx) => ({ body: meBody(await account.renameOrg(ctx.session, ctx.body.name)) }),
+      body: Type.Object({
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+        guardrails: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()])),
+      }, { additionalProperties: false, minProperties: 1 }),
+      summary: "Rename the active org, or set its guardrail policy (owner)",
+      handle: async (ctx) => {
+        const b = ctx.body;
+        if (b.guardrails !== undefined) await account.setOrgGuardrails(ctx.session, b.guardrails);
+        return { body: meBody(b.name !== undefined ? await account.renameOrg(ctx.session, b.name) : await account.me(ctx.session)) };
+      },
     }),
     route({
       kind: 'json', method: 'post', path: '/me/attribution', auth: 'session',

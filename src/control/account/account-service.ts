@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.js';
+import { guardrailSetting } from '../guardrail-setting.js';
 import { cleanName } from '../../domain/display-name.js';
 import { orgIsFunded } from '../../domain/org-funding.js';
 import type { Role, Session } from '../../domain/session.js';
@@ -15,6 +16,8 @@ export interface AccountServiceDeps {
   orgs: OrgStore;
   sessions: SessionStore;
   clock: Clock;
+  /** Tells the data plane (and other instances) a key's cached record is stale: an org's guardrails are in each key's. */
+  keyChanged?: (keyId: string) => void;
 }
 
 /** The signed-in user and the org they act in, as GET /me shows them. */
@@ -66,6 +69,16 @@ export class AccountService {
   /** Renames the active org (the route lets only its owners). */
   async renameOrg(s: Pick<Session, 'userId' | 'orgId' | 'role'>, rawName: string): Promise<Me> {
     await this.#d.orgs.rename(s.orgId, cleanName(rawName, DISPLAY_NAME_MAX, 'Org'));
+    return this.me(s);
+  }
+
+  /**
+   * Sets the active org's guardrail policy (docs/guardrails.md), or clears it with null; keys
+   * without their own policy follow it from their next request (the route lets only owners).
+   */
+  async setOrgGuardrails(s: Pick<Session, 'userId' | 'orgId' | 'role'>, given: string | null): Promise<Me> {
+    const ids = await this.#d.orgs.setGuardrails(s.orgId, guardrailSetting(given) ?? null, this.#d.clock.now());
+    for (const id of ids) this.#d.keyChanged?.(id);
     return this.me(s);
   }
 

@@ -8,6 +8,10 @@ import type { KeyService } from './key-service.js';
 const Inr = Type.Number({ minimum: 0, maximum: 10_000_000 });
 const NullableInt = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]);
 
+const GuardrailsValue = Type.Union([Type.String(), Type.Null()], {
+  description: "The key's own guardrail policy (docs/guardrails.md), e.g. 'redact=india;block=secret;outputs'; null: the org's applies",
+});
+
 const KeyListItem = Type.Object({
   id: Type.String(),
   prefix: Type.String(),
@@ -19,6 +23,7 @@ const KeyListItem = Type.Object({
   rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
   daily_limit: Type.Union([Type.Integer(), Type.Null()]),
   monthly_budget: Type.Union([Type.Number(), Type.Null()], { description: '₹ per IST month' }),
+  guardrails: GuardrailsValue,
   spent_month: Type.Number({ description: '₹ spent this IST month' }),
   last_used_at: Type.Union([Type.String(), Type.Null()]),
   expires_at: Type.Union([Type.String(), Type.Null()]),
@@ -35,7 +40,7 @@ export function keyRoutes(keys: KeyService): RouteSpec[] {
         body: {
           data: (await keys.list(ctx.session.orgId)).map((k) => ({
             id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, scope: k.scope, workspace_id: k.workspaceId, status: k.status,
-            rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit,
+            rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, guardrails: k.guardrails ?? null,
             monthly_budget: microsToInr(k.monthlyBudgetMicros), spent_month: microsToInr(k.spentMonthMicros),
             last_used_at: iso(k.lastUsedAt), expires_at: iso(k.expiresAt), created_at: iso(k.createdAt),
           })),
@@ -77,19 +82,23 @@ export function keyRoutes(keys: KeyService): RouteSpec[] {
         rpm_limit: Type.Optional(NullableInt),
         daily_limit: Type.Optional(NullableInt),
         budget_inr: Type.Optional(Type.Union([Inr, Type.Null()])),
+        guardrails: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()])),
       }, { additionalProperties: false }),
       response: Type.Object({
         id: Type.String(), tier: Type.String(), rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
         daily_limit: Type.Union([Type.Integer(), Type.Null()]), monthly_budget: Type.Union([Type.Number(), Type.Null()]),
+        guardrails: GuardrailsValue,
       }),
-      summary: 'Change a key\'s limits (owner/admin); the data plane applies them at once',
+      summary: 'Change a key\'s limits and guardrail policy (owner/admin); the data plane applies them at once',
       handle: async (ctx) => {
         const b = ctx.body;
         const k = await keys.updateLimits(ctx.session.orgId, ctx.params.id, {
           rpmLimit: b.rpm_limit, dailyLimit: b.daily_limit,
           monthlyBudgetMicros: b.budget_inr === undefined ? undefined : b.budget_inr === null ? null : inrToMicros(b.budget_inr),
+          guardrails: b.guardrails,
         });
-        return { body: { id: k.id, tier: k.tier, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget: microsToInr(k.monthlyBudgetMicros) } };
+        return { body: { id: k.id, tier: k.tier, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget: microsToInr(k.monthlyBudgetMicros),
+          guardrails: k.guardrails ?? null } };
       },
     }),
     route({

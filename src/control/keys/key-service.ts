@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.js';
+import { guardrailSetting } from '../guardrail-setting.js';
 import type { KeyRecord } from '../../domain/key-record.js';
 import type { CreatedKey, KeyAccount, KeyListRow, KeyStore } from '../../domain/stores/key-store.js';
 import type { OrgStore } from '../../domain/stores/org-store.js';
@@ -41,6 +42,8 @@ export interface LimitsInput {
   rpmLimit?: number | null;
   dailyLimit?: number | null;
   monthlyBudgetMicros?: number | null;
+  /** The key's own guardrail policy text (docs/guardrails.md); null to fall back to the org's. */
+  guardrails?: string | null;
 }
 
 /** API keys of an org (spec 3, 4.4, 7): who may mint, change and revoke them, and under which caps. */
@@ -83,7 +86,7 @@ export class KeyService {
     const k = await this.#inOrg(orgId, id);
     if (k.revokedAt !== null) throw errors.notFound('No such active key in this organisation');
     if (k.tier === 'trial') checkTrialPatch(patch.rpmLimit, patch.dailyLimit, patch.monthlyBudgetMicros !== undefined && patch.monthlyBudgetMicros !== null);
-    await d.keys.updateLimits(k.id, patch, d.clock.now());
+    await d.keys.updateLimits(k.id, { ...patch, guardrails: guardrailSetting(patch.guardrails) }, d.clock.now());
     d.keyChanged(k.id);
     const after = (await d.keys.find(k.id))!;
     return { ...after, ...effectiveLimits(after.tier, after.rpmLimit, after.dailyLimit) };

@@ -41,6 +41,8 @@ export interface KeyLimitsPatch {
   rpmLimit?: number | null;
   dailyLimit?: number | null;
   monthlyBudgetMicros?: number | null;
+  /** The key's own guardrail policy in its text form (checked by the caller); null to fall back to the org's. */
+  guardrails?: string | null;
 }
 
 /** What a key's holder may know of its account. */
@@ -60,6 +62,7 @@ export interface KeyStore {
   list(orgId: string, istMonth: string): Promise<KeyListRow[]>;
   /** The org's keys that are neither revoked nor expired at `now`, newest first. */
   listActive(orgId: string, now: number): Promise<KeyRecord[]>;
+  /** The key with its own guardrail policy (not its org's), as list() gives it too. */
   find(id: string): Promise<KeyRecord | undefined>;
   countActive(orgId: string, now: number, scope?: KeyScope): Promise<number>;
   /**

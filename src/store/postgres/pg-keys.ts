@@ -8,9 +8,12 @@ import { lockScope, recordChangePg } from './pg-locks.js';
 const KEY_COLUMNS = `k.id, k.org_id AS "orgId", k.workspace_id AS "workspaceId", k.name, k.prefix, k.tier, k.scope, k.rpm_limit AS "rpmLimit",
   k.daily_limit AS "dailyLimit", k.monthly_budget_micros AS "monthlyBudgetMicros", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt"`;
 
+/** The guardrail policy in force for a key: its own, else its org's (docs/guardrails.md). */
+const GUARDRAILS_IN_FORCE = 'COALESCE(k.guardrails, (SELECT o.guardrails FROM orgs o WHERE o.id = k.org_id)) AS guardrails';
+
 /** The data plane's lookup on a cache miss: the key by the hash of what the client sent. */
 export function postgresKeyByHash(sql: Pg): (hash: string) => Promise<KeyRecord | undefined> {
-  return async (hash) => (await sql.unsafe<KeyRecord[]>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.hash = $1`, [hash]))[0];
+  return async (hash) => (await sql.unsafe<KeyRecord[]>(`SELECT ${KEY_COLUMNS}, ${GUARDRAILS_IN_FORCE} FROM api_keys k WHERE k.hash = $1`, [hash]))[0];
 }
 
 /**
@@ -20,13 +23,13 @@ export function postgresKeyByHash(sql: Pg): (hash: string) => Promise<KeyRecord 
  */
 export function postgresKeyStore(sql: Pg): KeyStore {
   return {
-    list: (orgId, istMonth) => sql.unsafe<KeyListRow[]>(`SELECT ${KEY_COLUMNS}, COALESCE(s.spent_micros, 0) AS "spentMonthMicros",
+    list: (orgId, istMonth) => sql.unsafe<KeyListRow[]>(`SELECT ${KEY_COLUMNS}, k.guardrails, COALESCE(s.spent_micros, 0) AS "spentMonthMicros",
         k.last_used_at AS "lastUsedAt", k.created_at AS "createdAt"
       FROM api_keys k LEFT JOIN monthly_spend s ON s.scope_id = k.id AND s.ist_month = $1
       WHERE k.org_id = $2 ORDER BY k.created_at, k.id COLLATE "C"`, [istMonth, orgId]),
     listActive: (orgId, now) => sql.unsafe<KeyRecord[]>(`SELECT ${KEY_COLUMNS} FROM api_keys k
       WHERE k.org_id = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2) ORDER BY k.created_at DESC`, [orgId, now]),
-    find: async (id) => (await sql.unsafe<KeyRecord[]>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.id = $1`, [id]))[0],
+    find: async (id) => (await sql.unsafe<KeyRecord[]>(`SELECT ${KEY_COLUMNS}, k.guardrails FROM api_keys k WHERE k.id = $1`, [id]))[0],
     countActive: async (orgId, now, scope = 'full') => (await sql<{ n: number }[]>`SELECT COUNT(*)::bigint AS n FROM api_keys
       WHERE org_id = ${orgId} AND scope = ${scope} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})`)[0].n,
     create: (k: NewKey, now: number, check?: (facts: NewKeyFacts) => void) => sql.begin(async (tx) => {
@@ -53,10 +56,11 @@ export function postgresKeyStore(sql: Pg): KeyStore {
       return true;
     }),
     updateLimits: (id, patch, now) => sql.begin(async (tx) => {
-      const set: Record<string, number | null> = {};
+      const set: Record<string, number | string | null> = {};
       if (patch.rpmLimit !== undefined) set.rpm_limit = patch.rpmLimit;
       if (patch.dailyLimit !== undefined) set.daily_limit = patch.dailyLimit;
       if (patch.monthlyBudgetMicros !== undefined) set.monthly_budget_micros = patch.monthlyBudgetMicros;
+      if (patch.guardrails !== undefined) set.guardrails = patch.guardrails;
       if (Object.keys(set).length === 0) return (await tx`SELECT 1 FROM api_keys WHERE id = ${id}`).length > 0;
       if ((await tx`UPDATE api_keys SET ${tx(set)} WHERE id = ${id}`).count === 0) return false;
       await recordChangePg(tx, 'key', id, now);

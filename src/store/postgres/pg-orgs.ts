@@ -4,7 +4,8 @@ import type { MoneyEventKind } from '../orgs.js';
 import type { Pg } from './pg-database.js';
 import { lockFeed, recordChangePg, type Tx } from './pg-locks.js';
 
-const ORG = `id, name, personal = 1 AS personal, balance_micros AS "balanceMicros", funded_at AS "fundedAt", created_at AS "createdAt"`;
+const ORG = `id, name, personal = 1 AS personal, balance_micros AS "balanceMicros", funded_at AS "fundedAt", created_at AS "createdAt",
+  guardrails`;
 
 /** Whether any organisation exists yet (a fresh install has none). */
 export async function postgresHasAnyOrg(sql: Pg): Promise<boolean> {
@@ -58,6 +59,13 @@ export function postgresOrgStore(sql: Pg): OrgStore {
     rename: async (orgId, name) => {
       await sql`UPDATE orgs SET name = ${name} WHERE id = ${orgId}`;
     },
+    // Every instance's key cache follows the change feed: each key of the org is a change.
+    setGuardrails: (orgId, policy, now) => sql.begin(async (tx) => {
+      await tx`UPDATE orgs SET guardrails = ${policy} WHERE id = ${orgId}`;
+      const ids = (await tx<{ id: string }[]>`SELECT id FROM api_keys WHERE org_id = ${orgId}`).map((r) => r.id);
+      for (const id of ids) await recordChangePg(tx, 'key', id, now);
+      return ids;
+    }),
     // Sorted as SQLite's NOCASE sorts them, whatever the database's locale.
     ownerEmails: async (orgId) => (await sql<{ email: string }[]>`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
       WHERE m.org_id = ${orgId} AND m.role = 'owner' ORDER BY lower(u.email::text) COLLATE "C"`).map((r) => r.email),

@@ -35,7 +35,7 @@ eachBackend('account', (test, be) => {
   test('GET /me: the user and the active org, on the trial until money comes in', async () => {
     const me = (await call({ method: 'GET', url: '/me', headers: ana.headers })).json();
     assert.equal([me.email, me.name, me.role, me.attribution_pending], ['ana@team.example', null, 'owner', true]);
-    assert.equal(me.org, { id: ana.personalOrgId, name: 'ana', personal: true, domain: null, balance_inr: 0, tier: 'trial' });
+    assert.equal(me.org, { id: ana.personalOrgId, name: 'ana', personal: true, domain: null, balance_inr: 0, tier: 'trial', guardrails: null });
     const { db, pg } = be();
     if (db) insertMoneyEvent(db, ana.personalOrgId, 'operator_credit', 2_500_000, { now: Date.now() });
     else await insertMoneyEventPg(pg!, ana.personalOrgId, 'operator_credit', 2_500_000, { now: Date.now() });
@@ -43,14 +43,20 @@ eachBackend('account', (test, be) => {
     assert.equal([funded.balance_inr, funded.tier], [2.5, 'standard']);
   });
 
-  test('a team org shows the email domain; only its owner renames it, to a clean name', async () => {
+  test('a team org shows the email domain; only its owner renames it, to a clean name, or sets its guardrail policy', async () => {
     const { orgId } = await be().pick(sqliteMemberStore, postgresMemberStore).createTeamOrg('Team', ana.userId, Date.now(), () => {});
     await exec(be(), 'UPDATE sessions SET active_org_id = ?', orgId);
     const renamed = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { name: ' Team Two ' } });
     assert.equal([renamed.json().org.name, renamed.json().org.domain], ['Team Two', 'team.example']);
     assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { name: 'a\u0007b' } })).json().error.code, 'bad_name');
+    const guarded = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { guardrails: 'block=secret; redact=india' } });
+    assert.equal([guarded.json().org.name, guarded.json().org.guardrails], ['Team Two', 'redact=aadhaar,pan,gstin,upi,ifsc,mobile;block=secret']);
+    const bad = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { guardrails: 'redact' } });
+    assert.equal([bad.status, bad.json().error.code], [400, 'bad_request']);
+    assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: {} })).status, 400, 'nothing to change');
     await exec(be(), "UPDATE memberships SET role = 'admin' WHERE org_id = ?", orgId);
     assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { name: 'Mine' } })).status, 403);
+    assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { guardrails: null } })).status, 403);
   });
 
   test('PATCH /me sets and clears the display name; the survey is answered once', async () => {
