@@ -511,3 +511,17 @@ ALTER TABLE orgs ADD COLUMN guardrails TEXT;
 -- Batch ids are needed only until a spooled batch could still be replayed: the PostgreSQL writer
 -- prunes those older than a week in each batch's commit, by `at`.
 CREATE INDEX ledger_batches_at ON ledger_batches (at);
+
+-- migration: 21
+-- The exact-match response cache (docs/cache.md): an answer stored under the hash of its org,
+-- route and normalised request, until `expires_at`; the whole entry (status, headers, body) as
+-- one JSON text. usage.cache_hit: the request was answered from it (no provider, no cost).
+CREATE TABLE response_cache (
+  key        TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  bytes      INTEGER NOT NULL,
+  entry      TEXT NOT NULL
+);
+CREATE INDEX response_cache_expires ON response_cache (expires_at);
+ALTER TABLE usage ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;

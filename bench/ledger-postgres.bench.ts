@@ -37,7 +37,7 @@ function record(orgId: string, workspaceId: string, j: number): UsageRecord {
     at: Date.now() + j, requestId: `r${j}`, orgId, workspaceId, keyId: 'key_bench', endpoint: 'chat', model: 'gpt-4o-mini',
     provider: 'openai', route: 'openai:gpt-4o-mini', attempt: 0, status: 200, errorCode: null, promptTokens: 11,
     completionTokens: 7, units: 0, costMicros: 515, latencyMs: 1.2, ttfbMs: 0.9, streamed: false, byok: false, billable: true,
-    usageEstimated: false, queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null,
+    usageEstimated: false, queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: false,
   };
 }
 

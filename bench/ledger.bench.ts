@@ -27,7 +27,7 @@ const base: UsageRecord = {
   provider: 'openai', route: 'openai:gpt-4o-mini', attempt: 0, status: 200, errorCode: null, promptTokens: 11,
   completionTokens: 7, units: 0, costMicros: 515, latencyMs: 1.2, ttfbMs: 0.9, streamed: false, byok: false, billable: true,
   usageEstimated: false, queueMs: 0, usageClamped: false,
-  cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null,
+  cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: false,
 };
 // Feed in slices, yielding between them so the writer runs concurrently, and holding back while
 // the batcher is saturated, as the gateway's gate does (it sheds new requests with 503 then).

@@ -58,16 +58,16 @@ function request(rows: UsageTuple[], at: number, n: number, orgId: string, ws: s
   const streamed = (n % 3 === 0 ? 1 : 0) as 0 | 1;
   const id = `req_${n}`;
   if (r < 0.02) {
-    rows.push([at, id, orgId, ws, keyId, 'chat', model, p0, `${p0}:x`, 0, 502, 'upstream_error', 0, 0, 0, 300, null, streamed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null]);
+    rows.push([at, id, orgId, ws, keyId, 'chat', model, p0, `${p0}:x`, 0, 502, 'upstream_error', 0, 0, 0, 300, null, streamed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0]);
     return;
   }
   let attempt = 0;
   if (r < 0.07) {
-    rows.push([at - 200, id, orgId, ws, keyId, 'chat', model, p0, `${p0}:x`, 0, 500, 'upstream_error', 0, 0, 0, 200, 190, streamed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null]);
+    rows.push([at - 200, id, orgId, ws, keyId, 'chat', model, p0, `${p0}:x`, 0, 500, 'upstream_error', 0, 0, 0, 200, 190, streamed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0]);
     attempt = 1;
   }
   const p = PROVIDERS[(n + attempt) % PROVIDERS.length];
-  rows.push([at, id, orgId, ws, keyId, 'chat', model, p, `${p}:x`, attempt, 200, null, prompt, completion, cost, 400 + rand() * 900, 90, streamed, 0, 1, 0, 0, 0, 0, 0, 0, 0, null]);
+  rows.push([at, id, orgId, ws, keyId, 'chat', model, p, `${p}:x`, attempt, 200, null, prompt, completion, cost, 400 + rand() * 900, 90, streamed, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0]);
 }
 
 const loadStarted = performance.now();

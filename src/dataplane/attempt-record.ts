@@ -45,6 +45,6 @@ export function attemptRecord(at: number, req: RequestScope, a: Attempt, attempt
     ttfbMs: end.ttfbMs, streamed: end.streamed, byok: a.byok, billable: end.billable, usageEstimated: end.usageEstimated,
     units: end.units, queueMs: end.queueMs, usageClamped: end.usageClamped, cachedTokens: t?.cachedTokens ?? 0,
     cacheWriteTokens: t?.cacheWriteTokens ?? 0, reasoningTokens: t?.reasoningTokens ?? 0,
-    guardrail: req.guard == null ? null : req.guard.summary(),
+    guardrail: req.guard == null ? null : req.guard.summary(), cacheHit: false,
   };
 }

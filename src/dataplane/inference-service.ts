@@ -127,7 +127,7 @@ export class InferenceService {
       at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
       provider: null, route: null, attempt: 0, status: 400, errorCode: 'guardrail_blocked', promptTokens: 0, completionTokens: 0,
       costMicros: 0, latencyMs: 0, ttfbMs: null, streamed: false, byok: false, billable: false, usageEstimated: false, units: 0,
-      queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: guard.summary(),
+      queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: guard.summary(), cacheHit: false,
     });
   }
 

@@ -46,6 +46,8 @@ export const USAGE_FIELDS = [
   { name: 'reasoningTokens', column: 'reasoning_tokens', kind: 'int' },
   // What the request's guardrail did ('redacted=aadhaar,pan', 'blocked=card'); null when nothing fired.
   { name: 'guardrail', column: 'guardrail', kind: 'text?' },
+  // Answered from the exact-match response cache: no provider, no cost (docs/cache.md).
+  { name: 'cacheHit', column: 'cache_hit', kind: 'bool' },
 ] as const satisfies readonly UsageField[];
 
 /**

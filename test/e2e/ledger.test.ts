@@ -58,7 +58,7 @@ test('a chat completion is one billable row priced from its usage, and the org i
     id: 0, at: 0, request_id: response.headers.get('x-gw-request-id'), org_id: orgId, workspace_id: row.workspace_id, key_id: keyId,
     endpoint: 'chat', model: 'llama-3.3-70b-instruct', provider: 'groq', route: row.route, attempt: 0, status: 200, error_code: null,
     prompt_tokens: 11, completion_tokens: 7, cost_micros: cost, latency_ms: 0, ttfb_ms: 0, streamed: 0, byok: 0, billable: 1, usage_estimated: 0, units: 0, queue_ms: 0,
-    usage_clamped: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, guardrail: null,
+    usage_clamped: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, guardrail: null, cache_hit: 0,
   });
   assert.ok(Math.abs(row.at - Date.now()) < 10_000);
   assert.ok(row.latency_ms > 0);

@@ -9,7 +9,7 @@ function record(extra: Partial<UsageRecord> = {}): UsageRecord {
     model: 'gpt-4o-mini', provider: 'openai', route: 'openai:gpt-4o-mini', attempt: 0, status: 200, errorCode: null,
     promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
     streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
-    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, ...extra,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: false, ...extra,
   };
 }
 
@@ -26,9 +26,9 @@ test('records come back as the writer\'s rows, across a structured clone, in ord
   assert.is(b.count, 3);
   const rows = decodeBatch(structuredClone(b.take()));
   assert.equal(rows[0], [1_795_000_000_123, 'boot-1', 'org_a', 'ws_a', 'key_a', 'chat', 'gpt-4o-mini', 'openai', 'openai:gpt-4o-mini',
-    0, 200, null, 11, 7, 1_059, 12.5, 3.25, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null]);
+    0, 200, null, 11, 7, 1_059, 12.5, 3.25, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0]);
   assert.equal(rows[1].slice(7, 12), [null, null, 1, 502, 'connect_error']);
-  assert.equal(rows[1].slice(16), [null, 1, 1, 0, 1, 61, 250, 1, 0, 0, 0, 'redacted=aadhaar,pan']);
+  assert.equal(rows[1].slice(16), [null, 1, 1, 0, 1, 61, 250, 1, 0, 0, 0, 'redacted=aadhaar,pan', 0]);
   assert.is(rows[2][6], 'together/meta-llama/Llama-3.3 "70B"\n\u0000नमस्ते');
   assert.is(rows[2][14], 3_000_000_000_000);
   assert.is(rows[2][15], 0.123, 'times are kept to the microsecond');
@@ -49,7 +49,7 @@ test('each distinct string crosses once per batch, and a new batch starts empty'
   const first = b.take();
   // 600 request ids, plus org, workspace, key, endpoint, model, provider and route once each.
   assert.is(first.strings.length, 607);
-  assert.is(first.values.length, 600 * 28);
+  assert.is(first.values.length, 600 * 29);
   assert.is(b.count, 0);
   b.add(record({ requestId: 'next' }));
   const second = b.take();

@@ -80,7 +80,7 @@ function usage(extra: Partial<UsageRecord> = {}): UsageRecord {
     model: 'llama-3.3-70b-instruct', provider: 'groq', route: 'groq:llama-3.3-70b-instruct', attempt: 0, status: 200,
     errorCode: null, promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
     streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
-    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, ...extra,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: false, ...extra,
   };
 }
 
@@ -103,7 +103,7 @@ test('batches commit to PostgreSQL: every field in its column, the balance and t
     id: row.id, at: r.at, request_id: r.requestId, org_id: orgId, workspace_id: workspaceId, key_id: keyId, endpoint: 'embeddings',
     model: r.model, provider: 'groq', route: r.route, attempt: 2, status: 499, error_code: 'client_aborted', prompt_tokens: 11,
     completion_tokens: 7, cost_micros: 1_059, latency_ms: 12.5, ttfb_ms: null, streamed: 1, byok: 0, billable: 1, usage_estimated: 0, units: 42,
-    queue_ms: 12.25, usage_clamped: 1, cached_tokens: 5, cache_write_tokens: 0, reasoning_tokens: 3, guardrail: 'redacted=upi',
+    queue_ms: 12.25, usage_clamped: 1, cached_tokens: 5, cache_write_tokens: 0, reasoning_tokens: 3, guardrail: 'redacted=upi', cache_hit: 0,
   });
   assert.is((await pg`SELECT SUM(attempts) AS n FROM usage_rollup`)[0].n, 5, 'folded in the batches\' commits');
   assert.is((await pg`SELECT COUNT(*) AS n FROM ledger_batches`)[0].n, 2);
@@ -203,7 +203,7 @@ test('the server killed (pg_ctl stop -m immediate): rows are spooled, and a new 
 test('a spool left by a previous run is replayed at start; a batch already committed under its id is not written twice', async () => {
   const mk = (n: number): UsageTuple[] => Array.from({ length: n }, () => {
     const r = usage();
-    return [r.at, r.requestId, orgId, workspaceId, keyId, 'chat', r.model, 'groq', null, 0, 200, null, 1, 1, 100, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null];
+    return [r.at, r.requestId, orgId, workspaceId, keyId, 'chat', r.model, 'groq', null, 0, 200, null, 1, 1, 100, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0];
   });
   const committed = mk(4);
   const fresh = mk(6);

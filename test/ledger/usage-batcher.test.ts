@@ -51,7 +51,7 @@ function usage(extra: Partial<UsageRecord> = {}): UsageRecord {
     model: 'llama-3.3-70b-instruct', provider: 'groq', route: 'groq:llama-3.3-70b-instruct', attempt: 0, status: 200,
     errorCode: null, promptTokens: 11, completionTokens: 7, units: 0, costMicros: 1_059, latencyMs: 12.5, ttfbMs: 3.25,
     streamed: false, byok: false, billable: true, usageEstimated: false, queueMs: 0, usageClamped: false,
-    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, ...extra,
+    cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: false, ...extra,
   };
 }
 
@@ -93,7 +93,7 @@ test('every field of a record reaches its column unchanged', async () => {
     id: row.id, at: r.at, request_id: r.requestId, org_id: orgId, workspace_id: workspaceId, key_id: keyId, endpoint: 'embeddings',
     model: r.model, provider: 'groq', route: r.route, attempt: 2, status: 499, error_code: 'client_aborted', prompt_tokens: 2_000,
     completion_tokens: 300, cost_micros: 1_059, latency_ms: 12.5, ttfb_ms: null, streamed: 1, byok: 1, billable: 1, usage_estimated: 1, units: 42, queue_ms: 12.25,
-    usage_clamped: 1, cached_tokens: 1_500, cache_write_tokens: 250, reasoning_tokens: 120, guardrail: 'blocked=card',
+    usage_clamped: 1, cached_tokens: 1_500, cache_write_tokens: 250, reasoning_tokens: 120, guardrail: 'blocked=card', cache_hit: 0,
   });
 });
 

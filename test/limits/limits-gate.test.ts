@@ -88,7 +88,7 @@ function request(gate: LimitsGate, k: KeyRecord, hold = 0, cost = 0): void {
 /** The row the ledger writer would commit for a served request (attempt 0, billable). */
 function ledgerRow(k: KeyRecord, at: number, cost: number, attempt = 0, billable: 0 | 1 = 1): UsageTuple {
   return [at, `r${++seq}`, k.orgId, k.workspaceId, k.id, 'chat', 'llama-3.3-70b-instruct', 'groq', 'groq:llama', attempt,
-    billable ? 200 : 500, billable ? null : 'upstream_error', 11, 7, billable ? cost : 0, 5, 2, 0, 0, billable, 0, 0, 0, 0, 0, 0, 0, null];
+    billable ? 200 : 500, billable ? null : 'upstream_error', 11, 7, billable ? cost : 0, 5, 2, 0, 0, billable, 0, 0, 0, 0, 0, 0, 0, null, 0];
 }
 
 test('the gateway cap of 120 per rolling minute applies to a key with no rpm_limit, with an exact retry-after', () => {

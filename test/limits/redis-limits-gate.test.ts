@@ -187,7 +187,7 @@ test('figures Redis does not have are read from the ledger: day counts and spend
   const k = c.key(o, { dailyLimit: 5 });
   const write = usageBatchWriter(c.db);
   const row = (cost: number): UsageTuple => [c.clock.now(), `r${Math.random()}`, k.orgId, k.workspaceId, k.id, 'chat', 'llama-3.3-70b-instruct',
-    'groq', 'groq:llama', 0, 200, null, 11, 7, cost, 5, 2, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null];
+    'groq', 'groq:llama', 0, 200, null, 11, 7, cost, 5, 2, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0];
   // Three requests the ledger has already recorded (an earlier run).
   write([row(100_000), row(100_000), row(100_000)]);
   const out = await burst([a, b], [k], 10);

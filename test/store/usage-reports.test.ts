@@ -49,7 +49,7 @@ eachBackend('usage reports', (test, be) => {
       const status = billable ? 200 : pick([429, 500, 502, 499]);
       out.push([at, `req_${out.length}_${rand()}`, o.orgId, o.workspaceId, pick(o.keys), 'chat', pick(MODELS), pick(PROVIDERS), null,
         rand() < 0.7 ? 0 : 1, status, billable ? null : 'upstream_error', billable ? 1 + Math.floor(rand() * 100) : 0,
-        billable ? Math.floor(rand() * 50) : 0, billable ? Math.floor(rand() * 5_000) : 0, 10, null, 0, 0, billable as 0 | 1, 0, 0, 0, 0, 0, 0, 0, null]);
+        billable ? Math.floor(rand() * 50) : 0, billable ? Math.floor(rand() * 5_000) : 0, 10, null, 0, 0, billable as 0 | 1, 0, 0, 0, 0, 0, 0, 0, null, 0]);
     }
     return out;
   }

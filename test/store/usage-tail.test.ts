@@ -29,7 +29,7 @@ eachBackend('usage tail and export', (test, be) => {
       const mine = i % 4 !== 3;
       rows.push([1_764_000_000_000 + i, `req_${i}`, mine ? o.orgId : other.orgId, mine ? o.workspaceId : other.workspaceId,
         mine ? keys[i % 2] : otherKey, 'chat', i % 3 === 0 ? 'm-x' : 'm-y', 'p', null, 0, i % 5 === 0 ? 502 : 200, null, 1, 2, 10, 1.5, null,
-        0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null]);
+        0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0]);
     }
     await usageWriter(be())(rows);
   });

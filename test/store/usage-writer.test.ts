@@ -6,7 +6,7 @@ import { query, scalar, seedKey, usageWriter } from '../support/ledger-backends.
 import { eachBackend } from '../support/store-backends.js';
 
 const row = (at: number, i: number, o: { orgId: string; workspaceId: string }, keyId: string, cost = 100 + i): UsageTuple =>
-  [at, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m', 0, 200, null, 1, 1, cost, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null];
+  [at, `req_${i}`, o.orgId, o.workspaceId, keyId, 'chat', 'm', 'p', 'p:m', 0, 200, null, 1, 1, cost, 1, null, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, null, 0];
 
 eachBackend('usage writer', (test, be) => {
   // One batch whose rows straddle an IST midnight that is also a month end, out of order: the
@@ -40,9 +40,9 @@ eachBackend('usage writer', (test, be) => {
     const keyId = await seedKey(be(), o.orgId, o.workspaceId);
     const before = await scalar(be(), 'SELECT balance_micros FROM orgs WHERE id = ?', o.orgId);
     const full: UsageTuple = [1_764_000_000_123, 'req_full', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', null, null, 1, 502,
-      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5, 'redacted=email'];
+      'upstream_error', 12, 34, 5_678, 12.345, 3.5, 1, 1, 1, 1, 7, 0.25, 1, 3, 2, 5, 'redacted=email', 1];
     const unbilled: UsageTuple = [1_764_000_000_200, 'req_unbilled', o.orgId, o.workspaceId, keyId, 'chat', 'model-x', 'p', 'r', 0, 429,
-      'rate_limited', 0, 0, 999, 1, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null];
+      'rate_limited', 0, 0, 999, 1, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0];
     assert.is(await usageWriter(be())([full, unbilled]), 2);
     assert.is(await scalar(be(), 'SELECT balance_micros FROM orgs WHERE id = ?', o.orgId), before - 5_678, 'only the billable row is debited');
     assert.is(await scalar(be(), 'SELECT last_used_at FROM api_keys WHERE id = ?', keyId), 1_764_000_000_200);
@@ -51,7 +51,7 @@ eachBackend('usage writer', (test, be) => {
       id: 0, at: 1_764_000_000_123, request_id: 'req_full', org_id: o.orgId, workspace_id: o.workspaceId, key_id: keyId, endpoint: 'chat',
       model: 'model-x', provider: null, route: null, attempt: 1, status: 502, error_code: 'upstream_error', prompt_tokens: 12,
       completion_tokens: 34, cost_micros: 5_678, latency_ms: 12.345, ttfb_ms: 3.5, streamed: 1, byok: 1, billable: 1, usage_estimated: 1,
-      units: 7, queue_ms: 0.25, usage_clamped: 1, cached_tokens: 3, cache_write_tokens: 2, reasoning_tokens: 5, guardrail: 'redacted=email',
+      units: 7, queue_ms: 0.25, usage_clamped: 1, cached_tokens: 3, cache_write_tokens: 2, reasoning_tokens: 5, guardrail: 'redacted=email', cache_hit: 1,
     });
   });
 
