@@ -11,6 +11,10 @@ export interface RequestScope {
   endpoint: Endpoint;
   /** The model the client asked for. */
   model: string;
+  /** performance.now() when the handler started (the body read), for the served request's timings. */
+  startedMs: number;
+  /** The time spent so far in upstream attempts: each record adds its latency. */
+  upstreamMs: number;
 }
 
 /** How one attempt ended, as its usage record tells it. */

@@ -77,6 +77,7 @@ export class InferenceService {
    */
   handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
     const d = this.#d;
+    const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
@@ -85,14 +86,14 @@ export class InferenceService {
       },
       // bytes, not the body's length: a translated request may carry a stored conversation too.
       (p) => maxCostMicros(p.plan, p.body.bytes, p.body.maxTokens, d.reserveOutputTokens),
-      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply));
+      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply, startedMs));
   }
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
-    reply: ClientReply): Promise<number> {
+    reply: ClientReply, startedMs: number): Promise<number> {
     const { model, stream } = body;
-    const req: InferenceScope = { key, requestId, endpoint, model, body };
+    const req: InferenceScope = { key, requestId, endpoint, model, body, startedMs, upstreamMs: 0 };
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
         status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
@@ -181,10 +182,13 @@ export class InferenceService {
       usageEstimated: end.estimated, usageClamped: clamped !== null,
     });
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - served.ttfbMs);
+    const totalMs = performance.now() - req.startedMs;
+    this.#d.served.served(endpoint, totalMs, totalMs - req.upstreamMs);
     return cost;
   }
 
   #record(req: InferenceScope, a: Attempt, attempt: number, end: AttemptEnd): void {
+    req.upstreamMs += end.latencyMs;
     this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }

@@ -1,0 +1,76 @@
+import type { AnswerMeter, AnswerMeters, ServedMeter } from '../domain/request-meter.js';
+import { OVERHEAD_SECONDS, REQUEST_SECONDS } from './buckets.js';
+import type { Family, HistogramChild, Registry, Scalar } from './registry.js';
+
+interface Outcome {
+  readonly status: number;
+  readonly code: string | null;
+  readonly count: Scalar;
+}
+
+/** One route's answers: its duration child resolved once, its (status, code) counters found by a scan of the few seen. */
+class RouteAnswers implements AnswerMeter {
+  readonly #outcomes: Outcome[] = [];
+  readonly #route: string;
+  readonly #requests: Family<'counter'>;
+  readonly #duration: HistogramChild;
+
+  constructor(route: string, requests: Family<'counter'>, duration: HistogramChild) {
+    this.#route = route;
+    this.#requests = requests;
+    this.#duration = duration;
+  }
+
+  answered(status: number, code: string | null, seconds: number): void {
+    const list = this.#outcomes;
+    let o: Outcome | null = null;
+    for (let i = 0; i < list.length; i++) {
+      if (list[i].status === status && list[i].code === code) {
+        o = list[i];
+        break;
+      }
+    }
+    if (o === null) list.push(o = { status, code, count: this.#requests.child(this.#route, String(status), code ?? '') });
+    o.count.value++;
+    this.#duration.observe(seconds);
+  }
+}
+
+/**
+ * Every HTTP answer by route, status and error code, refusals included (a bad key, a limit, a
+ * malformed body never make a usage row), with its duration; and the gateway's own time on
+ * served inference requests.
+ */
+export class AnswerSeries implements AnswerMeters, ServedMeter {
+  readonly #requests;
+  readonly #duration;
+  readonly #total;
+  readonly #overhead;
+  readonly #served = new Map<string, { total: HistogramChild; overhead: HistogramChild }>();
+
+  constructor(reg: Registry) {
+    this.#requests = reg.counter('gw_http_requests_total',
+      'HTTP answers by route (the path pattern; `other` for unmatched paths), status and error code (empty for none; a stream that ends in an error event keeps its 200 and carries the code).',
+      ['route', 'status', 'code']);
+    this.#duration = reg.histogram('gw_http_request_duration_seconds',
+      'From the request\'s arrival to the end of its answer, by route (streams until their last byte).', ['route'], REQUEST_SECONDS);
+    this.#total = reg.histogram('gen_ai_server_request_duration_seconds',
+      'Served inference requests, from the handler\'s start (the body read) to the serving attempt\'s end (gen_ai.server.request.duration).',
+      ['gen_ai_operation_name'], REQUEST_SECONDS);
+    this.#overhead = reg.histogram('gw_overhead_seconds',
+      'Served inference requests: the gateway\'s own time, that is the request\'s time less the time spent in upstream attempts.',
+      ['endpoint'], OVERHEAD_SECONDS);
+  }
+
+  forRoute(route: string): AnswerMeter {
+    return new RouteAnswers(route, this.#requests, this.#duration.child(route));
+  }
+
+  served(endpoint: string, totalMs: number, overheadMs: number): void {
+    let s = this.#served.get(endpoint);
+    if (s === undefined) this.#served.set(endpoint, s = { total: this.#total.child(endpoint), overhead: this.#overhead.child(endpoint) });
+    s.total.observe(totalMs / 1000);
+    // Clock steps between two performance.now() readings are sub-microsecond; never below zero.
+    s.overhead.observe(overheadMs > 0 ? overheadMs / 1000 : 0);
+  }
+}

@@ -1,0 +1,114 @@
+import type { UsageRecord } from '../domain/usage-record.js';
+import { FIRST_TOKEN_SECONDS, OPERATION_SECONDS, TOKENS } from './buckets.js';
+import type { HistogramChild, Registry, Scalar } from './registry.js';
+
+/** The label value for a model or provider outside the catalog (a caller's direct route, an org's endpoint): bounded cardinality. */
+export const OTHER = 'other';
+
+/** Every series one usage record touches, for one (endpoint, model, provider, status, code). */
+interface Group {
+  readonly endpoint: string;
+  readonly model: string;
+  readonly provider: string | null;
+  readonly status: number;
+  readonly code: string | null;
+  readonly attempts: Scalar;
+  readonly duration: HistogramChild;
+  readonly inputTokens: Scalar;
+  readonly outputTokens: Scalar;
+  readonly cachedTokens: Scalar;
+  readonly costMicros: Scalar;
+  readonly inputUsage: HistogramChild;
+  readonly outputUsage: HistogramChild;
+  readonly firstToken: HistogramChild;
+}
+
+/**
+ * The series fed by usage records: one record per upstream attempt, teed off the ledger's sink.
+ * A record finds its group by its model (a Map lookup on a string it already has) and a scan of
+ * that model's few groups by reference-equal fields: no key string is built per record.
+ */
+export class UsageSeries {
+  readonly #groups = new Map<string, Group[]>();
+  /** Records of models outside the catalog share these groups under the model label `other`. */
+  readonly #others: Group[] = [];
+  readonly #knownModel: (id: string) => boolean;
+  readonly #knownProvider: (id: string) => boolean;
+  readonly #attempts;
+  readonly #duration;
+  readonly #tokens;
+  readonly #cost;
+  readonly #usage;
+  readonly #firstToken;
+
+  constructor(reg: Registry, knownModel: (id: string) => boolean, knownProvider: (id: string) => boolean) {
+    this.#knownModel = knownModel;
+    this.#knownProvider = knownProvider;
+    this.#attempts = reg.counter('gw_upstream_attempts_total',
+      'Upstream attempts by endpoint, provider, requested model, status and error code (one per ledger row; a failover makes several per request).',
+      ['endpoint', 'provider', 'model', 'status', 'code']);
+    this.#duration = reg.histogram('gen_ai_client_operation_duration_seconds',
+      'Duration of each upstream attempt, the gateway being the client of the provider (gen_ai.client.operation.duration); streams until their end.',
+      ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'error_type'], OPERATION_SECONDS);
+    this.#tokens = reg.counter('gw_tokens_total',
+      'Tokens billed by the serving attempts: input, output, and cached (the part of input read from the provider\'s prompt cache).',
+      ['provider', 'model', 'type']);
+    this.#cost = reg.counter('gw_cost_inr_total', 'What serving attempts cost their callers, in rupees (BYOK and trial keys: 0), as debited in the ledger.',
+      ['provider', 'model']);
+    this.#cost.divisor = 1e6;
+    this.#usage = reg.histogram('gen_ai_client_token_usage', 'Tokens per served request, by type (gen_ai.client.token.usage).',
+      ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'], TOKENS);
+    this.#firstToken = reg.histogram('gen_ai_server_time_to_first_token_seconds',
+      'Served streams: from the attempt\'s start to the first chunk of the answer (gen_ai.server.time_to_first_token).',
+      ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'], FIRST_TOKEN_SECONDS);
+  }
+
+  record(r: UsageRecord): void {
+    let list = this.#groups.get(r.model);
+    if (list === undefined) {
+      if (this.#knownModel(r.model)) this.#groups.set(r.model, list = []);
+      else list = this.#others;
+    }
+    let g: Group | null = null;
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (c.status === r.status && c.provider === r.provider && c.code === r.errorCode && c.endpoint === r.endpoint) {
+        g = c;
+        break;
+      }
+    }
+    if (g === null) list.push(g = this.#group(r, list === this.#others ? OTHER : r.model));
+    g.attempts.value++;
+    const seconds = r.latencyMs / 1000;
+    g.duration.observe(seconds);
+    if (!r.billable) return;
+    g.inputTokens.value += r.promptTokens;
+    g.outputTokens.value += r.completionTokens;
+    g.cachedTokens.value += r.cachedTokens;
+    g.costMicros.value += r.costMicros;
+    // Audio is billed in seconds or characters, not tokens.
+    if (r.units === 0) {
+      g.inputUsage.observe(r.promptTokens);
+      g.outputUsage.observe(r.completionTokens);
+    }
+    if (r.streamed && r.ttfbMs !== null) g.firstToken.observe(r.ttfbMs / 1000);
+  }
+
+  #group(r: UsageRecord, model: string): Group {
+    const provider = r.provider === null ? '' : this.#knownProvider(r.provider) ? r.provider : OTHER;
+    const op = r.endpoint;
+    const code = r.errorCode ?? '';
+    return {
+      endpoint: r.endpoint, model: r.model, provider: r.provider, status: r.status, code: r.errorCode,
+      attempts: this.#attempts.child(r.endpoint, provider, model, String(r.status), code),
+      duration: this.#duration.child(op, provider, model, code),
+      inputTokens: this.#tokens.child(provider, model, 'input'),
+      outputTokens: this.#tokens.child(provider, model, 'output'),
+      cachedTokens: this.#tokens.child(provider, model, 'cached'),
+      costMicros: this.#cost.child(provider, model),
+      inputUsage: this.#usage.child(op, provider, model, 'input'),
+      outputUsage: this.#usage.child(op, provider, model, 'output'),
+      firstToken: this.#firstToken.child(op, provider, model),
+    };
+  }
+}
