@@ -168,7 +168,8 @@ export class AudioService {
       usageEstimated: end.estimated, usageClamped: false,
     });
     if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - served.ttfbMs);
-    const totalMs = performance.now() - req.startedMs;
+    // The serving attempt's end, as its latency was read: no second clock reading.
+    const totalMs = won.started + latencyMs - req.startedMs;
     this.#d.served.served(req.endpoint, totalMs, totalMs - req.upstreamMs);
     return cost;
   }

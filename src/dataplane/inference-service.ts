@@ -182,7 +182,8 @@ export class InferenceService {
       usageEstimated: end.estimated, usageClamped: clamped !== null,
     });
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - served.ttfbMs);
-    const totalMs = performance.now() - req.startedMs;
+    // The serving attempt's end, as its latency was read: no second clock reading.
+    const totalMs = won.started + latencyMs - req.startedMs;
     this.#d.served.served(endpoint, totalMs, totalMs - req.upstreamMs);
     return cost;
   }
