@@ -8,7 +8,6 @@ export const OTHER = 'other';
 /** Every series one usage record touches, for one (endpoint, model, provider, status, code). */
 interface Group {
   readonly endpoint: string;
-  readonly model: string;
   readonly provider: string | null;
   readonly status: number;
   readonly code: string | null;
@@ -69,15 +68,17 @@ export class UsageSeries {
       if (this.#knownModel(r.model)) this.#groups.set(r.model, list = []);
       else list = this.#others;
     }
+    // Outside the catalog, providers too are matched by their label: org endpoints' ids must not grow the list.
+    const provider = list === this.#others && r.provider !== null && !this.#knownProvider(r.provider) ? OTHER : r.provider;
     let g: Group | null = null;
     for (let i = 0; i < list.length; i++) {
       const c = list[i];
-      if (c.status === r.status && c.provider === r.provider && c.code === r.errorCode && c.endpoint === r.endpoint) {
+      if (c.status === r.status && c.provider === provider && c.code === r.errorCode && c.endpoint === r.endpoint) {
         g = c;
         break;
       }
     }
-    if (g === null) list.push(g = this.#group(r, list === this.#others ? OTHER : r.model));
+    if (g === null) list.push(g = this.#group(r, list === this.#others ? OTHER : r.model, provider));
     g.attempts.value++;
     const seconds = r.latencyMs / 1000;
     g.duration.observe(seconds);
@@ -94,12 +95,13 @@ export class UsageSeries {
     if (r.streamed && r.ttfbMs !== null) g.firstToken.observe(r.ttfbMs / 1000);
   }
 
-  #group(r: UsageRecord, model: string): Group {
-    const provider = r.provider === null ? '' : this.#knownProvider(r.provider) ? r.provider : OTHER;
+  /** `provider`: the record's, or OTHER when both it and the model are outside the catalog. */
+  #group(r: UsageRecord, model: string, rawProvider: string | null): Group {
+    const provider = rawProvider === null ? '' : this.#knownProvider(rawProvider) ? rawProvider : OTHER;
     const op = r.endpoint;
     const code = r.errorCode ?? '';
     return {
-      endpoint: r.endpoint, model: r.model, provider: r.provider, status: r.status, code: r.errorCode,
+      endpoint: r.endpoint, provider: rawProvider, status: r.status, code: r.errorCode,
       attempts: this.#attempts.child(r.endpoint, provider, model, String(r.status), code),
       duration: this.#duration.child(op, provider, model, code),
       inputTokens: this.#tokens.child(provider, model, 'input'),
