@@ -1,9 +1,11 @@
 import type { AnswerMeter, AnswerMeters, ServedMeter } from '../domain/request-meter.js';
 import { OVERHEAD_SECONDS, REQUEST_SECONDS } from './buckets.js';
+import { OTHER, type CodeLabels } from './code-labels.js';
 import type { Family, HistogramChild, Registry, Scalar } from './registry.js';
 
 interface Outcome {
   readonly status: number;
+  /** The answer's code, or OTHER for every code past the cap (CodeLabels). */
   readonly code: string | null;
   readonly count: Scalar;
 }
@@ -18,12 +20,14 @@ class RouteAnswers implements AnswerMeter {
   readonly #route: string;
   readonly #requests: Family<'counter'>;
   readonly #durations: Family<'histogram'>;
+  readonly #codes: CodeLabels;
   #duration: HistogramChild | null = null;
 
-  constructor(route: string, requests: Family<'counter'>, durations: Family<'histogram'>) {
+  constructor(route: string, requests: Family<'counter'>, durations: Family<'histogram'>, codes: CodeLabels) {
     this.#route = route;
     this.#requests = requests;
     this.#durations = durations;
+    this.#codes = codes;
   }
 
   answered(status: number, code: string | null, seconds: number): void {
@@ -35,9 +39,19 @@ class RouteAnswers implements AnswerMeter {
         break;
       }
     }
-    if (o === null) list.push(o = { status, code, count: this.#requests.child(this.#route, String(status), code ?? '') });
+    if (o === null) o = this.#missed(status, code);
     o.count.value++;
     (this.#duration ??= this.#durations.child(this.#route)).observe(seconds);
+  }
+
+  /** An answer no outcome matched: a code past the cap joins its status's `other` outcome, anything else is new. */
+  #missed(status: number, code: string | null): Outcome {
+    const label = this.#codes.label(code);
+    const list = this.#outcomes;
+    if (label === OTHER) for (const o of list) if (o.status === status && o.code === OTHER) return o;
+    const o = { status, code: label === '' ? null : label, count: this.#requests.child(this.#route, String(status), label) };
+    list.push(o);
+    return o;
   }
 }
 
@@ -52,8 +66,10 @@ export class AnswerSeries implements AnswerMeters, ServedMeter {
   readonly #total;
   readonly #overhead;
   readonly #served = new Map<string, { total: HistogramChild; overhead: HistogramChild }>();
+  readonly #codes: CodeLabels;
 
-  constructor(reg: Registry) {
+  constructor(reg: Registry, codes: CodeLabels) {
+    this.#codes = codes;
     this.#requests = reg.counter('gw_http_requests_total',
       'HTTP answers by route (the path pattern; `other` for unmatched paths), status and error code (empty for none; a stream that ends in an error event keeps its 200 and carries the code).',
       ['route', 'status', 'code']);
@@ -68,7 +84,7 @@ export class AnswerSeries implements AnswerMeters, ServedMeter {
   }
 
   forRoute(route: string): AnswerMeter {
-    return new RouteAnswers(route, this.#requests, this.#duration);
+    return new RouteAnswers(route, this.#requests, this.#duration, this.#codes);
   }
 
   served(endpoint: string, totalMs: number, overheadMs: number): void {

@@ -3,6 +3,7 @@ import type { AnswerMeter, AnswerMeters, ServedMeter } from '../domain/request-m
 import type { UsageRecord, UsageSink } from '../domain/usage-record.js';
 import { AnswerSeries } from './answer-series.js';
 import { LEDGER_WRITE_SECONDS } from './buckets.js';
+import { CodeLabels } from './code-labels.js';
 import { ProcessSeries } from './process-series.js';
 import { Registry } from './registry.js';
 import { UsageSeries } from './usage-series.js';
@@ -44,8 +45,10 @@ export class GatewayMetrics implements UsageSink, AnswerMeters, ServedMeter {
   constructor(src: MetricsSources) {
     const reg = this.#reg;
     reg.gauge('gw_build_info', 'The gateway\'s version; always 1.', ['version']).child(src.version).set(1);
-    this.#answers = new AnswerSeries(reg);
-    this.#usage = new UsageSeries(reg, (id) => src.knownModel(id), (id) => src.knownProvider(id));
+    // One bound for both: an answer's code and its attempts' codes are mostly the same.
+    const codes = new CodeLabels();
+    this.#answers = new AnswerSeries(reg, codes);
+    this.#usage = new UsageSeries(reg, (id) => src.knownModel(id), (id) => src.knownProvider(id), codes);
     this.#refusals = reg.counter('gw_limit_rejections_total',
       'Requests the limits gate refused, by error code (rate_limit_exceeded, daily_limit_reached, budget_exceeded, insufficient_credits, overloaded, unavailable).',
       ['code']);

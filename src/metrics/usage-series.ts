@@ -1,15 +1,14 @@
 import type { UsageRecord } from '../domain/usage-record.js';
 import { FIRST_TOKEN_SECONDS, OPERATION_SECONDS, TOKENS } from './buckets.js';
+import { OTHER, type CodeLabels } from './code-labels.js';
 import type { HistogramChild, Registry, Scalar } from './registry.js';
-
-/** The label value for a model or provider outside the catalog (a caller's direct route, an org's endpoint): bounded cardinality. */
-export const OTHER = 'other';
 
 /** Every series one usage record touches, for one (endpoint, model, provider, status, code). */
 interface Group {
   readonly endpoint: string;
   readonly provider: string | null;
   readonly status: number;
+  /** The record's code, or OTHER for every code past the cap (CodeLabels). */
   readonly code: string | null;
   readonly attempts: Scalar;
   readonly duration: HistogramChild;
@@ -33,6 +32,7 @@ export class UsageSeries {
   readonly #others: Group[] = [];
   readonly #knownModel: (id: string) => boolean;
   readonly #knownProvider: (id: string) => boolean;
+  readonly #codes: CodeLabels;
   readonly #attempts;
   readonly #duration;
   readonly #tokens;
@@ -40,9 +40,10 @@ export class UsageSeries {
   readonly #usage;
   readonly #firstToken;
 
-  constructor(reg: Registry, knownModel: (id: string) => boolean, knownProvider: (id: string) => boolean) {
+  constructor(reg: Registry, knownModel: (id: string) => boolean, knownProvider: (id: string) => boolean, codes: CodeLabels) {
     this.#knownModel = knownModel;
     this.#knownProvider = knownProvider;
+    this.#codes = codes;
     this.#attempts = reg.counter('gw_upstream_attempts_total',
       'Upstream attempts by endpoint, provider, requested model, status and error code (one per ledger row; a failover makes several per request).',
       ['endpoint', 'provider', 'model', 'status', 'code']);
@@ -78,7 +79,7 @@ export class UsageSeries {
         break;
       }
     }
-    if (g === null) list.push(g = this.#group(r, list === this.#others ? OTHER : r.model, provider));
+    if (g === null) g = this.#missed(list, r, provider);
     g.attempts.value++;
     const seconds = r.latencyMs / 1000;
     g.duration.observe(seconds);
@@ -95,13 +96,23 @@ export class UsageSeries {
     if (r.streamed && r.ttfbMs !== null) g.firstToken.observe(r.ttfbMs / 1000);
   }
 
-  /** `provider`: the record's, or OTHER when both it and the model are outside the catalog. */
-  #group(r: UsageRecord, model: string, rawProvider: string | null): Group {
+  /** A record no group matched: a code past the cap joins its `other` group, anything else gets a new group. */
+  #missed(list: Group[], r: UsageRecord, provider: string | null): Group {
+    const code = this.#codes.label(r.errorCode);
+    if (code === OTHER) {
+      for (const c of list) if (c.code === OTHER && c.status === r.status && c.provider === provider && c.endpoint === r.endpoint) return c;
+    }
+    const g = this.#group(r, list === this.#others ? OTHER : r.model, provider, code);
+    list.push(g);
+    return g;
+  }
+
+  /** `rawProvider`: the record's, or OTHER when both it and the model are outside the catalog; `code`: its label. */
+  #group(r: UsageRecord, model: string, rawProvider: string | null, code: string): Group {
     const provider = rawProvider === null ? '' : this.#knownProvider(rawProvider) ? rawProvider : OTHER;
     const op = r.endpoint;
-    const code = r.errorCode ?? '';
     return {
-      endpoint: r.endpoint, provider: rawProvider, status: r.status, code: r.errorCode,
+      endpoint: r.endpoint, provider: rawProvider, status: r.status, code: code === '' ? null : code,
       attempts: this.#attempts.child(r.endpoint, provider, model, String(r.status), code),
       duration: this.#duration.child(op, provider, model, code),
       inputTokens: this.#tokens.child(provider, model, 'input'),

@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import type { UsageRecord } from '../../src/domain/usage-record.js';
 import { Registry } from '../../src/metrics/registry.js';
 import { UsageSeries } from '../../src/metrics/usage-series.js';
+import { AnswerSeries } from '../../src/metrics/answer-series.js';
+import { CodeLabels, MAX_CODES } from '../../src/metrics/code-labels.js';
 import { parsePromText, sampleSum, sampleValue } from '../support/prom-text.js';
 
 const base: UsageRecord = {
@@ -14,7 +16,7 @@ const base: UsageRecord = {
 
 function series() {
   const reg = new Registry();
-  const s = new UsageSeries(reg, (id) => id === 'llama', (id) => id === 'groq');
+  const s = new UsageSeries(reg, (id) => id === 'llama', (id) => id === 'groq', new CodeLabels());
   return { s, read: () => parsePromText(reg.render()) };
 }
 
@@ -56,6 +58,27 @@ test('only served streams are timed to their first token, and audio is not count
   assert.is(sampleSum(m, 'gen_ai_server_time_to_first_token_seconds_count'), 1);
   assert.is(sampleSum(m, 'gen_ai_server_time_to_first_token_seconds_sum'), 0.03);
   assert.is(sampleSum(m, 'gen_ai_client_token_usage_count', { gen_ai_token_type: 'output' }), 2);
+});
+
+test('error codes past the cap are counted as other, in attempts and in answers alike, so an endpoint cannot grow the series', () => {
+  const reg = new Registry();
+  const codes = new CodeLabels();
+  const s = new UsageSeries(reg, (id) => id === 'llama', (id) => id === 'groq', codes);
+  const route = new AnswerSeries(reg, codes).forRoute('/v1/chat/completions');
+  const n = MAX_CODES + 50;
+  for (let i = 0; i < n; i++) {
+    s.record({ ...base, status: 400, errorCode: `code_${i}`, billable: false });
+    route.answered(400, `code_${i}`, 0.01);
+  }
+  s.record({ ...base, status: 400, errorCode: `code_${n - 1}`, billable: false });
+  route.answered(400, `code_${n - 1}`, 0.01);
+  const m = parsePromText(reg.render());
+  assert.is(m.get('gw_upstream_attempts_total')!.samples.length, MAX_CODES + 1);
+  assert.is(sampleValue(m, 'gw_upstream_attempts_total', { endpoint: 'chat', provider: 'groq', model: 'llama', status: '400', code: 'code_0' }), 1);
+  assert.is(sampleValue(m, 'gw_upstream_attempts_total', { endpoint: 'chat', provider: 'groq', model: 'llama', status: '400', code: 'other' }), 51);
+  assert.is(m.get('gw_http_requests_total')!.samples.length, MAX_CODES + 1);
+  assert.is(sampleValue(m, 'gw_http_requests_total', { route: '/v1/chat/completions', status: '400', code: 'other' }), 51);
+  assert.is(sampleSum(m, 'gw_http_requests_total'), n + 1);
 });
 
 test.run();
