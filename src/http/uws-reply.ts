@@ -294,8 +294,9 @@ export class UwsReply implements ClientReply {
     this.#res.close();
   }
 
-  streamEnd(last?: Buffer | string): void {
+  streamEnd(last?: Buffer | string, failedWith?: string): void {
     if (this.aborted || this.#ended) return;
+    if (failedWith !== undefined) this.#code = failedWith;
     if (this.#batching) {
       if (last !== undefined) this.#pieces.push(last);
       this.#endPending = true;

@@ -122,6 +122,17 @@ test('breakers, the ledger, the upstream pool and the process are reported', asy
   for (const f of m.values()) assert.ok(f.help && f.type !== 'untyped', `${f.name} has HELP and TYPE`);
 });
 
+test('a stream the provider cuts after its first bytes keeps its 200 and is counted with code stream_interrupted', async () => {
+  const before = sampleValue(await scrape(gw.url), 'gw_http_requests_total', { route: CHAT, status: '200', code: 'stream_interrupted' }) ?? 0;
+  mock.enqueue({ kind: 'cut', afterChunks: 2 });
+  const res = await chat(key, { stream: true });
+  assert.is(res.status, 200);
+  assert.match(await res.text(), /stream_interrupted/);
+  await waitFor(async () =>
+    sampleValue(await scrape(gw.url), 'gw_http_requests_total', { route: CHAT, status: '200', code: 'stream_interrupted' }) === before + 1,
+  5_000, 'the cut stream counted');
+});
+
 test('a breaker opened by failures shows as open', async () => {
   mock.setDefault({ kind: 'status', status: 503 });
   const open = { route: 'groq:llama-3.3-70b-versatile', provider: 'groq', state: 'open' };
