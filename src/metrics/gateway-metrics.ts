@@ -30,9 +30,9 @@ const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half_open'];
  * writes, and gauges read on scrape. Built only when metrics.enabled; otherwise none of these
  * hooks exist and nothing on the request path measures anything.
  *
- * Cost on the pass-through path (bench:instructions, 3,000 requests under callgrind, main thread):
- * 91.0k -> 93.2k instructions a plain answer, 123.4k -> 125.7k a 20-chunk stream, about 2%
- * (docs/operations.md, What collecting costs).
+ * Cost on the pass-through path (bench:instructions, 3,000 requests under callgrind, the main
+ * thread's own work): 86.9k -> 87.6-87.9k instructions a plain answer, 118.2k -> 120.5-121.0k a
+ * 20-chunk stream, 1-2.4% (docs/operations.md, What collecting costs).
  */
 export class GatewayMetrics implements UsageSink, AnswerMeters, ServedMeter {
   readonly #reg = new Registry();

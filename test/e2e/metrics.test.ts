@@ -145,8 +145,8 @@ test('a breaker opened by failures shows as open', async () => {
   assert.is(sampleValue(m, 'gw_circuit_breaker_state', { route: 'groq:llama-3.3-70b-versatile', provider: 'groq', state: 'closed' }), 0);
 });
 
-test('with metrics.token set, a scrape needs it as Bearer: missing or wrong is 401 in the envelope', async () => {
-  const tokened = await startGateway({}, { GW_METRICS_TOKEN: TOKEN });
+test('with metrics.token set, a scrape needs it as Bearer: missing or wrong is 401 in the envelope, and guessing is rate-limited', async () => {
+  const tokened = await startGateway({ limits: { publicRpmPerIp: 3 } }, { GW_METRICS_TOKEN: TOKEN });
   try {
     const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }];
     for (const headers of attempts) {
@@ -155,8 +155,14 @@ test('with metrics.token set, a scrape needs it as Bearer: missing or wrong is 4
       const e = await errorOf(res);
       assert.equal([e.code, e.type], ['invalid_metrics_token', 'authentication_error']);
     }
+    // Refused scrapes count in the IP's public window: a token cannot be guessed at speed.
+    const guess = await fetch(`${tokened.url}/metrics`, { headers: { authorization: 'Bearer guess-0123456789abcdef' } });
+    assert.is((await errorOf(guess)).code, 'rate_limit_exceeded');
+    // Scrapes with the token are not limited.
+    for (let i = 0; i < 4; i++) await scrape(tokened.url, { authorization: `Bearer ${TOKEN}` });
     const m = await scrape(tokened.url, { authorization: `Bearer ${TOKEN}` });
     assert.is(sampleValue(m, 'gw_http_requests_total', { route: '/metrics', status: '401', code: 'invalid_metrics_token' }), 3);
+    assert.is(sampleValue(m, 'gw_http_requests_total', { route: '/metrics', status: '200', code: '' }), 4);
   } finally {
     await tokened.cleanup();
   }
