@@ -76,6 +76,8 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
       ...(o.anthropicUrl ? { anthropic: { baseUrl: o.anthropicUrl, apiKey: 'sk-ant-bench' } } : {}),
     },
     limits: { gatewayRpm: 100_000_000, ...o.limits },
+    // BENCH_GW_METRICS=0: the same gateway with metrics off, to count what collecting them costs.
+    ...(process.env.BENCH_GW_METRICS === '0' ? { metrics: { enabled: false } } : {}),
   }, null, 2));
 
   const server = await startChild('gateway', {

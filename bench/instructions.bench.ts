@@ -26,6 +26,7 @@
 //                      changed up to 10x between runs of one build) and the rest, the request's
 //                      own work, which is the figure to compare between builds on a shared machine
 //   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
+//   BENCH_GW_METRICS   0: the gateway with metrics.enabled false (what collecting metrics costs)
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -73,6 +73,10 @@ import { PincodeLookup } from './control/billing/pincode-lookup.js';
 import { LowBalanceMailer } from './monitoring/low-balance.js';
 import { firstStartSteps } from './first-start.js';
 import { publicGate } from './limits/public-gate.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { countingGate } from './metrics/counting-gate.js';
+import { metricsRoute } from './metrics/metrics-route.js';
+import { NO_SERVED_METER } from './domain/request-meter.js';
 
 export { StartRefused };
 
@@ -117,31 +121,50 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const stats = new RouteStatsBook();
   const upstream = new UpstreamClient(config.upstream);
   const usage = state.ledger;
-  const gate = state.gate;
+  // Metrics off: no tee, no gate wrapper, no meters; the request path measures nothing.
+  const metrics = config.metrics.enabled ? new GatewayMetrics({
+    knownModel: (id) => catalog.models.has(id),
+    knownProvider: (id) => catalog.providers.has(id),
+    breakers: function* () {
+      for (const r of catalog.routes.values()) if (r.provider.configured) yield { route: r.id, provider: r.provider.id, state: breakers.state(r.id) };
+    },
+    ledger: () => ({ pending: usage.pending, spooled: usage.spooled, written: usage.written }),
+    upstream: () => upstream.load(),
+    version: GATEWAY_VERSION,
+  }) : null;
+  if (metrics !== null) usage.onWritten = (ms) => metrics.ledgerWritten(ms);
+  const gate = metrics === null ? state.gate : countingGate(state.gate, (code) => metrics.refused(code));
   // Public traffic statistics see every record as it is made, and the ledger's last 30 days at start.
   const traffic = new TrafficBook((model) => catalog.models.has(model));
   Promise.resolve(state.traffic.lastId()).then((last) => traffic.load(state.traffic, last, clock.now()))
     .catch((e: unknown) => log.error('traffic statistics could not be rebuilt from the ledger', { err: String(e) }));
-  const sink: UsageSink = {
+  const sink: UsageSink = metrics === null ? {
     record(r) {
       usage.record(r);
       traffic.add(r);
     },
+  } : {
+    record(r) {
+      usage.record(r);
+      traffic.add(r);
+      metrics.record(r);
+    },
   };
+  const served = metrics ?? NO_SERVED_METER;
   const planner = new RoutePlanner(catalog, breakers, stats);
   const masterKey = loadMasterKey(config);
   const outbound = new ProxyDispatchers(config.upstream);
   const mailer = createMailer(config.smtp);
   const defaultGuardrails = config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default);
   const inference = new InferenceService({
-    auth, gate, planner, breakers, upstream, stats, usage: sink, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
+    auth, gate, planner, breakers, upstream, stats, usage: sink, served, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
     promptCacheAuto: config.promptCache.auto,
     guardrails: defaultGuardrails,
   });
   const storedResponses = state.responses;
   Promise.resolve(storedResponses.sweep()).catch((e: unknown) => log.warn('sweeping expired stored responses failed', { err: String(e) }));
   const responses = new ResponsesService({ inference, auth, store: storedResponses, clock, log });
-  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, clock, maxFileBytes: config.audio.maxFileBytes,
+  const audio = new AudioService({ auth, gate, planner, breakers, upstream, stats, usage: sink, served, clock, maxFileBytes: config.audio.maxFileBytes,
     guardrails: defaultGuardrails });
 
   const payments = config.billing.payments.keyId && config.billing.payments.keySecret
@@ -285,7 +308,8 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...paymentWebhookRoutes(paymentService, (ip) => gatePublic(ip, '')),
       ...checkoutReturnRoutes(),
       ...trafficRoutes({ traffic, hasModel: (id) => catalog.models.has(id), clock }),
-      ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound))],
+      ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound)),
+      ...(metrics === null ? [] : [metricsRoute({ render: () => metrics.render(), token: config.metrics.token, limitRefused: (ip) => gatePublic(ip, '') })])],
   });
   const dashboard = config.dashboard.enabled ? loadDashboard(DASHBOARD_DIR, originOf(config.billing.payments.checkoutUrl)) : null;
   if (config.dashboard.enabled && !dashboard) log.warn('the dashboard is not built: `npm run build` makes it (the API serves without it)', { dir: DASHBOARD_DIR });
@@ -293,6 +317,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   /** What a stop, or a start refused at listen, closes: the ledger drains before the database closes and the lock goes. */
   const closeParts = async (): Promise<void> => {
     breakers.shutdown();
+    metrics?.stop();
     traffic.stop();
     changes.stop();
     unsubscribeRouting?.();
@@ -308,6 +333,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     sessions: (token) => stores.readSession(token, clock.now()),
     allowedOrigins,
     dashboard,
+    meters: metrics,
   }).catch(async (e: unknown) => {
     await closeParts();
     if (e instanceof ListenError) throw new StartRefused(listenRefusal(e));

@@ -68,6 +68,7 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   // Connection URLs carry passwords: the environment can give them, to keep them out of the file (an empty variable counts as unset).
   if (env.GW_STORE) setIn(raw, ['store', 'url'], env.GW_STORE, 'GW_STORE');
   if (env.GW_REDIS) setIn(raw, ['redis', 'url'], env.GW_REDIS, 'GW_REDIS');
+  if (env.GW_METRICS_TOKEN) setIn(raw, ['metrics', 'token'], env.GW_METRICS_TOKEN, 'GW_METRICS_TOKEN');
   Object.assign(raw, opts.overrides ?? {});
   raw.dbPath = absoluteDbPath(raw.dbPath, typed || !file ? cwd : dirname(file));
 

@@ -195,6 +195,16 @@ export const ConfigSchema = Type.Object({
     /** Mark long stable prefixes (tools, system prompt) on every request to a provider that needs markers, as `cache: "auto"` does for one. */
     auto: Type.Boolean({ default: false }),
   }, { additionalProperties: false, default: {} }),
+  /** GET /metrics, Prometheus text format (docs/operations.md). */
+  metrics: Type.Object({
+    /** false: no /metrics route (404) and nothing measured on the request path. */
+    enabled: Type.Boolean({ default: true }),
+    /**
+     * Bearer token a scrape must send (GW_METRICS_TOKEN); unset: /metrics answers loopback clients
+     * only, which behind a reverse proxy on the same host is everyone: set a token there.
+     */
+    token: Type.Optional(Type.String({ minLength: 16 })),
+  }, { additionalProperties: false, default: {} }),
   /** Stored Responses API answers (POST /v1/responses with store, the default): kept this many days from creation. */
   responses: Type.Object({
     retentionDays: Type.Integer({ minimum: 1, maximum: 3_650, default: 30 }),

@@ -14,6 +14,10 @@ export interface RequestScope {
   model: string;
   /** The request's guardrail, when one is on: what it did goes in every record's `guardrail`. */
   guard?: Guard | null;
+  /** performance.now() when the handler started (the body read), for the served request's timings. */
+  startedMs: number;
+  /** The time spent so far in upstream attempts: each record adds its latency. */
+  upstreamMs: number;
 }
 
 /** How one attempt ended, as its usage record tells it. */

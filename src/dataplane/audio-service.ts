@@ -80,13 +80,14 @@ export class AudioService {
 
   handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
     const d = this.#d;
+    const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const job = endpoint === 'speech' ? this.#speech(req, key) : this.#transcription(req, endpoint);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };
       },
       (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
-      (key, p, requestId) => this.#serve(p.job, key, p.plan, requestId, reply));
+      (key, p, requestId) => this.#serve(p.job, key, p.plan, requestId, reply, startedMs));
   }
 
   /** Speech to text: a transcription, or a translation into English; the same upload and billing. */
@@ -115,8 +116,8 @@ export class AudioService {
     };
   }
 
-  async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply): Promise<number> {
-    const req: RequestScope = { key, requestId, endpoint: job.endpoint, model: job.model, guard: job.guard };
+  async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply, startedMs: number): Promise<number> {
+    const req: RequestScope = { key, requestId, endpoint: job.endpoint, model: job.model, guard: job.guard, startedMs, upstreamMs: 0 };
     const streamed = job.endpoint === 'speech';
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(job, a, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
@@ -179,10 +180,14 @@ export class AudioService {
       usageEstimated: end.estimated, usageClamped: false,
     });
     if (!aborted && failure === null && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, 0, latencyMs - served.ttfbMs);
+    // The serving attempt's end, as its latency was read: no second clock reading.
+    const totalMs = won.started + latencyMs - req.startedMs;
+    this.#d.served.served(req.endpoint, totalMs, totalMs - req.upstreamMs);
     return cost;
   }
 
   #record(req: RequestScope, a: Attempt, attempt: number, end: AttemptEnd): void {
+    req.upstreamMs += end.latencyMs;
     this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }

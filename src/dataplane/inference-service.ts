@@ -88,6 +88,7 @@ export class InferenceService {
    */
   handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
     const d = this.#d;
+    const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
         const body = inbound === null ? parseInferenceBody(endpoint, req.body) : inbound(req.body, key);
@@ -96,7 +97,7 @@ export class InferenceService {
       },
       // bytes, not the body's length: a translated request may carry a stored conversation too.
       (p) => maxCostMicros(p.plan, p.body.bytes, p.body.maxTokens, d.reserveOutputTokens),
-      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply, p.guard));
+      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply, p.guard, startedMs));
   }
 
   /**
@@ -133,9 +134,9 @@ export class InferenceService {
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
-    reply: ClientReply, guard: Guard | null): Promise<number> {
+    reply: ClientReply, guard: Guard | null, startedMs: number): Promise<number> {
     const { model, stream } = body;
-    const req: InferenceScope = { key, requestId, endpoint, model, body, guard };
+    const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
         status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
@@ -258,10 +259,14 @@ export class InferenceService {
       usageEstimated: end.estimated, usageClamped: clamped !== null,
     });
     if (!aborted && !failure && !a.route.direct) this.#d.stats.for(a.route.id).record(latencyMs, u.completionTokens, latencyMs - served.ttfbMs);
+    // The serving attempt's end, as its latency was read: no second clock reading.
+    const totalMs = won.started + latencyMs - req.startedMs;
+    this.#d.served.served(endpoint, totalMs, totalMs - req.upstreamMs);
     return cost;
   }
 
   #record(req: InferenceScope, a: Attempt, attempt: number, end: AttemptEnd): void {
+    req.upstreamMs += end.latencyMs;
     this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }

@@ -14,6 +14,7 @@ import type { RouteStatsBook } from './route-stats.js';
 import { classifyUpstreamError } from './upstream-error.js';
 import type { AbortSource, RequestPayload, UpstreamClient } from './upstream-client.js';
 import type { UsageSink } from '../domain/usage-record.js';
+import type { ServedMeter } from '../domain/request-meter.js';
 
 /** What a successful attempt hands back: a whole body, or a body under way with its first chunk read. */
 export type Served =
@@ -37,6 +38,8 @@ export interface RouteAttemptDeps {
   upstream: UpstreamClient;
   stats: RouteStatsBook;
   usage: UsageSink;
+  /** Told each served request's time and the gateway's share of it (NO_SERVED_METER when metrics are off). */
+  served: ServedMeter;
   clock: Clock;
 }
 

@@ -11,6 +11,8 @@ import { SseEditor } from './sse-editor.js';
 import { estimateUsage, usageEvent } from './usage-estimate.js';
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
+/** The code of errors.streamInterrupted, which a broken stream's last event carries. */
+const STREAM_INTERRUPTED = 'stream_interrupted';
 const NL = 0x0a;
 
 export interface RelayOutcome {
@@ -202,10 +204,10 @@ class StreamRelay {
     const tail = Buffer.from(s.atEventBoundary ? event : `\n\n${event}`);
     const last = held === null || held.length === 0 ? tail : Buffer.concat([held, tail]);
     if (this.#started) {
-      this.#reply.streamEnd(last);
+      this.#reply.streamEnd(last, STREAM_INTERRUPTED);
     } else {
       this.#start(last);
-      this.#reply.streamEnd();
+      this.#reply.streamEnd(undefined, STREAM_INTERRUPTED);
     }
     return this.#result(false, failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message));
   }

@@ -19,7 +19,8 @@ export interface ClientReply {
   /** Returns false under backpressure: wait for drained() before writing more. */
   streamWrite(chunk: Buffer | string): boolean;
   drained(): Promise<void>;
-  streamEnd(last?: Buffer | string): void;
+  /** `failedWith`: the code of the error event `last` ends a started stream with (the HTTP metrics count the answer under it). */
+  streamEnd(last?: Buffer | string, failedWith?: string): void;
   /**
    * Ends a stream that cannot finish by closing the connection without the body's last chunk,
    * so the client sees an incomplete answer, not a short one that looks whole (binary bodies,

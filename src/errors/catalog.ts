@@ -29,6 +29,9 @@ export const errors = {
     new GatewayError(413, INVALID_REQUEST, 'payload_too_large', `${what} exceeds the limit of ${limit} bytes`),
   invalidApiKey: (message = 'Missing, malformed, revoked or expired API key') =>
     new GatewayError(401, AUTH, 'invalid_api_key', message),
+  /** GET /metrics with metrics.token set: the scrape's Bearer token is missing or not that one. */
+  invalidMetricsToken: () =>
+    new GatewayError(401, AUTH, 'invalid_metrics_token', 'GET /metrics needs Authorization: Bearer <metrics.token>'),
   modelNotFound: (model: string, why = 'is not in the catalog') =>
     new GatewayError(404, INVALID_REQUEST, 'model_not_found', `Model '${model}' ${why}`),
   /** A stored Responses API answer the key's org does not have (never stored, deleted, expired, or another org's). */

@@ -94,18 +94,18 @@ export class TranslatingReply implements ClientReply {
     return this.#inner.drained();
   }
 
-  streamEnd(last?: Buffer | string): void {
+  streamEnd(last?: Buffer | string, failedWith?: string): void {
     this.#ended = true;
     const s = this.#stream!;
     if (this.#native !== null) {
       // A clean end is the provider's own last bytes; a failure adds the format's error event after them.
       const raw = this.#native.drain();
       const failure = (last === undefined ? '' : this.#format.failureEvent?.(last) ?? '') || this.#failure;
-      this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]));
+      this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]), failedWith);
       return;
     }
     const end = s.end();
-    this.#inner.streamEnd(last === undefined ? end : Buffer.concat([s.push(last), end]));
+    this.#inner.streamEnd(last === undefined ? end : Buffer.concat([s.push(last), end]), failedWith);
   }
 
   streamAbort(): void {

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { errors } from '../errors/catalog.js';
 import type { ErrorFormat } from '../errors/error-format.js';
 import type { RequestContext, RouteSpec } from '../domain/route-spec.js';
+import type { AnswerMeter, AnswerMeters } from '../domain/request-meter.js';
 import { compileRoute, newContext, type CompiledRoute, type RouterOptions } from './route-pipeline.js';
 import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
@@ -16,6 +17,8 @@ export interface ServerOptions extends RouterOptions {
   dashboard?: Dashboard | null;
   /** false: requests with repeated Content-Length are not looked for (a proxy in front refuses them). */
   rejectRepeatedContentLength?: boolean;
+  /** Metrics of every answer by route; null or absent: nothing is measured. */
+  meters?: AnswerMeters | null;
 }
 
 export interface RunningServer {
@@ -47,8 +50,9 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   const paths = new Map<string, ErrorFormat | null>();
   const framing = opts.rejectRepeatedContentLength === false ? NO_FRAMING_CHECK : framingRefusal;
 
+  const unmatched = opts.meters?.forRoute('other') ?? null;
   for (const route of routes) {
-    register(app, route, opts, inflight, framing);
+    register(app, route, opts, inflight, framing, opts.meters?.forRoute(route.path) ?? null);
     if (!paths.has(route.path) || route.errorFormat) paths.set(route.path, route.errorFormat ?? null);
   }
   const site = opts.dashboard ?? null;
@@ -64,14 +68,14 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
   for (const [path, format] of paths) {
     app.any(path, (res, req) => {
       const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
-      if (refusal) new UwsReply(res, null, false, format).sendError(refusal, true);
-      else new UwsReply(res, null, false, format).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
+      if (refusal) new UwsReply(res, null, false, format, unmatched).sendError(refusal, true);
+      else new UwsReply(res, null, false, format, unmatched).sendError(errors.methodNotAllowed(req.getMethod().toUpperCase(), req.getUrl()));
     });
   }
   app.any('/*', (res, req) => {
     const refusal = framing(res, req, req.getHeader(CONTENT_LENGTH));
     if (refusal) {
-      new UwsReply(res).sendError(refusal, true);
+      new UwsReply(res, null, false, null, unmatched).sendError(refusal, true);
       return;
     }
     const url = req.getUrl();
@@ -82,7 +86,7 @@ export function startServer(routes: readonly RouteSpec[], opts: ServerOptions): 
       new UwsReply(res, inflight).send(out.status, site.page.type, out.body, out.headers);
       return;
     }
-    new UwsReply(res).sendError(errors.notFound(`No route for ${method.toUpperCase()} ${url}`));
+    new UwsReply(res, null, false, null, unmatched).sendError(errors.notFound(`No route for ${method.toUpperCase()} ${url}`));
   });
 
   return new Promise((resolve, reject) => {
@@ -134,7 +138,7 @@ function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: 
 }
 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean },
-  framing: FramingCheck): void {
+  framing: FramingCheck, meter: AnswerMeter | null): void {
   const r = compileRoute(route, opts, opts.bodyLimitBytes);
   const { paramNames, headerNames, readsBody, bodyLimit, errorFormat, bearer, readsIp } = r;
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
@@ -142,10 +146,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
   app[route.method](route.path, (res, req) => {
     if (inflight.draining) {
       if (readsBody) res.onData(() => {});
-      new UwsReply(res, null, false, errorFormat).sendError(SHUTTING_DOWN, true);
+      new UwsReply(res, null, false, errorFormat, meter).sendError(SHUTTING_DOWN, true);
       return;
     }
-    const reply = new UwsReply(res, inflight, bearer, errorFormat);
+    const reply = new UwsReply(res, inflight, bearer, errorFormat, meter);
     const declaredLength = req.getHeader(CONTENT_LENGTH);
     const refusal = framing(res, req, declaredLength);
     if (refusal) {

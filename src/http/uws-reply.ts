@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { HttpResponse } from 'uWebSockets.js';
+import type { AnswerMeter } from '../domain/request-meter.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import { envelopeJson, sseErrorEvent } from '../errors/envelope.js';
 import { errors } from '../errors/catalog.js';
@@ -53,16 +55,25 @@ export class UwsReply implements ClientReply {
   #bearer: boolean;
   /** The route's own error shape (RouteSpec.errorFormat); null: the spec's envelope. */
   #errors: ErrorFormat | null;
+  /** The route's metrics (null when metrics are off: then nothing below is read). */
+  #meter: AnswerMeter | null;
+  #t0 = 0;
+  #status = 0;
+  #code: string | null = null;
 
   /**
    * `bearer`: the route takes an API key, so its 401s carry a Bearer challenge. `errors`: the
-   * route's error format, for every error written here (null: the spec's envelope).
+   * route's error format, for every error written here (null: the spec's envelope). `meter`: told
+   * how the answer ended and how long it took, once.
    */
-  constructor(res: HttpResponse, inflight: { count: number } | null = null, bearer = false, errors: ErrorFormat | null = null) {
+  constructor(res: HttpResponse, inflight: { count: number } | null = null, bearer = false, errors: ErrorFormat | null = null,
+    meter: AnswerMeter | null = null) {
     this.#res = res;
     this.#inflight = inflight;
     this.#bearer = bearer;
     this.#errors = errors;
+    this.#meter = meter;
+    if (meter !== null) this.#t0 = performance.now();
     if (inflight) inflight.count++;
     res.onAborted(() => {
       this.aborted = true;
@@ -80,6 +91,11 @@ export class UwsReply implements ClientReply {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#inflight) this.#inflight.count--;
+    const m = this.#meter;
+    if (m !== null) {
+      const aborted = this.aborted;
+      m.answered(aborted ? 499 : this.#status, aborted ? 'client_aborted' : this.#code, (performance.now() - this.#t0) / 1000);
+    }
   }
 
   onAbort(cb: () => void): void {
@@ -156,6 +172,7 @@ export class UwsReply implements ClientReply {
       res.writeStatus(lines);
       res.end(body, close);
     });
+    this.#status = status;
     this.#finish();
   }
 
@@ -165,6 +182,7 @@ export class UwsReply implements ClientReply {
 
   sendError(e: GatewayError, close = false): void {
     const f = this.#errors;
+    this.#code = e.code;
     if (this.#started) {
       this.streamEnd(f === null ? sseErrorEvent(e) : f.event(e, this.requestId));
       return;
@@ -176,6 +194,7 @@ export class UwsReply implements ClientReply {
     if (this.aborted || this.#ended) return false;
     this.#started = true;
     this.#headStatus = status;
+    this.#status = status;
     this.#headType = contentType;
     this.#headHeaders = headers;
     if (this.#batching) {
@@ -270,12 +289,14 @@ export class UwsReply implements ClientReply {
 
   streamAbort(): void {
     if (this.aborted || this.#ended) return;
+    this.#code = 'stream_interrupted';
     this.#finish();
     this.#res.close();
   }
 
-  streamEnd(last?: Buffer | string): void {
+  streamEnd(last?: Buffer | string, failedWith?: string): void {
     if (this.aborted || this.#ended) return;
+    if (failedWith !== undefined) this.#code = failedWith;
     if (this.#batching) {
       if (last !== undefined) this.#pieces.push(last);
       this.#endPending = true;

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { UsageRecord, UsageSink } from '../domain/usage-record.js';
 import type { Logger } from '../lib/logger.js';
 import { isBatchFault } from './ledger-batch.js';
@@ -63,6 +64,8 @@ export class UsageBatcher implements UsageSink {
   #inFlight = 0;
   #idle: (() => void)[] = [];
   written = 0;
+  /** Told how long each batch took from the hand-over to its commit (or its spooling); set by the metrics. */
+  onWritten: ((ms: number) => void) | null = null;
 
   constructor(o: BatcherOptions) {
     this.#o = o;
@@ -113,8 +116,9 @@ export class UsageBatcher implements UsageSink {
     if (this.#buf.count === 0) return;
     const batch = this.#buf.take();
     this.#inFlight++;
-    if (this.#spool === null) void this.#write(batch, 0);
-    else void this.#writePg(batch, randomUUID());
+    const t0 = performance.now();
+    if (this.#spool === null) void this.#write(batch, 0, t0);
+    else void this.#writePg(batch, randomUUID(), t0);
   }
 
   /** Batches spooled and not yet replayed into PostgreSQL (0 on SQLite). */
@@ -122,7 +126,7 @@ export class UsageBatcher implements UsageSink {
     return this.#spool?.batches ?? 0;
   }
 
-  async #writePg(batch: EncodedBatch, id: string): Promise<void> {
+  async #writePg(batch: EncodedBatch, id: string, t0: number): Promise<void> {
     const spool = this.#spool!;
     if (spool.active) spool.add({ id, rows: decodeBatch(batch) });
     else {
@@ -137,6 +141,7 @@ export class UsageBatcher implements UsageSink {
         }
       }
     }
+    this.onWritten?.(performance.now() - t0);
     this.#settled();
   }
 
@@ -145,7 +150,7 @@ export class UsageBatcher implements UsageSink {
     appendFileSync(this.#o.deadLetterPath, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
 
-  async #write(batch: EncodedBatch, attempt: number): Promise<void> {
+  async #write(batch: EncodedBatch, attempt: number, t0: number): Promise<void> {
     try {
       // Cloned, not transferred: a retry needs the batch again. Cloning is one copy of the
       // numbers and of the distinct strings, where structured-cloning row arrays cost the main
@@ -155,11 +160,12 @@ export class UsageBatcher implements UsageSink {
       if (attempt < RETRIES) {
         this.#o.log.warn('ledger batch failed; retrying', { rows: batch.count, attempt, err: String(e) });
         await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        return this.#write(batch, attempt + 1);
+        return this.#write(batch, attempt + 1, t0);
       }
       this.#o.log.error('ledger batch failed repeatedly; written to the dead-letter file', { rows: batch.count, file: this.#o.deadLetterPath, err: String(e) });
       appendFileSync(this.#o.deadLetterPath, decodeBatch(batch).map((r) => JSON.stringify(r)).join('\n') + '\n');
     }
+    this.onWritten?.(performance.now() - t0);
     this.#settled();
   }
 

@@ -78,6 +78,16 @@ test('an invalid value stops start-up with a message naming its path', () => {
     /\/upstream\/maxBufferedBytes: must be at least upstream.maxResponseBytes \(4096\)/);
 });
 
+test('metrics: on by default without a token; GW_METRICS_TOKEN sets the token over the file; a short token stops start-up', () => {
+  const c = loadConfig({ env: {} });
+  assert.equal([c.metrics.enabled, c.metrics.token], [true, undefined]);
+  const p = file('m.json', JSON.stringify({ metrics: { enabled: false, token: 'from-the-file-0123456789' } }));
+  assert.equal(loadConfig({ file: p, env: {} }).metrics, { enabled: false, token: 'from-the-file-0123456789' });
+  assert.is(loadConfig({ file: p, env: { GW_METRICS_TOKEN: 'from-the-environment-0123' } }).metrics.token, 'from-the-environment-0123');
+  assert.is(loadConfig({ file: p, env: { GW_METRICS_TOKEN: '' } }).metrics.token, 'from-the-file-0123456789', 'an empty variable counts as unset');
+  throwsConfig(() => loadConfig({ env: { GW_METRICS_TOKEN: 'short' } }), /invalid config at \/metrics\/token/);
+});
+
 test('an unreadable or non-JSON file is named in the error', () => {
   throwsConfig(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }), /cannot read config file .*missing\.json/);
   throwsConfig(() => loadConfig({ file: file('f.json', '{nope'), env: {} }), /not valid JSON/);
