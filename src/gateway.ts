@@ -1,3 +1,4 @@
+import { ResponseCacheService } from './dataplane/response-cache/response-cache-service.js';
 import type { Config } from './config/schema.js';
 import { policyFromText } from './lib/guardrail-policy.js';
 import { loadCatalog } from './catalog/load.js';
@@ -288,6 +289,10 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const routes = buildRoutes({
     inference,
+    cache: new ResponseCacheService({
+      store: state.responseCache, gate, usage: sink, clock, log, defaultMode: config.responseCache.mode,
+      ttlMs: config.responseCache.ttlSeconds * 1000, maxEntryBytes: config.responseCache.maxEntryKb * 1024,
+    }),
     messages: new MessagesService({ inference, auth, planner }),
     audio,
     responses,

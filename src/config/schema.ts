@@ -195,6 +195,19 @@ export const ConfigSchema = Type.Object({
     /** Mark long stable prefixes (tools, system prompt) on every request to a provider that needs markers, as `cache: "auto"` does for one. */
     auto: Type.Boolean({ default: false }),
   }, { additionalProperties: false, default: {} }),
+  /** The exact-match response cache (docs/cache.md). */
+  responseCache: Type.Object({
+    /**
+     * For requests that send no x-gw-cache header: `off`, `on` (embeddings and temperature-0
+     * generations) or `always` (every answer, sampled ones too).
+     */
+    mode: Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('always')], { default: 'off' }),
+    ttlSeconds: Type.Integer({ minimum: 1, maximum: 30 * 86_400, default: 3_600 }),
+    /** Answers larger than this are served and not stored. */
+    maxEntryKb: Type.Integer({ minimum: 1, maximum: 65_536, default: 1_024 }),
+    /** One box (SQLite): the cache's bound, the answers closest to expiring evicted first. On Redis, its maxmemory bounds it. */
+    maxTotalMb: Type.Integer({ minimum: 1, default: 256 }),
+  }, { additionalProperties: false, default: {} }),
   /** GET /metrics, Prometheus text format (docs/operations.md). */
   metrics: Type.Object({
     /** false: no /metrics route (404) and nothing measured on the request path. */

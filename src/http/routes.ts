@@ -11,6 +11,7 @@ import type { AudioService } from '../dataplane/audio-service.js';
 import type { ResponsesService } from '../dataplane/responses-service.js';
 import { ResponsesBodySchema } from '../formats/responses/request.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
+import { CACHE_HEADER, type ResponseCacheService } from '../dataplane/response-cache/response-cache-service.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
 import { modelIdRoutes, route, type RequestContext, type RouteSpec } from '../domain/route-spec.js';
@@ -20,6 +21,7 @@ export const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
+  cache: ResponseCacheService;
   messages: MessagesService;
   audio: AudioService;
   responses: ResponsesService;
@@ -38,9 +40,11 @@ export interface RouteDeps {
  * anthropic-version is accepted and not needed; anthropic-beta goes on to Anthropic routes (the
  * request passes through to them as written). The key comes as x-api-key or Bearer.
  */
-const ANTHROPIC_HEADERS = ['anthropic-beta', 'x-gw-guardrails'] as const;
+const ANTHROPIC_HEADERS = ['anthropic-beta', 'x-gw-guardrails', CACHE_HEADER] as const;
 /** A request's own guardrail policy (docs/guardrails.md), read by every inference route that forwards text. */
 const GUARDRAIL_HEADERS = ['x-gw-guardrails'] as const;
+/** The routes the exact-match response cache may answer (docs/cache.md) read its header too. */
+const CACHED_HEADERS = ['x-gw-guardrails', CACHE_HEADER] as const;
 const UPLOAD_HEADERS = ['content-type'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
@@ -67,9 +71,14 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
   };
   const routes: RouteSpec[] = [
     route({
-      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: GUARDRAIL_HEADERS,
-      summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover',
-      handle: (ctx, reply) => d.inference.handle('chat', { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
+      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: CACHED_HEADERS,
+      summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover; x-gw-cache: on|always answers repeats from the cache',
+      handle: (ctx, reply) => {
+        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+        const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] };
+        if (mode === 'off') return d.inference.handle('chat', req, reply);
+        return d.cache.handle('/v1/chat/completions', 'chat', mode, ctx.key, ctx.body, reply, (r) => d.inference.handle('chat', req, r));
+      },
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: GUARDRAIL_HEADERS,
@@ -93,16 +102,25 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: async (ctx) => ({ body: await d.responses.remove(ctx.key, ctx.params.id) }),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: GUARDRAIL_HEADERS,
-      summary: 'Embeddings (OpenAI format), routed with failover',
-      handle: (ctx, reply) => d.inference.handle('embeddings', { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
+      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: CACHED_HEADERS,
+      summary: 'Embeddings (OpenAI format), routed with failover; x-gw-cache: on answers repeats from the cache',
+      handle: (ctx, reply) => {
+        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+        const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] };
+        if (mode === 'off') return d.inference.handle('embeddings', req, reply);
+        return d.cache.handle('/v1/embeddings', 'embeddings', mode, ctx.key, ctx.body, reply, (r) => d.inference.handle('embeddings', req, r));
+      },
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
       errorFormat: ANTHROPIC_ERRORS,
       summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
         "key as x-api-key or Bearer; errors in Anthropic's shape",
-      handle: (ctx, reply) => d.messages.handle(messagesRequest(ctx), reply),
+      handle: (ctx, reply) => {
+        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+        if (mode === 'off') return d.messages.handle(messagesRequest(ctx), reply);
+        return d.cache.handle('/v1/messages', 'chat', mode, ctx.key, ctx.body, reply, (r) => d.messages.handle(messagesRequest(ctx), r));
+      },
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/messages/count_tokens', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: CountTokensBodySchema,

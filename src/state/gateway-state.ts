@@ -1,3 +1,4 @@
+import type { ResponseCacheStore } from '../domain/stores/response-cache-store.js';
 import type { ChangeBus } from '../cluster/change-bus.js';
 import type { DailyUsage } from '../control/billing/billing-service.js';
 import type { TrafficReader } from '../control/traffic-book.js';
@@ -33,6 +34,8 @@ export interface GatewayState {
   workspaceChanged(workspaceId: string): void;
   readonly ledger: UsageBatcher;
   readonly responses: ResponseStore & { sweep(): number | Promise<number> };
+  /** The exact-match response cache: SQLite on one box, Redis with several instances. */
+  readonly responseCache: ResponseCacheStore;
   readonly traffic: TrafficReader;
   readonly dailyUsage: DailyUsage & { start(): void; stop(): Promise<void> };
   readonly usageReports: UsageReportStore;

@@ -1,3 +1,4 @@
+import { redisResponseCache } from '../cluster/redis-response-cache.js';
 import type { Config } from '../config/schema.js';
 import { ChangeBus } from '../cluster/change-bus.js';
 import { connectRedis } from '../cluster/redis-connection.js';
@@ -104,6 +105,7 @@ export async function openSharedState(config: Readonly<Config>, o: { clock: Cloc
     workspaceChanged: (id) => void gate.reloadWorkspace(id).catch(failed('reloading a workspace budget')),
     ledger,
     responses: postgresResponseStore(sql, config.responses.retentionDays, () => clock.now()),
+    responseCache: redisResponseCache(redis, PREFIX),
     traffic: postgresTrafficReader(sql),
     dailyUsage: rollup,
     usageReports: postgresUsageReports(sql, rollup),

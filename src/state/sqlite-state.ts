@@ -1,3 +1,4 @@
+import { sqliteResponseCache } from '../store/response-cache.js';
 import { hostname } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { UsageBatcher } from '../ledger/usage-batcher.js';
@@ -55,6 +56,7 @@ export function openSqliteState(config: Readonly<Config>, o: { clock: Clock; log
     workspaceChanged: (id) => book.reloadWorkspace(id),
     ledger,
     responses: responseStore(db, config.responses.retentionDays, () => clock.now()),
+    responseCache: sqliteResponseCache(db, config.responseCache.maxTotalMb * 1_048_576),
     traffic: trafficReader(db),
     dailyUsage: rollup,
     usageReports: sqliteUsageReports(db, rollup),
