@@ -39,6 +39,9 @@ export class UsageSeries {
   readonly #cost;
   readonly #usage;
   readonly #firstToken;
+  readonly #hits;
+  /** Hit counters by endpoint and model label (hits only: no key is built for other records). */
+  readonly #hitChildren = new Map<string, Scalar>();
 
   constructor(reg: Registry, knownModel: (id: string) => boolean, knownProvider: (id: string) => boolean, codes: CodeLabels) {
     this.#knownModel = knownModel;
@@ -61,9 +64,12 @@ export class UsageSeries {
     this.#firstToken = reg.histogram('gen_ai_server_time_to_first_token_seconds',
       'Served streams: from the attempt\'s start to the first chunk of the answer (gen_ai.server.time_to_first_token).',
       ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'], FIRST_TOKEN_SECONDS);
+    this.#hits = reg.counter('gw_cache_hits_total', 'Requests answered from the exact-match response cache (no upstream attempt, no cost), by endpoint and requested model.',
+      ['endpoint', 'model']);
   }
 
   record(r: UsageRecord): void {
+    if (r.cacheHit) return this.#hit(r);
     let list = this.#groups.get(r.model);
     if (list === undefined) {
       if (this.#knownModel(r.model)) this.#groups.set(r.model, list = []);
@@ -94,6 +100,14 @@ export class UsageSeries {
       g.outputUsage.observe(r.completionTokens);
     }
     if (r.streamed && r.ttfbMs !== null) g.firstToken.observe(r.ttfbMs / 1000);
+  }
+
+  #hit(r: UsageRecord): void {
+    const model = this.#knownModel(r.model) ? r.model : OTHER;
+    const id = `${r.endpoint}\n${model}`;
+    let c = this.#hitChildren.get(id);
+    if (c === undefined) this.#hitChildren.set(id, c = this.#hits.child(r.endpoint, model));
+    c.value++;
   }
 
   /** A record no group matched: a code past the cap joins its `other` group, anything else gets a new group. */

@@ -55,6 +55,9 @@ test('a repeat with x-gw-cache: on is answered from the cache: the same bytes, x
   assert.is.not(second.headers.get('x-request-id'), first.headers.get('x-request-id'));
   assert.equal(await rowOf(second.headers.get('x-request-id')), { provider: null, status: 200, cost_micros: 0, billable: 0, cache_hit: 1, streamed: 0 });
   assert.is(balance(), before, 'a hit is free');
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  assert.match(metrics, /^gw_cache_hits_total\{endpoint="chat",model="gpt-4o-mini"\} 1$/m);
+  assert.not.match(metrics, /gw_upstream_attempts_total\{endpoint="chat",provider="",/, 'a hit is no upstream attempt');
   // The members that cannot change the answer are not part of the key; the ones that can are.
   assert.is((await chat(key, chatBody({ user: 'someone-else' }), 'on')).headers.get('x-gw-cache'), 'hit');
   assert.is((await chat(key, chatBody({ max_tokens: 5 }), 'on')).headers.get('x-gw-cache'), 'miss');
