@@ -90,7 +90,7 @@ export class UpstreamClient {
     // instructions a request, bench:instructions).
     const last = this.#last;
     if (Buffer.isBuffer(body) && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
-      && last.path === call.path && last.publicOnly === publicOnly) {
+      && last.path === call.path && last.publicOnly === publicOnly && call.headers === undefined) {
       exchange.control = last.pool.request(jsonRequest(last.head, body), exchange);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
@@ -102,7 +102,13 @@ export class UpstreamClient {
       request = call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
         : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
     }
-    else if (Buffer.isBuffer(body)) {
+    else if (call.headers !== undefined && call.contentType === undefined) {
+      // A JSON body with headers of its own (a trace's traceparent): the head is written for it.
+      const pieces = Buffer.isBuffer(body) ? [body] : body;
+      let length = 0;
+      for (const piece of pieces) length += piece.length;
+      request = [Buffer.from(`${withCallHeaders(this.#head(base, call.path, headers, false).text, call.headers)}${length}\r\n\r\n`, 'latin1'), ...pieces];
+    } else if (Buffer.isBuffer(body)) {
       const head = this.#head(base, call.path, headers, false).bytes;
       const pool = this.#pool(base, publicOnly);
       this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool };
