@@ -40,6 +40,9 @@ export class UsageSeries {
   readonly #usage;
   readonly #firstToken;
   readonly #hits;
+  readonly #guardrails;
+  /** Detection counters by action and detector (requests a guardrail acted on only). */
+  readonly #guardChildren = new Map<string, Scalar>();
   /** Hit counters by endpoint and model label (hits only: no key is built for other records). */
   readonly #hitChildren = new Map<string, Scalar>();
 
@@ -64,12 +67,17 @@ export class UsageSeries {
     this.#firstToken = reg.histogram('gen_ai_server_time_to_first_token_seconds',
       'Served streams: from the attempt\'s start to the first chunk of the answer (gen_ai.server.time_to_first_token).',
       ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'], FIRST_TOKEN_SECONDS);
+    this.#guardrails = reg.counter('gw_guardrail_detections_total',
+      'Requests a guardrail acted on, by action (redacted, blocked) and detector (docs/guardrails.md); a request counts once per detector that fired.',
+      ['action', 'detector']);
     this.#hits = reg.counter('gw_cache_hits_total', 'Requests answered from the exact-match response cache (no upstream attempt, no cost), by endpoint and requested model.',
       ['endpoint', 'model']);
   }
 
   record(r: UsageRecord): void {
     if (r.cacheHit) return this.#hit(r);
+    // Every attempt's record carries what the guardrail did: count it once, on the served or refused one.
+    if (r.guardrail !== null && (r.billable || r.errorCode === 'guardrail_blocked')) this.#guarded(r.guardrail);
     let list = this.#groups.get(r.model);
     if (list === undefined) {
       if (this.#knownModel(r.model)) this.#groups.set(r.model, list = []);
@@ -100,6 +108,19 @@ export class UsageSeries {
       g.outputUsage.observe(r.completionTokens);
     }
     if (r.streamed && r.ttfbMs !== null) g.firstToken.observe(r.ttfbMs / 1000);
+  }
+
+  /** 'redacted=aadhaar,pan' or 'blocked=card', as the ledger's guardrail column has it. */
+  #guarded(summary: string): void {
+    const eq = summary.indexOf('=');
+    if (eq < 0) return;
+    const action = summary.slice(0, eq);
+    for (const detector of summary.slice(eq + 1).split(',')) {
+      const id = `${action}\n${detector}`;
+      let c = this.#guardChildren.get(id);
+      if (c === undefined) this.#guardChildren.set(id, c = this.#guardrails.child(action, detector));
+      c.value++;
+    }
   }
 
   #hit(r: UsageRecord): void {

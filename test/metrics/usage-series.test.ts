@@ -81,4 +81,18 @@ test('error codes past the cap are counted as other, in attempts and in answers 
   assert.is(sampleSum(m, 'gw_http_requests_total'), n + 1);
 });
 
+test('guardrail detections count once a request, by action and detector; cache hits count apart from upstream attempts', () => {
+  const { s, read } = series();
+  // A failover: the failed attempt's record carries the same summary as the served one.
+  s.record({ ...base, status: 502, errorCode: 'upstream_error', billable: false, guardrail: 'redacted=aadhaar,pan' });
+  s.record({ ...base, guardrail: 'redacted=aadhaar,pan' });
+  s.record({ ...base, provider: null, route: null, status: 400, errorCode: 'guardrail_blocked', billable: false, guardrail: 'blocked=card' });
+  s.record({ ...base, provider: null, route: null, billable: false, costMicros: 0, cacheHit: true });
+  const m = read();
+  const det = (action: string, detector: string) => sampleValue(m, 'gw_guardrail_detections_total', { action, detector });
+  assert.equal([det('redacted', 'aadhaar'), det('redacted', 'pan'), det('blocked', 'card')], [1, 1, 1]);
+  assert.is(sampleValue(m, 'gw_cache_hits_total', { endpoint: 'chat', model: 'llama' }), 1);
+  assert.is(sampleSum(m, 'gw_upstream_attempts_total'), 3, 'the hit is no attempt');
+});
+
 test.run();
