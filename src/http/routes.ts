@@ -12,6 +12,8 @@ import type { ResponsesService } from '../dataplane/responses-service.js';
 import { ResponsesBodySchema } from '../formats/responses/request.js';
 import { SpeechBodySchema, TranscriptionFormSchema } from '../dataplane/audio-body.js';
 import { CACHE_HEADER, type ResponseCacheService } from '../dataplane/response-cache/response-cache-service.js';
+import type { ClientReply } from '../domain/client-reply.js';
+import type { TokenEndpoint } from '../providers/types.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiDocument } from './openapi.js';
 import { modelIdRoutes, route, type RequestContext, type RouteSpec } from '../domain/route-spec.js';
@@ -73,16 +75,18 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     if (model === null) throw errors.modelNotFound(id);
     return { body: model };
   };
+  /** A token endpoint's handler: through the response cache when the request (or the config) asks for it. */
+  const inference = (endpoint: TokenEndpoint, path: string) => (ctx: RequestContext<'api_key', Buffer>, reply: ClientReply): Promise<void> => {
+    const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+    const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent };
+    if (mode === 'off') return d.inference.handle(endpoint, req, reply);
+    return d.cache.handle(path, endpoint, mode, ctx.key, ctx.body, reply, (r) => d.inference.handle(endpoint, req, r));
+  };
   const routes: RouteSpec[] = [
     route({
       kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: traced(CACHED_HEADERS),
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover; x-gw-cache: on|always answers repeats from the cache',
-      handle: (ctx, reply) => {
-        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
-        const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent };
-        if (mode === 'off') return d.inference.handle('chat', req, reply);
-        return d.cache.handle('/v1/chat/completions', 'chat', mode, ctx.key, ctx.body, reply, (r) => d.inference.handle('chat', req, r));
-      },
+      handle: inference('chat', '/v1/chat/completions'),
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: traced(GUARDRAIL_HEADERS),
@@ -108,12 +112,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     route({
       kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: traced(CACHED_HEADERS),
       summary: 'Embeddings (OpenAI format), routed with failover; x-gw-cache: on answers repeats from the cache',
-      handle: (ctx, reply) => {
-        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
-        const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent };
-        if (mode === 'off') return d.inference.handle('embeddings', req, reply);
-        return d.cache.handle('/v1/embeddings', 'embeddings', mode, ctx.key, ctx.body, reply, (r) => d.inference.handle('embeddings', req, r));
-      },
+      handle: inference('embeddings', '/v1/embeddings'),
     }),
     route({
       kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: traced(ANTHROPIC_HEADERS), apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
