@@ -90,7 +90,7 @@ export class UpstreamClient {
     // instructions a request, bench:instructions).
     const last = this.#last;
     if (Buffer.isBuffer(body) && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
-      && last.path === call.path && last.publicOnly === publicOnly && call.headers === undefined) {
+      && last.path === call.path && last.publicOnly === publicOnly) {
       exchange.control = last.pool.request(jsonRequest(last.head, body), exchange);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
@@ -102,13 +102,7 @@ export class UpstreamClient {
       request = call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
         : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
     }
-    else if (call.headers !== undefined && call.contentType === undefined) {
-      // A JSON body with headers of its own (a trace's traceparent): the head is written for it.
-      const pieces = Buffer.isBuffer(body) ? [body] : body;
-      let length = 0;
-      for (const piece of pieces) length += piece.length;
-      request = [Buffer.from(`${withCallHeaders(this.#head(base, call.path, headers, false).text, call.headers)}${length}\r\n\r\n`, 'latin1'), ...pieces];
-    } else if (Buffer.isBuffer(body)) {
+    else if (Buffer.isBuffer(body)) {
       const head = this.#head(base, call.path, headers, false).bytes;
       const pool = this.#pool(base, publicOnly);
       this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool };
@@ -119,7 +113,10 @@ export class UpstreamClient {
       // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).
       let length = 0;
       for (const piece of body) length += piece.length;
-      request = [framed(this.#head(base, call.path, headers, false).bytes, length, null), ...body];
+      // Headers of the call's own (a trace's traceparent: the data plane sends traced bodies as pieces).
+      const head = call.headers === undefined ? framed(this.#head(base, call.path, headers, false).bytes, length, null)
+        : Buffer.from(`${withCallHeaders(this.#head(base, call.path, headers, false).text, call.headers)}${length}\r\n\r\n`, 'latin1');
+      request = [head, ...body];
     } else {
       let length = 0;
       for (const piece of body) length += piece.length;
