@@ -1,5 +1,3 @@
-import { OtlpExporter } from './telemetry/otlp-exporter.js';
-import { Tracer } from './telemetry/tracer.js';
 import { ResponseCacheService } from './dataplane/response-cache/response-cache-service.js';
 import type { Config } from './config/schema.js';
 import { policyFromText } from './lib/guardrail-policy.js';
@@ -159,11 +157,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const outbound = new ProxyDispatchers(config.upstream);
   const mailer = createMailer(config.smtp);
   const defaultGuardrails = config.guardrails.default === undefined ? null : policyFromText(config.guardrails.default);
-  const tracer = config.tracing.otlpUrl === undefined ? null : new Tracer(new OtlpExporter({
-    url: config.tracing.otlpUrl, serviceName: config.tracing.serviceName, serviceVersion: GATEWAY_VERSION, log,
-  }));
   const inference = new InferenceService({
-    tracer,
     auth, gate, planner, breakers, upstream, stats, usage: sink, served, clock, reserveOutputTokens: config.billing.reserveOutputTokens, log,
     promptCacheAuto: config.promptCache.auto,
     guardrails: defaultGuardrails,
@@ -295,7 +289,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const routes = buildRoutes({
     inference,
-    tracing: tracer !== null,
     cache: new ResponseCacheService({
       store: state.responseCache, gate, usage: sink, clock, log, defaultMode: config.responseCache.mode,
       ttlMs: config.responseCache.ttlSeconds * 1000, maxEntryBytes: config.responseCache.maxEntryKb * 1024,
@@ -335,7 +328,6 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     unsubscribeRouting?.();
     await rollup.stop();
     await upstream.close();
-    await tracer?.flush();
     await state.close();
   };
   const server = await startServer(routes, {

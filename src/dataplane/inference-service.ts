@@ -1,4 +1,3 @@
-import type { RequestTrace, Tracer } from '../telemetry/tracer.js';
 import { performance } from 'node:perf_hooks';
 import { costMicros, maxCostMicros } from '../billing/cost.js';
 import { clampUsage } from '../billing/usage-bounds.js';
@@ -34,8 +33,6 @@ export interface InferenceDeps extends RouteAttemptDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
   log: Logger;
-  /** OpenTelemetry traces (config tracing.otlpUrl); absent: none, at no cost. */
-  tracer?: Tracer | null;
   /** promptCache.auto: every request asks for cache markers, as `cache: "auto"` does for one. */
   promptCacheAuto?: boolean;
   /** The gateway's default guardrail (config guardrails.default), for requests whose request, key and org set none. */
@@ -48,8 +45,6 @@ export interface InferenceRequest {
   body: Buffer;
   /** The x-gw-guardrails header ('' or absent when not sent). */
   guardrails?: string;
-  /** The client's W3C traceparent, read only when traces are on. */
-  traceparent?: string;
 }
 
 /**
@@ -64,8 +59,6 @@ export type InboundParser = (raw: Buffer, key: KeyRecord) => InferenceBody | Pro
 interface InferenceScope extends RequestScope {
   endpoint: TokenEndpoint;
   body: InferenceBody;
-  /** The request's trace, when traces are on. */
-  trace: RequestTrace | null;
 }
 
 /** How the serving attempt's answer ended. */
@@ -87,30 +80,13 @@ export class InferenceService {
 
   constructor(deps: InferenceDeps) {
     this.#d = deps;
-    // With traces on, handle() is wrapped for this instance: the untraced path stays one frame (a
-    // split into two methods measured +4k instructions a request, bench:instructions).
-    const tracer = deps.tracer;
-    if (tracer != null) {
-      const untraced = this.handle.bind(this);
-      this.handle = (endpoint, req, reply, inbound = null) => {
-        const trace = tracer.start(reply.requestId, req.traceparent, endpoint);
-        return untraced(endpoint, req, reply, inbound, trace).then(
-          () => tracer.end(trace, reply.aborted ? 499 : 200, reply.aborted ? 'client_aborted' : null),
-          (e: unknown) => {
-            const g = isGatewayError(e) ? e : null;
-            tracer.end(trace, g?.status ?? 500, g?.code ?? 'internal_error');
-            throw e;
-          });
-      };
-    }
   }
 
   /**
    * `inbound` translates another format's request; its caller wraps `reply` so that the OpenAI
    * answer written here reaches the client in that format.
    */
-  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null,
-    trace: RequestTrace | null = null): Promise<void> {
+  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
     const d = this.#d;
     const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
@@ -121,7 +97,7 @@ export class InferenceService {
       },
       // bytes, not the body's length: a translated request may carry a stored conversation too.
       (p) => maxCostMicros(p.plan, p.body.bytes, p.body.maxTokens, d.reserveOutputTokens),
-      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply, p.guard, startedMs, trace));
+      (key, p, requestId) => this.#serve(endpoint, key, p.body, p.plan, requestId, reply, p.guard, startedMs));
   }
 
   /**
@@ -158,11 +134,10 @@ export class InferenceService {
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
-    reply: ClientReply, guard: Guard | null, startedMs: number, trace: RequestTrace | null): Promise<number> {
+    reply: ClientReply, guard: Guard | null, startedMs: number): Promise<number> {
     const { model, stream } = body;
-    const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0, trace };
-    if (trace !== null) trace.model = model;
-    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started, trace),
+    const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
+    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
         status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
         usageEstimated: false, usageClamped: false,
@@ -235,8 +210,7 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: TokenEndpoint, a: Attempt, body: InferenceBody, abort: AbortSource, started: number,
-    trace: RequestTrace | null): Promise<Served> {
+  async #attempt(endpoint: TokenEndpoint, a: Attempt, body: InferenceBody, abort: AbortSource, started: number): Promise<Served> {
     const adapter = adapterFor(a.route.provider.entry.kind);
     const nativeRequest = body.native ?? null;
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
@@ -245,11 +219,6 @@ export class InferenceService {
     const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
         : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
-    if (trace !== null) {
-      // Sent as pieces, whose head is written per request, so the cached head of the plain path stays as it is.
-      call.headers = { ...call.headers, traceparent: this.#d.tracer!.attemptSent(trace) };
-      if (Buffer.isBuffer(call.body)) call.body = [call.body];
-    }
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
@@ -298,9 +267,7 @@ export class InferenceService {
 
   #record(req: InferenceScope, a: Attempt, attempt: number, end: AttemptEnd): void {
     req.upstreamMs += end.latencyMs;
-    const record = attemptRecord(this.#d.clock.now(), req, a, attempt, end);
-    this.#d.usage.record(record);
-    if (req.trace !== null) this.#d.tracer!.attemptEnded(req.trace, record, a.route.upstreamModel);
+    this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
 }
 

@@ -21,8 +21,6 @@ export interface MessagesRequest {
   beta: string;
   /** The x-gw-guardrails header ('' or absent when not sent). */
   guardrails?: string;
-  /** The client's W3C traceparent, read only when traces are on. */
-  traceparent?: string;
   body: Buffer;
 }
 
@@ -41,7 +39,7 @@ export class MessagesService {
 
   handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
     const format = new MessagesReply(reply.requestId);
-    return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails, traceparent: req.traceparent }, new TranslatingReply(reply, format), (raw) => {
+    return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails }, new TranslatingReply(reply, format), (raw) => {
       const body = messagesToChat(raw, false, req.beta);
       format.model = body.model;
       format.stops = stopSequencesOf(body.payload);

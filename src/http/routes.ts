@@ -23,8 +23,6 @@ export const GATEWAY_VERSION = '0.1.0';
 
 export interface RouteDeps {
   inference: InferenceService;
-  /** Traces are on: the inference routes read the client's traceparent. */
-  tracing?: boolean;
   cache: ResponseCacheService;
   messages: MessagesService;
   audio: AudioService;
@@ -54,13 +52,11 @@ const UPLOAD_HEADERS = ['content-type'] as const;
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 function messagesRequest(ctx: RequestContext<'api_key', Buffer>) {
-  return { key: ctx.key, beta: ctx.headers['anthropic-beta'], guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent, body: ctx.body };
+  return { key: ctx.key, beta: ctx.headers['anthropic-beta'], guardrails: ctx.headers['x-gw-guardrails'], body: ctx.body };
 }
 
 /** The route table: every HTTP route, declared once. */
 export function buildRoutes(d: RouteDeps): RouteSpec[] {
-  // traceparent is read only when traces are on: a header read costs every request.
-  const traced = <T extends readonly string[]>(h: T): readonly string[] => (d.tracing === true ? [...h, 'traceparent'] : h);
   /** An audio upload route: the router checks the key from the headers before the upload is read. */
   const upload = (endpoint: 'transcriptions' | 'translations', summary: string): RouteSpec => (route({
     kind: 'raw', method: 'post', path: `/v1/audio/${endpoint}`, auth: 'api_key', headers: UPLOAD_HEADERS,
@@ -78,21 +74,21 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
   /** A token endpoint's handler: through the response cache when the request (or the config) asks for it. */
   const inference = (endpoint: TokenEndpoint, path: string) => (ctx: RequestContext<'api_key', Buffer>, reply: ClientReply): Promise<void> => {
     const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
-    const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent };
+    const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] };
     if (mode === 'off') return d.inference.handle(endpoint, req, reply);
     return d.cache.handle(path, endpoint, mode, ctx.key, ctx.body, reply, (r) => d.inference.handle(endpoint, req, r));
   };
   const routes: RouteSpec[] = [
     route({
-      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: traced(CACHED_HEADERS),
+      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: CACHED_HEADERS,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover; x-gw-cache: on|always answers repeats from the cache',
       handle: inference('chat', '/v1/chat/completions'),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: traced(GUARDRAIL_HEADERS),
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: GUARDRAIL_HEADERS,
       summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
         'routed with failover; stored per org unless store is false, continued with previous_response_id',
-      handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'], traceparent: ctx.headers.traceparent }, reply),
+      handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
     }),
     route({
       kind: 'json', method: 'get', path: '/v1/responses/:id', auth: 'api_key',
@@ -110,12 +106,12 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: async (ctx) => ({ body: await d.responses.remove(ctx.key, ctx.params.id) }),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: traced(CACHED_HEADERS),
+      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: CACHED_HEADERS,
       summary: 'Embeddings (OpenAI format), routed with failover; x-gw-cache: on answers repeats from the cache',
       handle: inference('embeddings', '/v1/embeddings'),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: traced(ANTHROPIC_HEADERS), apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
       errorFormat: ANTHROPIC_ERRORS,
       summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
         "key as x-api-key or Bearer; errors in Anthropic's shape",
