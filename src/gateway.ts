@@ -1,4 +1,3 @@
-import { ResponseCacheService } from './dataplane/response-cache/response-cache-service.js';
 import type { Config } from './config/schema.js';
 import { policyFromText } from './lib/guardrail-policy.js';
 import { loadCatalog } from './catalog/load.js';
@@ -33,6 +32,7 @@ import { KeyAuthenticator } from './dataplane/key-auth.js';
 import { RoutePlanner } from './dataplane/route-planner.js';
 import { RouteStatsBook } from './dataplane/route-stats.js';
 import { UpstreamClient } from './dataplane/upstream-client.js';
+import { ResponseCacheService } from './dataplane/response-cache/response-cache-service.js';
 import { buildRoutes } from './http/routes.js';
 import { accountRoutes } from './control/account/account-routes.js';
 import { AccountService } from './control/account/account-service.js';

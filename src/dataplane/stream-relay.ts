@@ -11,8 +11,6 @@ import { SseEditor } from './sse-editor.js';
 import { estimateUsage, usageEvent } from './usage-estimate.js';
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
-/** The code of errors.streamInterrupted, which a broken stream's last event carries. */
-const STREAM_INTERRUPTED = 'stream_interrupted';
 const NL = 0x0a;
 
 export interface RelayOutcome {
@@ -194,7 +192,8 @@ class StreamRelay {
       this.#reply.streamEnd();
       return this.#result(false, null);
     }
-    const event = sseErrorEvent(errors.streamInterrupted(failure.message));
+    const interrupted = errors.streamInterrupted(failure.message);
+    const event = sseErrorEvent(interrupted);
     // Bytes held back are the start of a [DONE] line that never came (or, edited, an unfinished line): sent as they are.
     const unchecked = this.#guard?.flush();
     const pushed = unchecked !== undefined && unchecked.length > 0 ? this.#editor!.push(unchecked) : null;
@@ -204,10 +203,10 @@ class StreamRelay {
     const tail = Buffer.from(s.atEventBoundary ? event : `\n\n${event}`);
     const last = held === null || held.length === 0 ? tail : Buffer.concat([held, tail]);
     if (this.#started) {
-      this.#reply.streamEnd(last, STREAM_INTERRUPTED);
+      this.#reply.streamEnd(last, interrupted.code);
     } else {
       this.#start(last);
-      this.#reply.streamEnd(undefined, STREAM_INTERRUPTED);
+      this.#reply.streamEnd(undefined, interrupted.code);
     }
     return this.#result(false, failure.code === 'stream_interrupted' ? failure : new RouteFailure('stream_interrupted', failure.message));
   }

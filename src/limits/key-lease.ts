@@ -26,6 +26,9 @@ export class KeyLease {
   reserved = 0;
   inFlight = 0;
   lastUsed = 0;
+  /** When a claim of slots (or money) last came back empty: not asked again before these times. */
+  noSlotsUntil = 0;
+  noMoneyUntil = 0;
   /** The claim in flight (lease-keeper.ts), one at a time. */
   claim: Promise<void> | null = null;
   /** Given back (the key's record changed, or the gate closes): admits nothing more. */

@@ -71,9 +71,6 @@ export class LeaseKeeper {
   readonly #instance = randomBytes(6).toString('base64url');
   readonly #live = new Map<string, KeyLease>();
   readonly #retired = new Set<KeyLease>();
-  /** When a claim of slots (or money) for a key last came back empty: not asked again for a period. */
-  readonly #noSlotsUntil = new Map<KeyLease, number>();
-  readonly #noMoneyUntil = new Map<KeyLease, number>();
   #seq = 0;
   #flushTimer: NodeJS.Timeout | null = null;
   /** What settle() callers wait on until the next flush, and how that flush tells them. */
@@ -153,8 +150,6 @@ export class LeaseKeeper {
     for (const l of this.#retired) {
       if (!l.empty) continue;
       this.#retired.delete(l);
-      this.#noSlotsUntil.delete(l);
-      this.#noMoneyUntil.delete(l);
     }
   }
 
@@ -208,8 +203,8 @@ export class LeaseKeeper {
     const o = this.#o;
     const left = l.slotsLeft(now);
     const target = micros * o.moneyRequests;
-    const slotsOk = (this.#noSlotsUntil.get(l) ?? 0) <= now;
-    const moneyOk = micros > 0 && (this.#noMoneyUntil.get(l) ?? 0) <= now;
+    const slotsOk = l.noSlotsUntil <= now;
+    const moneyOk = micros > 0 && l.noMoneyUntil <= now;
     const slotsLow = slotsOk && left * 2 <= o.slots;
     const moneyLow = moneyOk && l.free * 2 < target;
     if (!slotsLow && !moneyLow) return;
@@ -235,8 +230,8 @@ export class LeaseKeeper {
       if (r[0] !== OK) return;
       const [, gotSlots, gotMoney, holdNow] = r as [number, number, number, number];
       if (gotSlots > 0) l.batches.push({ id: batch, day, size: gotSlots, used: 0, until });
-      else if (slots > 0) this.#noSlotsUntil.set(l, now + this.#o.periodMs);
-      if (money > 0 && gotMoney === 0) this.#noMoneyUntil.set(l, now + this.#o.periodMs);
+      else if (slots > 0) l.noSlotsUntil = now + this.#o.periodMs;
+      if (money > 0 && gotMoney === 0) l.noMoneyUntil = now + this.#o.periodMs;
       // Every command sent before this one has answered, and none sent after has run: exact.
       l.amount = holdNow;
     } catch (e) {

@@ -1,4 +1,3 @@
-import type { ResponseCacheStore } from '../domain/stores/response-cache-store.js';
 import type { ChangeBus } from '../cluster/change-bus.js';
 import type { DailyUsage } from '../control/billing/billing-service.js';
 import type { TrafficReader } from '../control/traffic-book.js';
@@ -8,6 +7,7 @@ import type { ResponseStore } from '../domain/response-store.js';
 import type { MonitorStore } from '../domain/stores/monitor-store.js';
 import type { Stores } from '../domain/stores/stores.js';
 import type { UsageReportStore } from '../domain/stores/usage-report-store.js';
+import type { ResponseCacheStore } from '../domain/stores/response-cache-store.js';
 import type { UsageBatcher } from '../ledger/usage-batcher.js';
 
 /** A change another process made: a key, a workspace's budget, or money. */

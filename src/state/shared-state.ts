@@ -1,8 +1,8 @@
-import { redisResponseCache } from '../cluster/redis-response-cache.js';
 import type { Config } from '../config/schema.js';
 import { ChangeBus } from '../cluster/change-bus.js';
 import { connectRedis } from '../cluster/redis-connection.js';
 import { roundClaims } from '../cluster/round-claims.js';
+import { redisResponseCache } from '../cluster/redis-response-cache.js';
 import type { LimitsReader } from '../domain/limits-reader.js';
 import { UsageBatcher } from '../ledger/usage-batcher.js';
 import type { Clock } from '../lib/clock.js';

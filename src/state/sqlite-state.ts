@@ -1,4 +1,3 @@
-import { sqliteResponseCache } from '../store/response-cache.js';
 import { hostname } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { UsageBatcher } from '../ledger/usage-batcher.js';
@@ -17,6 +16,7 @@ import { responseStore } from '../store/stored-responses.js';
 import { trafficReader } from '../store/traffic.js';
 import { limitsReader } from '../store/usage.js';
 import { sqliteUsageReports, UsageRollup } from '../store/usage-reports.js';
+import { sqliteResponseCache } from '../store/response-cache.js';
 import type { GatewayState } from './gateway-state.js';
 import { StartRefused } from './start-refused.js';
 

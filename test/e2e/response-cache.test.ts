@@ -129,6 +129,12 @@ test('embeddings repeat from the cache with on; an error answer is never stored;
   assert.is(bad.status, 400);
   const e = (await bad.json() as { error: { code: string; message: string } }).error;
   assert.equal([e.code, /x-gw-cache/.test(e.message)], ['bad_request', true]);
+  // On the Anthropic-format route the same refusal comes in Anthropic's shape.
+  const m = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...bearer(key), 'x-gw-cache': 'sometimes', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }) });
+  assert.is(m.status, 400);
+  const ae = await m.json() as { type: string; error: { type: string; message: string } };
+  assert.equal([ae.type, ae.error.type, /x-gw-cache/.test(ae.error.message)], ['error', 'invalid_request_error', true]);
 });
 
 test('hits still count against the key\'s rate limit', async () => {
