@@ -4,6 +4,7 @@
 //   IR_INCLUSIVE=N  JS functions (or those matching IR_MATCH) with the most inclusive instructions per request (own and callees')
 //   IR_CALLEES=re   what the functions matching `re` spend in each callee, per request
 //   IR_CALLS=re     how often the functions matching `re` were called, per request
+//   IR_TIERS=1      name JIT code with its tier (~ interpreted, ^ baseline, + Maglev, * TurboFan)
 //   IR_CALLERS=re   who calls the functions matching `re`, and what those calls cost, per request
 import { calleesOf, callGraph, inclusiveCosts } from './callgrind.js';
 

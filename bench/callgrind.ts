@@ -3,6 +3,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+const KEEP_TIERS = process.env.IR_TIERS === '1';
+
 export interface ThreadCount {
   thread: number;
   instructions: number;
@@ -51,8 +53,9 @@ function symbolizer(ranges: Range[]): (name: string) => string {
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    // One JS function's tiers (~ interpreted, ^ baseline, + Maglev, * TurboFan) are one function here.
-    return best !== null && addr < best.start + best.size ? best.name.replace(/^JS:[~^+*]/, 'JS:') : name;
+    // One JS function's tiers (~ interpreted, ^ baseline, + Maglev, * TurboFan) are one function
+    // here, unless IR_TIERS=1 asks which tier the counted requests ran in.
+    return best !== null && addr < best.start + best.size ? (KEEP_TIERS ? best.name : best.name.replace(/^JS:[~^+*]/, 'JS:')) : name;
   };
 }
 

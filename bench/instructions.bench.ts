@@ -27,6 +27,8 @@
 //                      own work, which is the figure to compare between builds on a shared machine
 //   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
 //   BENCH_GW_METRICS   0: the gateway with metrics.enabled false (what collecting metrics costs)
+//   BENCH_GW_NODE_ARGS more node flags for the gateway targets, space-separated, after those `npm start` uses
+//                      ("--min-semi-space-size=0 --max-semi-space-size=0": V8's default young generation)
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,6 +51,8 @@ const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 3000);
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
 const KEEP = process.env.BENCH_IR_KEEP === '1';
+/** Extra node flags for the gateway targets only (a V8 heap setting to compare). */
+const GW_NODE_ARGS = (process.env.BENCH_GW_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const TARGETS = (process.env.BENCH_IR_TARGETS ?? 'floor,bare,gateway,gateway-stream').split(',');
 /** Under callgrind a gateway takes a minute or more to load its modules and open the database. */
 const START_MS = 300_000;
@@ -78,7 +82,7 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   let headers = requestHeaders();
   if (name.startsWith('gateway')) {
     const anthropicUrl = anthropicMock === null ? undefined : `${anthropicMock.origin}/v1`;
-    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs, timeoutMs: START_MS, anthropicUrl });
+    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs: [...nodeArgs, ...GW_NODE_ARGS], timeoutMs: START_MS, anthropicUrl });
     server = g.server;
     headers = requestHeaders(g.apiKey);
   } else {
