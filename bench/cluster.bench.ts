@@ -21,7 +21,7 @@ import { startPostgres } from '../test/support/postgres-server.js';
 import { startRedis } from '../test/support/redis-server.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { threadTicks, TICK_US } from './cpu-time.js';
-import { serveNodeFlags, startGateway } from './gateway-target.js';
+import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import { CHAT_BODY, CHAT_PATH, requestHeaders } from './payloads.js';
 
@@ -95,7 +95,7 @@ async function cluster(tmp: string, mockUrl: string, pgUrl: string, redisUrl: st
       ...(leases ? {} : { redis: { leaseSlots: 0 } }),
     }));
     servers.push(await startChild(`gateway-${name}`, {
-      args: [...serveNodeFlags(ROOT), 'dist/src/main.js', 'serve', '--config', configPath], cwd: ROOT, env,
+      args: ['dist/src/main.js', 'serve', '--config', configPath], cwd: ROOT, env,
       portFrom: (l) => (l.includes('"msg":"listening"') ? Number(/"port":(\d+)/.exec(l)?.[1]) : undefined), timeoutMs: 30_000,
     }));
   }

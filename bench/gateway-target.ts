@@ -1,7 +1,7 @@
 // Starts the real gateway the way an operator would: CLI to create an org and a key in a fresh
 // database, then `serve` with a config file pointing the `openai` provider at the mock.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startChild, type ChildServer } from './child-server.js';
@@ -59,15 +59,6 @@ export interface GatewayStartOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/**
- * The node flags `npm start` serves with (package.json's start script, read here so the benches
- * measure what ships): the young generation's size (docs/operations.md, *Node flags*).
- */
-export function serveNodeFlags(root: string): string[] {
-  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
-  return start.slice(1, start.indexOf('dist/src/main.js')).filter((a) => a.startsWith('--'));
-}
-
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
   if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is not built');
   const dbPath = join(tmpDir, 'gw.db');
@@ -90,7 +81,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
   }, null, 2));
 
   const server = await startChild('gateway', {
-    args: [...serveNodeFlags(root), ...(o.nodeArgs ?? []), 'dist/src/main.js', 'serve', '--config', configPath],
+    args: [...(o.nodeArgs ?? []), 'dist/src/main.js', 'serve', '--config', configPath],
     cwd: root,
     portFrom: listeningPort,
     timeoutMs: o.timeoutMs ?? 20_000,

@@ -27,8 +27,8 @@
 //                      own work, which is the figure to compare between builds on a shared machine
 //   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
 //   BENCH_GW_METRICS   0: the gateway with metrics.enabled false (what collecting metrics costs)
-//   BENCH_GW_NODE_ARGS more node flags for the gateway targets, space-separated, after those `npm start` uses
-//                      ("--min-semi-space-size=0 --max-semi-space-size=0": V8's default young generation)
+//   BENCH_GW_NODE_ARGS node flags for the gateway targets, space-separated
+//                      (--min-semi-space-size=16: the young generation held at its full-load size, see docs/benchmarks.md)
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

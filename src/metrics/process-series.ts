@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { Registry } from './registry.js';
 
 /** Event-loop delay sampling period: a native timer, no JavaScript runs per sample. */
@@ -46,6 +47,11 @@ export class ProcessSeries {
       heapUsed.child().set(m.heapUsed);
       heapTotal.child().set(m.heapTotal);
       external.child().set(m.external);
+    };
+    // By space, as prom-client names it: the young generation ("new") is sized by npm start's flags (docs/operations.md).
+    const spaces = reg.gauge('nodejs_heap_space_size_total_bytes', 'V8 heap space allocated, by space (new: the young generation), in bytes.', ['space']);
+    spaces.collect = () => {
+      for (const s of getHeapSpaceStatistics()) spaces.child(s.space_name.replace(/_space$/, '')).set(s.space_size);
     };
     const lag = reg.gauge('nodejs_eventloop_lag_seconds', 'Event-loop delay since the previous scrape (beyond the 20 ms sampling period), by statistic (mean, p50, p99, max), in seconds.',
       ['stat']);

@@ -117,6 +117,9 @@ test('breakers, the ledger, the upstream pool and the process are reported', asy
   assert.ok(sampleValue(m, 'process_resident_memory_bytes')! > 10_000_000);
   assert.ok(sampleValue(m, 'process_start_time_seconds')! > Date.now() / 1000 - 3_600);
   assert.ok(sampleValue(m, 'nodejs_heap_size_used_bytes')! > 0);
+  // The young generation by its V8 name, less the suffix: at least V8's first 1 MiB semi-space.
+  assert.ok(sampleValue(m, 'nodejs_heap_space_size_total_bytes', { space: 'new' })! >= 1024 * 1024);
+  assert.ok(sampleValue(m, 'nodejs_heap_space_size_total_bytes', { space: 'old' })! > 0);
   assert.ok(sampleSum(m, 'nodejs_active_resources') > 0);
   assert.is(sampleValue(m, 'gw_build_info', { version: '0.1.0' }), 1);
   for (const f of m.values()) assert.ok(f.help && f.type !== 'untyped', `${f.name} has HELP and TYPE`);
