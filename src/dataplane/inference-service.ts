@@ -139,6 +139,8 @@ export class InferenceService {
     const { model, stream } = body;
     const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
     // Body, then key (its own, else its org's: resolved when its record was read), then config.
+    // Once a request rather than once an attempt (bench:instructions, JS self counts a request:
+    // #serve 1,258 → 1,287, #attempt 697 → 672; "the rest" 93.1k → 92.7k plain, within run noise).
     const marks = body.ext.cache ?? key.promptCache ?? null;
     const promptCache = marks === null ? this.#d.promptCacheAuto === true : marks === 'auto';
     const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, promptCache, reply, started),

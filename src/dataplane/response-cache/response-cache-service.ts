@@ -55,7 +55,8 @@ export class ResponseCacheService {
    * the key's record), else the config's. A bad header is refused in the route's shape.
    */
   modeOf(header: string | undefined, key: KeyRecord): CacheMode {
-    // The router reads an absent header as ''.
+    // The router reads an absent header as ''. The key's mode is a field of the record the router
+    // already holds, its org's folded in by the key lookup: nothing is looked up per request.
     if (header === undefined || header === '') return key.responseCache ?? this.#d.defaultMode;
     const mode = MODES[header.trim().toLowerCase()];
     if (mode === undefined) throw errors.badRequest(`Invalid ${CACHE_HEADER} header: expected on, always or off`);
