@@ -14,6 +14,7 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { signIn, type Browser } from '../support/session.js';
 import { bearer } from '../support/wait.js';
+import { formatInr } from '../../src/lib/money.js';
 
 let gw: GatewayProcess;
 let openai: MockProvider;
@@ -180,19 +181,28 @@ test('a hit is billed half its answer\'s first cost: the balance is debited and 
   assert.ok(stored.includes(firstCost), 'the entry keeps its first cost');
 });
 
-test('a paid hit is refused 402 when the org cannot pay, as any request is', async () => {
-  const { orgId: poor, key } = await gw.orgAndKey({ name: 'poor', credit: 0.00001 });
+test('paid hits spend the balance as any request does: once it is gone the next hit is refused 402', async () => {
   const body = fresh();
-  const first = await chat(key, body, { 'x-gw-cache': 'on' });
-  assert.is(first.status, 200);
-  assert.is(first.headers.get('x-gw-cache'), 'miss');
-  await rowOf(first.headers.get('x-request-id'));
-  assert.ok(balanceOf(poor) <= 0, 'the first answer spent the whole balance');
+  // What this body's answer costs, from a miss in another org (an answer is never shared across orgs).
+  const rich = await gw.orgAndKey({ name: 'rich' });
+  const measured = await chat(rich.key, body, { 'x-gw-cache': 'on' });
+  const cost = (await rowOf(measured.headers.get('x-request-id'))).cost_micros as number;
+  const half = Math.round(cost / 2);
+  assert.ok(half >= 2, `the answer costs enough to halve (${cost} micro-rupees)`);
+  // Enough for the miss and all but one micro-rupee of a hit: that hit is let in (something is left) and spends the rest.
+  const poor = (await gw.cli('org', 'create', 'poor', '--credit', formatInr(cost + half - 1, 6))).id;
+  const { key } = await gw.cli('key', 'create', '--org', poor, '--name', 'k');
   openai.reset();
+  const first = await chat(key, body, { 'x-gw-cache': 'on' });
+  assert.equal([first.status, first.headers.get('x-gw-cache')], [200, 'miss']);
   const hit = await chat(key, body, { 'x-gw-cache': 'on' });
-  assert.is(hit.status, 402);
-  assert.is((await json(hit)).error.code, 'insufficient_credits');
-  assert.is(openai.requests.length, 0);
+  assert.equal([hit.status, hit.headers.get('x-gw-cache')], [200, 'hit']);
+  assert.equal(await rowOf(hit.headers.get('x-request-id')), { provider: null, status: 200, cost_micros: half, billable: 1, cache_hit: 1 });
+  const refused = await chat(key, body, { 'x-gw-cache': 'on' });
+  assert.is(refused.status, 402);
+  assert.is((await json(refused)).error.code, 'insufficient_credits');
+  assert.is(openai.requests.length, 1, 'only the miss reached the provider');
+  await waitForValue(() => (balanceOf(poor) === -1 ? true : null), 5_000, 'the balance to be spent to -1 micro-rupee');
 });
 
 test.run();
