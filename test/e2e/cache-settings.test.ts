@@ -88,6 +88,13 @@ test('a key\'s mode, else its org\'s, else none; a key\'s own off wins over its 
   assert.is(onOrg.status, 200);
   assert.equal([(await json(onOrg)).org.response_cache, (await json(await owner.get('/me'))).org.response_cache], ['on', 'on']);
   assert.equal(await twice(b.key), ['miss', 'hit'], 'a key without a setting follows its org');
+  const viaMessages = async () => {
+    const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': b.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: GPT, max_tokens: 20, temperature: 0, messages: [{ role: 'user', content: 'Through /v1/messages' }] }) });
+    assert.is(r.status, 200, await r.clone().text());
+    return r.headers.get('x-gw-cache');
+  };
+  assert.equal([await viaMessages(), await viaMessages()], ['miss', 'hit'], 'on /v1/messages too');
 
   assert.is((await patchKey(a.id, { response_cache: 'off' })).status, 200);
   openai.reset();
