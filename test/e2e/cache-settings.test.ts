@@ -105,7 +105,8 @@ test('a key\'s mode, else its org\'s, else none; a key\'s own off wins over its 
   assert.equal(await twice(b.key, fresh(), { 'x-gw-cache': 'off' }), [null, null], 'and over the org');
 
   const list = await json(await owner.get('/me/keys'));
-  assert.equal(list.data.filter((k: any) => k.id === a.id || k.id === b.id).map((k: any) => [k.name, k.response_cache, k.prompt_cache]),
+  assert.equal(list.data.filter((k: any) => k.id === a.id || k.id === b.id).sort((x: any, y: any) => x.name.localeCompare(y.name))
+    .map((k: any) => [k.name, k.response_cache, k.prompt_cache]),
     [['a', 'off', null], ['b', null, null]]);
 
   const cleared = await patchKey(a.id, { response_cache: null });

@@ -35,7 +35,9 @@ eachBackend('cache settings', (test, be) => {
     assert.equal(await settings(k2), ['on', 'auto']);
     const own = (await keys.find(k2))!;
     assert.equal([own.responseCache, own.promptCache], [null, null], 'the key store shows a key\'s own settings');
-    assert.equal((await keys.list(orgId, '2026-11')).map((k) => [k.name, k.responseCache, k.promptCache]), [['a', 'off', null], ['b', null, null]]);
+    // Keys made in the same millisecond list in id order, which is random: sorted by name here.
+    const listed = (await keys.list(orgId, '2026-11')).sort((x, y) => x.name.localeCompare(y.name));
+    assert.equal(listed.map((k) => [k.name, k.responseCache, k.promptCache]), [['a', 'off', null], ['b', null, null]]);
     const org = (await orgs.find(orgId))!;
     assert.equal([org.responseCache, org.promptCache], ['on', 'auto']);
 
