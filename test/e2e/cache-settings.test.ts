@@ -213,4 +213,19 @@ test('paid hits spend the balance as any request does: once it is gone the next 
   await waitForValue(() => (balanceOf(poor) === -1 ? true : null), 5_000, 'the balance to be spent to -1 micro-rupee');
 });
 
+test('a trial key\'s hit is free, even of an answer a standard key of its org paid for', async () => {
+  const org = (await gw.cli('org', 'create', 'mixed')).id;
+  const trial = await gw.cli('key', 'create', '--org', org, '--name', 'trial');
+  await gw.cli('org', 'credit', org, '100');
+  const standard = await gw.cli('key', 'create', '--org', org, '--name', 'standard');
+  assert.equal([trial.tier, standard.tier], ['trial', 'standard']);
+  const body = fresh();
+  const paid = await chat(standard.key, body, { 'x-gw-cache': 'on' });
+  assert.is(paid.headers.get('x-gw-cache'), 'miss');
+  assert.ok(((await rowOf(paid.headers.get('x-request-id'))).cost_micros as number) > 0);
+  const hit = await chat(trial.key, body, { 'x-gw-cache': 'on' });
+  assert.is(hit.headers.get('x-gw-cache'), 'hit');
+  assert.equal(await rowOf(hit.headers.get('x-request-id')), { provider: null, status: 200, cost_micros: 0, billable: 0, cache_hit: 1 });
+});
+
 test.run();
