@@ -525,3 +525,15 @@ CREATE TABLE response_cache (
 );
 CREATE INDEX response_cache_expires ON response_cache (expires_at);
 ALTER TABLE usage ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 22
+-- Cache settings per key and per org (docs/cache.md). response_cache: the exact-match cache mode
+-- ('off', 'on', 'always') of requests that send no x-gw-cache header; prompt_cache: whether the
+-- gateway adds prompt-cache markers ('auto', 'off') when the body says nothing. NULL: not set
+-- (a key follows its org, an org the config). response_cache.cost_micros: what the stored answer
+-- cost when it was first served, of which a hit is billed responseCache.hitCostPercent.
+ALTER TABLE api_keys ADD COLUMN response_cache TEXT;
+ALTER TABLE api_keys ADD COLUMN prompt_cache TEXT;
+ALTER TABLE orgs ADD COLUMN response_cache TEXT;
+ALTER TABLE orgs ADD COLUMN prompt_cache TEXT;
+ALTER TABLE response_cache ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0;

@@ -292,6 +292,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     cache: new ResponseCacheService({
       store: state.responseCache, gate, usage: sink, clock, log, defaultMode: config.responseCache.mode,
       ttlMs: config.responseCache.ttlSeconds * 1000, maxEntryBytes: config.responseCache.maxEntryKb * 1024,
+      hitCostPercent: config.responseCache.hitCostPercent,
     }),
     messages: new MessagesService({ inference, auth, planner }),
     audio,

@@ -13,7 +13,7 @@ export function redisResponseCache(redis: Redis, prefix: string): ResponseCacheS
       return text === null ? null : decodeAnswer(text);
     },
     async put(key: string, _orgId: string, answer: CachedAnswer, _now: number, ttlMs: number): Promise<void> {
-      await redis.set(`${prefix}rc:${key}`, encodeAnswer(answer), 'PX', ttlMs);
+      await redis.set(`${prefix}rc:${key}`, encodeAnswer(answer, true), 'PX', ttlMs);
     },
   };
 }

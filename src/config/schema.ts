@@ -207,6 +207,8 @@ export const ConfigSchema = Type.Object({
     maxEntryKb: Type.Integer({ minimum: 1, maximum: 65_536, default: 1_024 }),
     /** One box (SQLite): the cache's bound, the answers closest to expiring evicted first. On Redis, its maxmemory bounds it. */
     maxTotalMb: Type.Integer({ minimum: 1, default: 256 }),
+    /** A hit is billed this percentage of what its answer cost when first served; 0: hits are free. */
+    hitCostPercent: Type.Number({ minimum: 0, maximum: 100, default: 0 }),
   }, { additionalProperties: false, default: {} }),
   /** GET /metrics, Prometheus text format (docs/operations.md). */
   metrics: Type.Object({

@@ -15,9 +15,10 @@ export interface Planned {
  * (standard keys; routes on the caller's own key cost nothing) until `serve` returns the true cost, and
  * the hold is released if anything throws. `requestId` is the HTTP answer's own (its x-request-id),
  * so the ledger rows carry it; errors thrown while serving carry it as x-gw-request-id too.
+ * Resolves to the cost settled.
  */
 export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
-  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<number> {
   if (gate.enterAdmitted) return admittedAtOnce(key, gate, requestId, prepare, maxCost, serve);
   const entered = gate.enter(key);
   const ticket = entered instanceof Promise ? await entered : entered;
@@ -35,6 +36,7 @@ export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestG
     }
     gate.settle(ticket, cost);
     settled = true;
+    return cost;
   } finally {
     if (!settled) gate.settle(ticket, 0);
   }
@@ -47,7 +49,7 @@ export async function admitted<P extends Planned>(key: KeyRecord, gate: RequestG
  * is counted in the minute as before.
  */
 async function admittedAtOnce<P extends Planned>(key: KeyRecord, gate: RequestGate, requestId: string,
-  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<void> {
+  prepare: (key: KeyRecord) => P | Promise<P>, maxCost: (p: P) => number, serve: (key: KeyRecord, p: P, requestId: string) => Promise<number>): Promise<number> {
   let p: P;
   try {
     p = await prepare(key);
@@ -67,6 +69,7 @@ async function admittedAtOnce<P extends Planned>(key: KeyRecord, gate: RequestGa
     }
     gate.settle(ticket, cost);
     settled = true;
+    return cost;
   } finally {
     if (!settled) gate.settle(ticket, 0);
   }

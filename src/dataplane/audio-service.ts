@@ -78,7 +78,7 @@ export class AudioService {
     this.#d = deps;
   }
 
-  handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<void> {
+  handle(endpoint: AudioEndpoint, req: AudioRequest, reply: ClientReply): Promise<number> {
     const d = this.#d;
     const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,

@@ -33,7 +33,7 @@ export interface InferenceDeps extends RouteAttemptDeps {
   /** Output tokens assumed for the cost hold when a request gives no max_tokens. */
   reserveOutputTokens: number;
   log: Logger;
-  /** promptCache.auto: every request asks for cache markers, as `cache: "auto"` does for one. */
+  /** promptCache.auto: requests whose body, key and org say nothing ask for cache markers, as `cache: "auto"` does for one. */
   promptCacheAuto?: boolean;
   /** The gateway's default guardrail (config guardrails.default), for requests whose request, key and org set none. */
   guardrails: GuardrailPolicy | null;
@@ -84,9 +84,10 @@ export class InferenceService {
 
   /**
    * `inbound` translates another format's request; its caller wraps `reply` so that the OpenAI
-   * answer written here reaches the client in that format.
+   * answer written here reaches the client in that format. Resolves to the cost billed (the
+   * response cache stores it with the answer).
    */
-  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<void> {
+  handle(endpoint: TokenEndpoint, req: InferenceRequest, reply: ClientReply, inbound: InboundParser | null = null): Promise<number> {
     const d = this.#d;
     const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
@@ -137,7 +138,12 @@ export class InferenceService {
     reply: ClientReply, guard: Guard | null, startedMs: number): Promise<number> {
     const { model, stream } = body;
     const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
-    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, reply, started),
+    // Body, then key (its own, else its org's: resolved when its record was read), then config.
+    // Once a request rather than once an attempt (bench:instructions, JS self counts a request:
+    // #serve 1,258 → 1,287, #attempt 697 → 672; "the rest" 93.1k → 92.7k plain, within run noise).
+    const marks = body.ext.cache ?? key.promptCache ?? null;
+    const promptCache = marks === null ? this.#d.promptCacheAuto === true : marks === 'auto';
+    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, promptCache, reply, started),
       (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
         status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
         usageEstimated: false, usageClamped: false,
@@ -210,11 +216,11 @@ export class InferenceService {
   }
 
   /** One upstream attempt; resolves once the route has proved itself (whole body, or first chunk). */
-  async #attempt(endpoint: TokenEndpoint, a: Attempt, body: InferenceBody, abort: AbortSource, started: number): Promise<Served> {
+  async #attempt(endpoint: TokenEndpoint, a: Attempt, body: InferenceBody, promptCache: boolean, abort: AbortSource, started: number): Promise<Served> {
     const adapter = adapterFor(a.route.provider.entry.kind);
     const nativeRequest = body.native ?? null;
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
-    const caps = { streamOptions: a.route.provider.entry.streamOptions, promptCache: body.ext.cache === 'auto' || this.#d.promptCacheAuto === true };
+    const caps = { streamOptions: a.route.provider.entry.streamOptions, promptCache };
     // `body.payload` is decoded only here, for a provider that cannot take the client's bytes.
     const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)

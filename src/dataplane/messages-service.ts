@@ -37,7 +37,8 @@ export class MessagesService {
     this.#d = deps;
   }
 
-  handle(req: MessagesRequest, reply: ClientReply): Promise<void> {
+  /** Resolves to the cost billed. */
+  handle(req: MessagesRequest, reply: ClientReply): Promise<number> {
     const format = new MessagesReply(reply.requestId);
     return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails }, new TranslatingReply(reply, format), (raw) => {
       const body = messagesToChat(raw, false, req.beta);

@@ -40,7 +40,7 @@ export class ResponsesService {
     this.#d = deps;
   }
 
-  create(req: InferenceRequest, reply: ClientReply): Promise<void> {
+  create(req: InferenceRequest, reply: ClientReply): Promise<number> {
     const format = new ResponsesFormat();
     return this.#d.inference.handle('chat', req, new TranslatingReply(reply, format), (raw, key) => this.#parse(raw, key, format));
   }

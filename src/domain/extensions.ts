@@ -1,5 +1,6 @@
 import { errors } from '../errors/catalog.js';
 import { parsePolicyValue, type GuardrailPolicy } from '../lib/guardrail-policy.js';
+import type { PromptCacheSetting } from './cache-settings.js';
 
 /** Gateway extensions of an inference request (spec 1): read and removed from the body before the request leaves. */
 export interface Extensions {
@@ -8,8 +9,11 @@ export interface Extensions {
   provider: string[] | null;
   dataPolicy: 'india_only' | 'no_training' | 'zero_retention' | null;
   upstreamKey: string | null;
-  /** `cache: "auto"`: the gateway marks long stable prefixes for the provider's prompt cache (docs/cache.md). */
-  cache: 'auto' | null;
+  /**
+   * `cache: "auto"`: the gateway marks long stable prefixes for the provider's prompt cache;
+   * `"off"`: it does not, whatever the key, org or config say (docs/cache.md).
+   */
+  cache: PromptCacheSetting | null;
   /** The request's own guardrail policy (docs/guardrails.md), over its key's, org's and the gateway's. */
   guardrails: GuardrailPolicy | null;
 }
@@ -48,8 +52,10 @@ export function readExtensions(p: Record<string, unknown>): Extensions {
     ext.upstreamKey = p.upstream_key;
   }
   if (p.cache !== undefined && p.cache !== null) {
-    if (p.cache !== 'auto') throw errors.badRequest('Invalid \'cache\': expected "auto" (mark long stable prefixes for the provider\'s prompt cache)');
-    ext.cache = 'auto';
+    if (p.cache !== 'auto' && p.cache !== 'off') {
+      throw errors.badRequest('Invalid \'cache\': expected "auto" (mark long stable prefixes for the provider\'s prompt cache) or "off"');
+    }
+    ext.cache = p.cache;
   }
   if (p.guardrails !== undefined && p.guardrails !== null) {
     const parsed = parsePolicyValue(p.guardrails);

@@ -92,10 +92,13 @@ export interface JsonRoute extends RouteBase {
   handle(ctx: RequestContext): JsonResult | Promise<JsonResult>;
 }
 
-/** A handler that writes the reply itself (inference pass-through and streams); body is raw bytes. */
+/**
+ * A handler that writes the reply itself (inference pass-through and streams); body is raw bytes.
+ * What its promise resolves to is not the router's (an inference handler's is the cost it billed).
+ */
 export interface RawRoute extends RouteBase {
   kind: 'raw';
-  handle(ctx: RequestContext<Auth, Buffer>, reply: ClientReply): Promise<void>;
+  handle(ctx: RequestContext<Auth, Buffer>, reply: ClientReply): Promise<unknown>;
 }
 
 export type RouteSpec = JsonRoute | RawRoute;
@@ -115,7 +118,7 @@ export interface JsonRouteDef<A extends Auth, S extends TSchema | undefined> ext
 export interface RawRouteDef<A extends Auth> extends Omit<RouteBase, 'auth'> {
   kind: 'raw';
   auth: A;
-  handle(ctx: RequestContext<A, Buffer>, reply: ClientReply): Promise<void>;
+  handle(ctx: RequestContext<A, Buffer>, reply: ClientReply): Promise<unknown>;
 }
 
 /**

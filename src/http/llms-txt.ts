@@ -17,7 +17,7 @@ export function llmsTxt(routes: readonly RouteSpec[], models: ModelListBody['dat
     '',
     '- Auth: `Authorization: Bearer gw-…` on /v1 inference routes; dashboard routes (/me/*) use the gw_session cookie.',
     '- Extensions to inference bodies (chat, embeddings, speech; form fields on transcriptions), removed before the request leaves: `optimize` (price, latency, throughput),',
-    '  `provider` (an id or an ordered list), `data_policy` (india_only, no_training, zero_retention), `upstream_key`, `cache` ("auto": prompt-cache markers on Anthropic routes),',
+    '  `provider` (an id or an ordered list), `data_policy` (india_only, no_training, zero_retention), `upstream_key`, `cache` ("auto": prompt-cache markers on Anthropic routes; "off": none, whatever the key or org sets),',
     '  `guardrails` (also the `x-gw-guardrails` header: `redact=aadhaar,pan;block=card;outputs`, groups india/secrets/all, `off`; 400 `guardrail_blocked`).',
     '- `model` is a catalog id (below), or `provider/model-id` for any model of a BYOK provider, served on your own key in `upstream_key`.',
     '- Audio: /v1/audio/transcriptions and /v1/audio/translations (to English; models marked translates) take multipart (`file`, `model`), billed per second; /v1/audio/speech takes JSON, billed per character.',

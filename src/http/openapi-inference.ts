@@ -14,7 +14,7 @@ const EXTENSIONS = {
   },
   data_policy: { type: 'string', enum: ['india_only', 'no_training', 'zero_retention'], description: 'gateway extension: only routes that satisfy it' },
   upstream_key: { type: 'string', description: 'gateway extension: your own provider key for this request (BYOK, not debited for tokens); the request must resolve to one provider' },
-  cache: { type: 'string', enum: ['auto'], description: 'gateway extension: mark the long stable prefix (tools, system prompt) for the provider\'s prompt cache where it needs markers (Anthropic); cached tokens are billed at the cached price' },
+  cache: { type: 'string', enum: ['auto', 'off'], description: 'gateway extension: auto marks the long stable prefix (tools, system prompt) for the provider\'s prompt cache where it needs markers (Anthropic), off marks nothing; over the key\'s and org\'s prompt_cache and the config; cached tokens are billed at the cached price' },
   guardrails: {
     description: "gateway extension: this request's guardrail policy (docs/guardrails.md), over its key's, org's and the gateway's; " +
       "also as the x-gw-guardrails header. 400 guardrail_blocked when a blocking detector matches",

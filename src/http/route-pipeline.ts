@@ -139,7 +139,7 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
      * promises and a closure more a request (bench:instructions).
      */
     run(ctx, reply) {
-      let done: Promise<void>;
+      let done: Promise<unknown>;
       try {
         done = route.kind === 'raw' ? route.handle(ctx as RequestContext<'api_key', Buffer>, reply) : json(ctx, reply);
       } catch (e) {

@@ -72,8 +72,8 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     return { body: model };
   };
   /** A token endpoint's handler: through the response cache when the request (or the config) asks for it. */
-  const inference = (endpoint: TokenEndpoint, path: string) => (ctx: RequestContext<'api_key', Buffer>, reply: ClientReply): Promise<void> => {
-    const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+  const inference = (endpoint: TokenEndpoint, path: string) => (ctx: RequestContext<'api_key', Buffer>, reply: ClientReply): Promise<unknown> => {
+    const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER], ctx.key);
     const req = { key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] };
     if (mode === 'off') return d.inference.handle(endpoint, req, reply);
     return d.cache.handle(path, endpoint, mode, ctx.key, ctx.body, reply, (r) => d.inference.handle(endpoint, req, r));
@@ -116,7 +116,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
         "key as x-api-key or Bearer; errors in Anthropic's shape",
       handle: (ctx, reply) => {
-        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER]);
+        const mode = d.cache.modeOf(ctx.headers[CACHE_HEADER], ctx.key);
         if (mode === 'off') return d.messages.handle(messagesRequest(ctx), reply);
         return d.cache.handle('/v1/messages', 'chat', mode, ctx.key, ctx.body, reply, (r) => d.messages.handle(messagesRequest(ctx), r));
       },

@@ -10,17 +10,24 @@ export type { KeyRecord, KeyLimitsPatch, NewKey };
 const KEY_COLUMNS = `id, org_id AS orgId, workspace_id AS workspaceId, name, prefix, tier, scope, rpm_limit AS rpmLimit,
   daily_limit AS dailyLimit, monthly_budget_micros AS monthlyBudgetMicros, expires_at AS expiresAt, revoked_at AS revokedAt`;
 
-/** The guardrail policy in force for a key: its own, else its org's (docs/guardrails.md). */
-const GUARDRAILS_IN_FORCE = 'COALESCE(guardrails, (SELECT o.guardrails FROM orgs o WHERE o.id = api_keys.org_id)) AS guardrails';
+/**
+ * The settings in force for a key: its own, else its org's: the guardrail policy
+ * (docs/guardrails.md), the response cache mode and the prompt-cache markers (docs/cache.md).
+ */
+const inForce = (column: string, alias: string) => `COALESCE(${column}, (SELECT o.${column} FROM orgs o WHERE o.id = api_keys.org_id)) AS ${alias}`;
+const SETTINGS_IN_FORCE = [inForce('guardrails', 'guardrails'), inForce('response_cache', '"responseCache"'), inForce('prompt_cache', '"promptCache"')].join(', ');
+
+/** A key's own settings (null where it sets none), as the key store lists and finds keys. */
+const OWN_SETTINGS = 'guardrails, response_cache AS responseCache, prompt_cache AS promptCache';
 
 /** A prepared lookup for the data plane's cache misses. */
 export function keyByHashReader(db: Db): (hash: string) => KeyRecord | undefined {
-  const stmt = db.prepare(`SELECT ${KEY_COLUMNS}, ${GUARDRAILS_IN_FORCE} FROM api_keys WHERE hash = ?`);
+  const stmt = db.prepare(`SELECT ${KEY_COLUMNS}, ${SETTINGS_IN_FORCE} FROM api_keys WHERE hash = ?`);
   return (hash) => stmt.get(hash) as KeyRecord | undefined;
 }
 
 export function findKeyById(db: Db, id: string): (KeyRecord & { hash: string }) | undefined {
-  return db.prepare(`SELECT ${KEY_COLUMNS}, guardrails, hash FROM api_keys WHERE id = ?`).get(id) as (KeyRecord & { hash: string }) | undefined;
+  return db.prepare(`SELECT ${KEY_COLUMNS}, ${OWN_SETTINGS}, hash FROM api_keys WHERE id = ?`).get(id) as (KeyRecord & { hash: string }) | undefined;
 }
 
 /** Mints a key and stores only its hash; the full key is returned here and never again. */
@@ -78,6 +85,8 @@ export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now: 
   if (patch.dailyLimit !== undefined) { sets.push('daily_limit = ?'); args.push(patch.dailyLimit); }
   if (patch.monthlyBudgetMicros !== undefined) { sets.push('monthly_budget_micros = ?'); args.push(patch.monthlyBudgetMicros); }
   if (patch.guardrails !== undefined) { sets.push('guardrails = ?'); args.push(patch.guardrails); }
+  if (patch.responseCache !== undefined) { sets.push('response_cache = ?'); args.push(patch.responseCache); }
+  if (patch.promptCache !== undefined) { sets.push('prompt_cache = ?'); args.push(patch.promptCache); }
   if (sets.length === 0) return findKeyById(db, id) !== undefined;
   return db.transaction(() => {
     const res = db.prepare(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
@@ -89,7 +98,7 @@ export function updateKeyLimits(db: Db, id: string, patch: KeyLimitsPatch, now: 
 
 /** The KeyStore on SQLite: statements prepared once; a check and its insert in one immediate transaction. */
 export function sqliteKeyStore(db: Db): KeyStore {
-  const list = db.prepare(`SELECT ${KEY_COLUMNS}, k.guardrails, COALESCE(s.spent_micros, 0) AS spentMonthMicros, k.last_used_at AS lastUsedAt,
+  const list = db.prepare(`SELECT ${KEY_COLUMNS}, ${OWN_SETTINGS}, COALESCE(s.spent_micros, 0) AS spentMonthMicros, k.last_used_at AS lastUsedAt,
       k.created_at AS createdAt
     FROM api_keys k LEFT JOIN monthly_spend s ON s.scope_id = k.id AND s.ist_month = ? WHERE k.org_id = ? ORDER BY k.created_at, k.id`);
   const active = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys

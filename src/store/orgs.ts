@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
-import type { OrgStore } from '../domain/stores/org-store.js';
+import type { OrgCachePatch, OrgStore } from '../domain/stores/org-store.js';
+import type { PromptCacheSetting, ResponseCacheMode } from '../domain/cache-settings.js';
 import { recordChange } from './change-log.js';
 import { newId } from '../lib/ids.js';
 import { orgIsFunded as isFunded } from '../domain/org-funding.js';
@@ -12,6 +13,8 @@ export interface OrgRow {
   balance_micros: number;
   funded_at: number | null;
   guardrails: string | null;
+  response_cache: ResponseCacheMode | null;
+  prompt_cache: PromptCacheSetting | null;
 }
 
 export type MoneyEventKind = 'operator_credit' | 'signup_credit' | 'payment' | 'promo_bonus' | 'refund' | 'adjustment';
@@ -72,12 +75,23 @@ export function sqliteOrgStore(db: Db): OrgStore {
   const workspace = db.prepare('SELECT 1 FROM workspaces WHERE id = ? AND org_id = ? AND archived_at IS NULL');
   const rename = db.prepare('UPDATE orgs SET name = ? WHERE id = ?');
   const setGuardrails = db.prepare('UPDATE orgs SET guardrails = ? WHERE id = ?');
+  const setResponseCache = db.prepare('UPDATE orgs SET response_cache = ? WHERE id = ?');
+  const setPromptCache = db.prepare('UPDATE orgs SET prompt_cache = ? WHERE id = ?');
   const orgKeys = db.prepare('SELECT id FROM api_keys WHERE org_id = ?').pluck();
-  const guard = db.transaction((orgId: string, policy: string | null, now: number): string[] => {
-    setGuardrails.run(policy, orgId);
+  /** An org's setting is in each of its keys' looked-up records: each key is a change. */
+  const keysChanged = (orgId: string, now: number): string[] => {
     const ids = orgKeys.all(orgId) as string[];
     for (const id of ids) recordChange(db, 'key', id, now);
     return ids;
+  };
+  const guard = db.transaction((orgId: string, policy: string | null, now: number): string[] => {
+    setGuardrails.run(policy, orgId);
+    return keysChanged(orgId, now);
+  });
+  const cache = db.transaction((orgId: string, patch: OrgCachePatch, now: number): string[] => {
+    if (patch.responseCache !== undefined) setResponseCache.run(patch.responseCache, orgId);
+    if (patch.promptCache !== undefined) setPromptCache.run(patch.promptCache, orgId);
+    return keysChanged(orgId, now);
   });
   const owners = db.prepare(`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND m.role = 'owner' ORDER BY u.email`)
     .pluck();
@@ -85,7 +99,7 @@ export function sqliteOrgStore(db: Db): OrgStore {
     find: async (orgId) => {
       const o = findOrg(db, orgId);
       return o && { id: o.id, name: o.name, personal: o.personal === 1, balanceMicros: o.balance_micros, fundedAt: o.funded_at, createdAt: o.created_at,
-        guardrails: o.guardrails };
+        guardrails: o.guardrails, responseCache: o.response_cache, promptCache: o.prompt_cache };
     },
     defaultWorkspaceId: async (orgId) => findDefaultWorkspaceId(db, orgId)!,
     hasActiveWorkspace: async (orgId, workspaceId) => workspace.get(workspaceId, orgId) !== undefined,
@@ -93,6 +107,7 @@ export function sqliteOrgStore(db: Db): OrgStore {
       rename.run(name, orgId);
     },
     setGuardrails: async (orgId, policy, now) => guard.immediate(orgId, policy, now),
+    setCacheSettings: async (orgId, patch, now) => cache.immediate(orgId, patch, now),
     ownerEmails: async (orgId) => owners.all(orgId) as string[],
   };
 }

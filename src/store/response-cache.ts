@@ -9,9 +9,10 @@ const SWEEP_EVERY_MS = 60_000;
  * expiring go first. Reads skip expired rows, so a sweep is only about space.
  */
 export function sqliteResponseCache(db: Db, maxBytes: number): ResponseCacheStore & { bytes(): number } {
-  const get = db.prepare('SELECT entry FROM response_cache WHERE key = ? AND expires_at > ?').pluck();
-  const put = db.prepare(`INSERT INTO response_cache (key, org_id, expires_at, bytes, entry) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (key) DO UPDATE SET org_id = excluded.org_id, expires_at = excluded.expires_at, bytes = excluded.bytes, entry = excluded.entry`);
+  const get = db.prepare('SELECT entry, cost_micros AS cost FROM response_cache WHERE key = ? AND expires_at > ?');
+  const put = db.prepare(`INSERT INTO response_cache (key, org_id, expires_at, bytes, entry, cost_micros) VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (key) DO UPDATE SET org_id = excluded.org_id, expires_at = excluded.expires_at, bytes = excluded.bytes, entry = excluded.entry,
+      cost_micros = excluded.cost_micros`);
   const total = db.prepare('SELECT COALESCE(SUM(bytes), 0) FROM response_cache').pluck();
   const expired = db.prepare('DELETE FROM response_cache WHERE expires_at <= ?');
   const oldest = db.prepare('DELETE FROM response_cache WHERE key IN (SELECT key FROM response_cache ORDER BY expires_at LIMIT ?)');
@@ -28,12 +29,12 @@ export function sqliteResponseCache(db: Db, maxBytes: number): ResponseCacheStor
   });
   return {
     get(key: string, now: number): CachedAnswer | null {
-      const text = get.get(key, now) as string | undefined;
-      return text === undefined ? null : decodeAnswer(text);
+      const row = get.get(key, now) as { entry: string; cost: number } | undefined;
+      return row === undefined ? null : decodeAnswer(row.entry, row.cost);
     },
     put(key: string, orgId: string, answer: CachedAnswer, now: number, ttlMs: number): void {
-      const text = encodeAnswer(answer);
-      put.run(key, orgId, now + ttlMs, text.length, text);
+      const text = encodeAnswer(answer, false);
+      put.run(key, orgId, now + ttlMs, text.length, text, answer.costMicros);
       bytes += text.length;
       if (bytes > maxBytes || now - swept >= SWEEP_EVERY_MS) shrink(now);
     },

@@ -1,5 +1,6 @@
 // The response cache with two instances on PostgreSQL and Redis: an answer one instance stored is
-// a hit on the other (the cache is in Redis), and the hit is in the shared ledger.
+// a hit on the other (the cache is in Redis, with what the answer first cost), and the hit is in
+// the shared ledger, billed responseCache.hitCostPercent (50 here) of that cost.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectPostgres, type Pg } from '../../src/store/postgres/pg-database.js';
@@ -13,7 +14,7 @@ let sql: Pg;
 
 test.before(async () => {
   mock = await startMockProvider();
-  cluster = await startCluster(2, { providers: { groq: { baseUrl: mock.url, apiKey: 'k' } } });
+  cluster = await startCluster(2, { providers: { groq: { baseUrl: mock.url, apiKey: 'k' } }, responseCache: { hitCostPercent: 50 } });
   sql = connectPostgres(cluster.pg.url, { max: 2 });
 });
 test.after(async () => {
@@ -22,7 +23,7 @@ test.after(async () => {
   await mock.close();
 });
 
-test('an answer stored by one instance is a hit on the other, recorded once as a hit in the shared ledger', async () => {
+test('an answer stored by one instance is a hit on the other, recorded once as a hit in the shared ledger, billed half the first cost', async () => {
   const [a, b] = cluster.gateways;
   const org = await a.cli('org', 'create', 'acme', '--credit', '1000');
   const { key } = await a.cli('key', 'create', '--org', org.id, '--name', 'k');
@@ -35,10 +36,12 @@ test('an answer stored by one instance is a hit on the other, recorded once as a
   assert.is(second.headers.get('x-gw-cache'), 'hit');
   assert.is(await second.text(), text);
   assert.is(mock.requests.length, 1);
-  const id = second.headers.get('x-request-id');
-  await waitFor(async () => (await sql`SELECT 1 FROM usage WHERE request_id = ${id}`).length === 1, 5_000, 'the hit in the ledger');
-  const [row] = await sql`SELECT cache_hit, cost_micros, provider FROM usage WHERE request_id = ${id}`;
-  assert.equal({ ...row }, { cache_hit: 1, cost_micros: 0, provider: null });
+  const [firstId, id] = [first.headers.get('x-request-id'), second.headers.get('x-request-id')];
+  await waitFor(async () => (await sql`SELECT 1 FROM usage WHERE request_id IN (${firstId}, ${id})`).length === 2, 5_000, 'both rows in the ledger');
+  const [miss] = await sql`SELECT cost_micros FROM usage WHERE request_id = ${firstId}`;
+  assert.ok(Number(miss.cost_micros) > 1);
+  const [row] = await sql`SELECT cache_hit, cost_micros, billable, provider FROM usage WHERE request_id = ${id}`;
+  assert.equal({ ...row, cost_micros: Number(row.cost_micros) }, { cache_hit: 1, cost_micros: Math.round(Number(miss.cost_micros) / 2), billable: 1, provider: null });
 });
 
 test.run();

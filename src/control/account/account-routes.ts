@@ -5,6 +5,7 @@ import { microsToInr } from '../../lib/money.js';
 import { sameSitePath, toSignInPage } from '../sign-in/sign-in-routes.js';
 import type { SignInService } from '../sign-in/sign-in-service.js';
 import type { AccountService, Me } from './account-service.js';
+import { PromptCacheSetting, ResponseCacheSetting } from '../cache-setting-schema.js';
 
 const MeBody = Type.Object({
   id: Type.String(),
@@ -21,13 +22,15 @@ const MeBody = Type.Object({
     balance_inr: Type.Number(),
     tier: Type.String({ description: 'tier new keys get: trial or standard' }),
     guardrails: Type.Union([Type.String(), Type.Null()], { description: "The org's guardrail policy (docs/guardrails.md); keys without their own follow it" }),
+    response_cache: ResponseCacheSetting,
+    prompt_cache: PromptCacheSetting,
   }),
 });
 
 const meBody = (m: Me) => ({
   id: m.user.id, email: m.user.email, name: m.user.name, avatar_url: m.user.avatarUrl, role: m.role, attribution_pending: m.attributionPending,
   org: { id: m.org.id, name: m.org.name, personal: m.org.personal, domain: m.domain, balance_inr: microsToInr(m.org.balanceMicros), tier: m.tier,
-    guardrails: m.org.guardrails },
+    guardrails: m.org.guardrails, response_cache: m.org.responseCache, prompt_cache: m.org.promptCache },
 });
 
 /**
@@ -75,11 +78,16 @@ export function accountRoutes(account: AccountService, signIn: SignInService, ba
       body: Type.Object({
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
         guardrails: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()])),
+        response_cache: Type.Optional(ResponseCacheSetting),
+        prompt_cache: Type.Optional(PromptCacheSetting),
       }, { additionalProperties: false, minProperties: 1 }),
-      summary: "Rename the active org, or set its guardrail policy (owner)",
+      summary: 'Rename the active org, or set its guardrail policy or cache settings (owner)',
       handle: async (ctx) => {
         const b = ctx.body;
         if (b.guardrails !== undefined) await account.setOrgGuardrails(ctx.session, b.guardrails);
+        if (b.response_cache !== undefined || b.prompt_cache !== undefined) {
+          await account.setOrgCacheSettings(ctx.session, { responseCache: b.response_cache, promptCache: b.prompt_cache });
+        }
         return { body: meBody(b.name !== undefined ? await account.renameOrg(ctx.session, b.name) : await account.me(ctx.session)) };
       },
     }),

@@ -3,7 +3,7 @@ import { guardrailSetting } from '../guardrail-setting.js';
 import { cleanName } from '../../domain/display-name.js';
 import { orgIsFunded } from '../../domain/org-funding.js';
 import type { Role, Session } from '../../domain/session.js';
-import type { Org, OrgStore } from '../../domain/stores/org-store.js';
+import type { Org, OrgCachePatch, OrgStore } from '../../domain/stores/org-store.js';
 import type { SessionStore } from '../../domain/stores/session-store.js';
 import type { User, UserStore } from '../../domain/stores/user-store.js';
 import type { Clock } from '../../lib/clock.js';
@@ -16,7 +16,7 @@ export interface AccountServiceDeps {
   orgs: OrgStore;
   sessions: SessionStore;
   clock: Clock;
-  /** Tells the data plane (and other instances) a key's cached record is stale: an org's guardrails are in each key's. */
+  /** Tells the data plane (and other instances) a key's cached record is stale: an org's guardrails and cache settings are in each key's. */
   keyChanged?: (keyId: string) => void;
 }
 
@@ -78,6 +78,16 @@ export class AccountService {
    */
   async setOrgGuardrails(s: Pick<Session, 'userId' | 'orgId' | 'role'>, given: string | null): Promise<Me> {
     const ids = await this.#d.orgs.setGuardrails(s.orgId, guardrailSetting(given) ?? null, this.#d.clock.now());
+    for (const id of ids) this.#d.keyChanged?.(id);
+    return this.me(s);
+  }
+
+  /**
+   * Changes the active org's cache settings (docs/cache.md; a member absent is left, null clears);
+   * keys without their own follow them from their next request (the route lets only owners).
+   */
+  async setOrgCacheSettings(s: Pick<Session, 'userId' | 'orgId' | 'role'>, patch: OrgCachePatch): Promise<Me> {
+    const ids = await this.#d.orgs.setCacheSettings(s.orgId, patch, this.#d.clock.now());
     for (const id of ids) this.#d.keyChanged?.(id);
     return this.me(s);
   }

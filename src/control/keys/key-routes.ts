@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { route, type RouteSpec } from '../../domain/route-spec.js';
 import { inrToMicros, microsToInr } from '../../lib/money.js';
 import { iso } from '../../lib/iso-time.js';
+import { PromptCacheSetting, ResponseCacheSetting } from '../cache-setting-schema.js';
 import { KEY_NAME_MAX } from './key-rules.js';
 import type { KeyService } from './key-service.js';
 
@@ -24,6 +25,8 @@ const KeyListItem = Type.Object({
   daily_limit: Type.Union([Type.Integer(), Type.Null()]),
   monthly_budget: Type.Union([Type.Number(), Type.Null()], { description: '₹ per IST month' }),
   guardrails: GuardrailsValue,
+  response_cache: ResponseCacheSetting,
+  prompt_cache: PromptCacheSetting,
   spent_month: Type.Number({ description: '₹ spent this IST month' }),
   last_used_at: Type.Union([Type.String(), Type.Null()]),
   expires_at: Type.Union([Type.String(), Type.Null()]),
@@ -41,6 +44,7 @@ export function keyRoutes(keys: KeyService): RouteSpec[] {
           data: (await keys.list(ctx.session.orgId)).map((k) => ({
             id: k.id, prefix: k.prefix, name: k.name, tier: k.tier, scope: k.scope, workspace_id: k.workspaceId, status: k.status,
             rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, guardrails: k.guardrails ?? null,
+            response_cache: k.responseCache ?? null, prompt_cache: k.promptCache ?? null,
             monthly_budget: microsToInr(k.monthlyBudgetMicros), spent_month: microsToInr(k.spentMonthMicros),
             last_used_at: iso(k.lastUsedAt), expires_at: iso(k.expiresAt), created_at: iso(k.createdAt),
           })),
@@ -83,22 +87,24 @@ export function keyRoutes(keys: KeyService): RouteSpec[] {
         daily_limit: Type.Optional(NullableInt),
         budget_inr: Type.Optional(Type.Union([Inr, Type.Null()])),
         guardrails: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()])),
+        response_cache: Type.Optional(ResponseCacheSetting),
+        prompt_cache: Type.Optional(PromptCacheSetting),
       }, { additionalProperties: false }),
       response: Type.Object({
         id: Type.String(), tier: Type.String(), rpm_limit: Type.Union([Type.Integer(), Type.Null()]),
         daily_limit: Type.Union([Type.Integer(), Type.Null()]), monthly_budget: Type.Union([Type.Number(), Type.Null()]),
-        guardrails: GuardrailsValue,
+        guardrails: GuardrailsValue, response_cache: ResponseCacheSetting, prompt_cache: PromptCacheSetting,
       }),
-      summary: 'Change a key\'s limits and guardrail policy (owner/admin); the data plane applies them at once',
+      summary: 'Change a key\'s limits, guardrail policy and cache settings (owner/admin); the data plane applies them at once',
       handle: async (ctx) => {
         const b = ctx.body;
         const k = await keys.updateLimits(ctx.session.orgId, ctx.params.id, {
           rpmLimit: b.rpm_limit, dailyLimit: b.daily_limit,
           monthlyBudgetMicros: b.budget_inr === undefined ? undefined : b.budget_inr === null ? null : inrToMicros(b.budget_inr),
-          guardrails: b.guardrails,
+          guardrails: b.guardrails, responseCache: b.response_cache, promptCache: b.prompt_cache,
         });
         return { body: { id: k.id, tier: k.tier, rpm_limit: k.rpmLimit, daily_limit: k.dailyLimit, monthly_budget: microsToInr(k.monthlyBudgetMicros),
-          guardrails: k.guardrails ?? null } };
+          guardrails: k.guardrails ?? null, response_cache: k.responseCache ?? null, prompt_cache: k.promptCache ?? null } };
       },
     }),
     route({

@@ -1,5 +1,6 @@
 import { errors } from '../../errors/catalog.js';
 import { guardrailSetting } from '../guardrail-setting.js';
+import type { PromptCacheSetting, ResponseCacheMode } from '../../domain/cache-settings.js';
 import type { KeyRecord } from '../../domain/key-record.js';
 import type { CreatedKey, KeyAccount, KeyListRow, KeyStore } from '../../domain/stores/key-store.js';
 import type { OrgStore } from '../../domain/stores/org-store.js';
@@ -44,6 +45,9 @@ export interface LimitsInput {
   monthlyBudgetMicros?: number | null;
   /** The key's own guardrail policy text (docs/guardrails.md); null to fall back to the org's. */
   guardrails?: string | null;
+  /** The key's own cache settings (docs/cache.md, checked by the route's schema); null to fall back to the org's. */
+  responseCache?: ResponseCacheMode | null;
+  promptCache?: PromptCacheSetting | null;
 }
 
 /** API keys of an org (spec 3, 4.4, 7): who may mint, change and revoke them, and under which caps. */

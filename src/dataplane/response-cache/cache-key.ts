@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { ResponseCacheMode } from '../../domain/cache-settings.js';
 
-/** How a request uses the exact-match cache: `on` for answers that can repeat, `always` for any. */
-export type CacheMode = 'off' | 'on' | 'always';
+export type CacheMode = ResponseCacheMode;
 
 /** Members that change nothing in the answer (who asked, how usage is reported, whether it is kept). */
 const IGNORED = new Set(['user', 'metadata', 'stream_options', 'store']);

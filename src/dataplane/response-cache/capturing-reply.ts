@@ -85,10 +85,14 @@ export class CapturingReply implements ClientReply {
     return this.#inner.batch(writes);
   }
 
-  /** The answer to store, or null when it must not be (an error, a cut stream, too large, the client gone). */
-  answer(): CachedAnswer | null {
+  /**
+   * The answer to store with what it cost (micro-rupees), or null when it must not be (an error, a
+   * cut stream, too large, the client gone).
+   */
+  answer(costMicros: number): CachedAnswer | null {
     if (!this.#complete || this.#spoilt || this.#status !== 200 || this.aborted) return null;
-    return { status: this.#status, contentType: this.#contentType, headers: this.#headers, body: Buffer.concat(this.#chunks), streamed: this.#streamed };
+    return { status: this.#status, contentType: this.#contentType, headers: this.#headers, body: Buffer.concat(this.#chunks), streamed: this.#streamed,
+      costMicros };
   }
 
   #head(status: number, contentType: string, headers: Record<string, string> | undefined): void {

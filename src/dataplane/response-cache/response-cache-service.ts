@@ -25,19 +25,23 @@ export interface ResponseCacheDeps {
   ttlMs: number;
   /** Answers larger than this are not stored. */
   maxEntryBytes: number;
+  /** A hit is billed this percentage (0-100) of what its answer cost when first served (config responseCache.hitCostPercent). */
+  hitCostPercent: number;
 }
 
-/** What a cached route serves a miss with: the route's own handler. */
-export type Serve = (reply: ClientReply) => Promise<void>;
+/** What a cached route serves a miss with: the route's own handler, resolving to the cost it billed. */
+export type Serve = (reply: ClientReply) => Promise<number>;
 
 const MODES: Record<string, CacheMode> = { on: 'on', always: 'always', off: 'off' };
 
 /**
  * The exact-match response cache (docs/cache.md), around an inference route: a request the cache
  * may answer is keyed by its org, route and normalised body; a hit is replayed (admitted by the
- * gate like any request, so limits hold, and recorded in the ledger as a hit, free); a miss is
- * served by the route and, when its answer was a clean 200, stored for `ttlMs`. Requests that send
- * no header, in the default mode `off`, never get here at a cost: one header read.
+ * gate like any request, so limits and the balance hold, billed `hitCostPercent` of its answer's
+ * first cost, free by default, and recorded in the ledger as a hit); a miss is served by the route
+ * and, when its answer was a clean 200, stored for `ttlMs` with what it cost. Requests that send
+ * no header, from a key whose mode (its own, its org's, the config's) is `off`, never get here at a
+ * cost: one header read and one field of the key's record.
  */
 export class ResponseCacheService {
   readonly #d: ResponseCacheDeps;
@@ -46,16 +50,21 @@ export class ResponseCacheService {
     this.#d = deps;
   }
 
-  /** The mode a request asked for; a bad header is refused in the route's shape. */
-  modeOf(header: string | undefined): CacheMode {
-    // The router reads an absent header as ''.
-    if (header === undefined || header === '') return this.#d.defaultMode;
+  /**
+   * The mode of a request: its header's, else its key's (the key's own, else its org's, read with
+   * the key's record), else the config's. A bad header is refused in the route's shape.
+   */
+  modeOf(header: string | undefined, key: KeyRecord): CacheMode {
+    // The router reads an absent header as ''. The key's mode is a field of the record the router
+    // already holds, its org's folded in by the key lookup: nothing is looked up per request.
+    if (header === undefined || header === '') return key.responseCache ?? this.#d.defaultMode;
     const mode = MODES[header.trim().toLowerCase()];
     if (mode === undefined) throw errors.badRequest(`Invalid ${CACHE_HEADER} header: expected on, always or off`);
     return mode;
   }
 
-  async handle(route: string, endpoint: TokenEndpoint, mode: CacheMode, key: KeyRecord, body: Buffer, reply: ClientReply, serve: Serve): Promise<void> {
+  /** Resolves to the cost billed (a hit's, or the route's on a miss). */
+  async handle(route: string, endpoint: TokenEndpoint, mode: CacheMode, key: KeyRecord, body: Buffer, reply: ClientReply, serve: Serve): Promise<number> {
     const k = cacheKeyOf(key.orgId, route, body, mode, endpoint === 'embeddings');
     if ('bypass' in k) return serve(reply);
     const d = this.#d;
@@ -67,20 +76,27 @@ export class ResponseCacheService {
     }
     if (hit !== null) return this.#replay(endpoint, k.model, key, hit, reply);
     const capture = new CapturingReply(reply, d.maxEntryBytes, { [CACHE_HEADER]: 'miss' });
-    await serve(capture);
-    const answer = capture.answer();
-    if (answer === null) return;
+    const cost = await serve(capture);
+    const answer = capture.answer(cost);
+    if (answer === null) return cost;
     try {
       await d.store.put(k.key, key.orgId, answer, d.clock.now(), d.ttlMs);
     } catch (e) {
       d.log.warn('response cache: storing an answer failed', { err: String(e) });
     }
+    return cost;
   }
 
-  #replay(endpoint: TokenEndpoint, model: string, key: KeyRecord, hit: CachedAnswer, reply: ClientReply): Promise<void> {
+  /**
+   * A hit: held against the balance and settled like any request (its hold is its price, so an org
+   * that cannot pay is refused as it would be for a call to a provider), and one ledger row. A
+   * trial key's hit is free, as its requests are.
+   */
+  #replay(endpoint: TokenEndpoint, model: string, key: KeyRecord, hit: CachedAnswer, reply: ClientReply): Promise<number> {
     const d = this.#d;
     const started = performance.now();
-    return admitted(key, d.gate, reply.requestId, () => ({ plan: [] }), () => 0, async (k, _p, requestId) => {
+    const price = key.tier === 'trial' ? 0 : hitCostMicros(hit.costMicros, d.hitCostPercent);
+    return admitted(key, d.gate, reply.requestId, () => ({ plan: [] }), () => price, async (k, _p, requestId) => {
       const headers = { ...hit.headers, [CACHE_HEADER]: 'hit' };
       if (hit.streamed) {
         reply.streamStart(hit.status, hit.contentType, headers, hit.body);
@@ -91,11 +107,16 @@ export class ResponseCacheService {
       const ms = performance.now() - started;
       d.usage.record({
         at: d.clock.now(), requestId, orgId: k.orgId, workspaceId: k.workspaceId, keyId: k.id, endpoint, model, provider: null, route: null,
-        attempt: 0, status: 200, errorCode: null, promptTokens: 0, completionTokens: 0, costMicros: 0, latencyMs: ms, ttfbMs: ms,
-        streamed: hit.streamed, byok: false, billable: false, usageEstimated: false, units: 0, queueMs: 0, usageClamped: false,
+        attempt: 0, status: 200, errorCode: null, promptTokens: 0, completionTokens: 0, costMicros: price, latencyMs: ms, ttfbMs: ms,
+        streamed: hit.streamed, byok: false, billable: price > 0, usageEstimated: false, units: 0, queueMs: 0, usageClamped: false,
         cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: null, cacheHit: true,
       });
-      return 0;
+      return price;
     });
   }
+}
+
+/** A hit's price: `percent` of its answer's first cost, rounded to the micro-rupee the ledger counts in. */
+export function hitCostMicros(firstCostMicros: number, percent: number): number {
+  return Math.round(firstCostMicros * percent / 100);
 }

@@ -1,5 +1,6 @@
 import type { KeyRecord } from '../key-record.js';
 import type { KeyTier } from '../../lib/api-key.js';
+import type { PromptCacheSetting, ResponseCacheMode } from '../cache-settings.js';
 
 export type KeyScope = 'full' | 'inference';
 
@@ -43,6 +44,9 @@ export interface KeyLimitsPatch {
   monthlyBudgetMicros?: number | null;
   /** The key's own guardrail policy in its text form (checked by the caller); null to fall back to the org's. */
   guardrails?: string | null;
+  /** The key's own cache settings (docs/cache.md); null to fall back to the org's. */
+  responseCache?: ResponseCacheMode | null;
+  promptCache?: PromptCacheSetting | null;
 }
 
 /** What a key's holder may know of its account. */
@@ -62,7 +66,7 @@ export interface KeyStore {
   list(orgId: string, istMonth: string): Promise<KeyListRow[]>;
   /** The org's keys that are neither revoked nor expired at `now`, newest first. */
   listActive(orgId: string, now: number): Promise<KeyRecord[]>;
-  /** The key with its own guardrail policy (not its org's), as list() gives it too. */
+  /** The key with its own guardrail policy and cache settings (not its org's), as list() gives it too. */
   find(id: string): Promise<KeyRecord | undefined>;
   countActive(orgId: string, now: number, scope?: KeyScope): Promise<number>;
   /**

@@ -1,3 +1,5 @@
+import type { PromptCacheSetting, ResponseCacheMode } from '../cache-settings.js';
+
 /** An organisation as the services see it. */
 export interface Org {
   id: string;
@@ -9,6 +11,15 @@ export interface Org {
   createdAt: number;
   /** The org's guardrail policy in its text form (docs/guardrails.md); null when it sets none. */
   guardrails: string | null;
+  /** The org's cache settings (docs/cache.md), for keys that set none; null when it sets none. */
+  responseCache: ResponseCacheMode | null;
+  promptCache: PromptCacheSetting | null;
+}
+
+/** A change of an org's cache settings: a member absent is left as it is, null clears it. */
+export interface OrgCachePatch {
+  responseCache?: ResponseCacheMode | null;
+  promptCache?: PromptCacheSetting | null;
 }
 
 /** Organisations and their workspaces, as the services read them (one atomic operation a method). */
@@ -23,6 +34,8 @@ export interface OrgStore {
    * change of every key of the org, whose cached records carry it; returns those keys' ids.
    */
   setGuardrails(orgId: string, policy: string | null, now: number): Promise<string[]>;
+  /** Changes the org's cache settings, and records a change of every key of the org as setGuardrails does; returns their ids. */
+  setCacheSettings(orgId: string, patch: OrgCachePatch, now: number): Promise<string[]>;
   /** The email addresses of the org's owners, sorted (whom billing mail goes to). */
   ownerEmails(orgId: string): Promise<string[]>;
 }

@@ -5,7 +5,7 @@ import type { Pg } from './pg-database.js';
 import { lockFeed, recordChangePg, type Tx } from './pg-locks.js';
 
 const ORG = `id, name, personal = 1 AS personal, balance_micros AS "balanceMicros", funded_at AS "fundedAt", created_at AS "createdAt",
-  guardrails`;
+  guardrails, response_cache AS "responseCache", prompt_cache AS "promptCache"`;
 
 /** Whether any organisation exists yet (a fresh install has none). */
 export async function postgresHasAnyOrg(sql: Pg): Promise<boolean> {
@@ -48,6 +48,13 @@ export function insertMoneyEventPg(sql: Pg, orgId: string, kind: MoneyEventKind,
   return sql.begin((tx) => applyMoneyEventPg(tx, orgId, kind, amountMicros, opts));
 }
 
+/** An org's setting is in each of its keys' looked-up records: each key is a change; their ids. */
+async function keysChanged(tx: Tx, orgId: string, now: number): Promise<string[]> {
+  const ids = (await tx<{ id: string }[]>`SELECT id FROM api_keys WHERE org_id = ${orgId}`).map((r) => r.id);
+  for (const id of ids) await recordChangePg(tx, 'key', id, now);
+  return ids;
+}
+
 /** The OrgStore on PostgreSQL. */
 export function postgresOrgStore(sql: Pg): OrgStore {
   return {
@@ -62,9 +69,14 @@ export function postgresOrgStore(sql: Pg): OrgStore {
     // Every instance's key cache follows the change feed: each key of the org is a change.
     setGuardrails: (orgId, policy, now) => sql.begin(async (tx) => {
       await tx`UPDATE orgs SET guardrails = ${policy} WHERE id = ${orgId}`;
-      const ids = (await tx<{ id: string }[]>`SELECT id FROM api_keys WHERE org_id = ${orgId}`).map((r) => r.id);
-      for (const id of ids) await recordChangePg(tx, 'key', id, now);
-      return ids;
+      return keysChanged(tx, orgId, now);
+    }),
+    setCacheSettings: (orgId, patch, now) => sql.begin(async (tx) => {
+      const set: Record<string, string | null> = {};
+      if (patch.responseCache !== undefined) set.response_cache = patch.responseCache;
+      if (patch.promptCache !== undefined) set.prompt_cache = patch.promptCache;
+      if (Object.keys(set).length > 0) await tx`UPDATE orgs SET ${tx(set)} WHERE id = ${orgId}`;
+      return keysChanged(tx, orgId, now);
     }),
     // Sorted as SQLite's NOCASE sorts them, whatever the database's locale.
     ownerEmails: async (orgId) => (await sql<{ email: string }[]>`SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id

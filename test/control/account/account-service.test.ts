@@ -35,7 +35,8 @@ eachBackend('account', (test, be) => {
   test('GET /me: the user and the active org, on the trial until money comes in', async () => {
     const me = (await call({ method: 'GET', url: '/me', headers: ana.headers })).json();
     assert.equal([me.email, me.name, me.role, me.attribution_pending], ['ana@team.example', null, 'owner', true]);
-    assert.equal(me.org, { id: ana.personalOrgId, name: 'ana', personal: true, domain: null, balance_inr: 0, tier: 'trial', guardrails: null });
+    assert.equal(me.org, { id: ana.personalOrgId, name: 'ana', personal: true, domain: null, balance_inr: 0, tier: 'trial', guardrails: null,
+      response_cache: null, prompt_cache: null });
     const { db, pg } = be();
     if (db) insertMoneyEvent(db, ana.personalOrgId, 'operator_credit', 2_500_000, { now: Date.now() });
     else await insertMoneyEventPg(pg!, ana.personalOrgId, 'operator_credit', 2_500_000, { now: Date.now() });
@@ -43,7 +44,7 @@ eachBackend('account', (test, be) => {
     assert.equal([funded.balance_inr, funded.tier], [2.5, 'standard']);
   });
 
-  test('a team org shows the email domain; only its owner renames it, to a clean name, or sets its guardrail policy', async () => {
+  test('a team org shows the email domain; only its owner renames it, to a clean name, or sets its guardrail policy and cache settings', async () => {
     const { orgId } = await be().pick(sqliteMemberStore, postgresMemberStore).createTeamOrg('Team', ana.userId, Date.now(), () => {});
     await exec(be(), 'UPDATE sessions SET active_org_id = ?', orgId);
     const renamed = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { name: ' Team Two ' } });
@@ -54,9 +55,17 @@ eachBackend('account', (test, be) => {
     const bad = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { guardrails: 'redact' } });
     assert.equal([bad.status, bad.json().error.code], [400, 'bad_request']);
     assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: {} })).status, 400, 'nothing to change');
+    const cached = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { response_cache: 'always', prompt_cache: 'auto' } });
+    assert.equal([cached.json().org.response_cache, cached.json().org.prompt_cache, cached.json().org.guardrails],
+      ['always', 'auto', 'redact=aadhaar,pan,gstin,upi,ifsc,mobile;block=secret']);
+    const half = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { prompt_cache: null } });
+    assert.equal([half.json().org.response_cache, half.json().org.prompt_cache], ['always', null], 'a member left out is left as it is');
+    const wrong = await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { response_cache: 'sometimes' } });
+    assert.equal([wrong.status, wrong.json().error.code, /response_cache/.test(wrong.json().error.message)], [400, 'bad_request', true]);
     await exec(be(), "UPDATE memberships SET role = 'admin' WHERE org_id = ?", orgId);
     assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { name: 'Mine' } })).status, 403);
     assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { guardrails: null } })).status, 403);
+    assert.is((await call({ method: 'PATCH', url: '/me/org', headers: ana.headers, body: { response_cache: null } })).status, 403);
   });
 
   test('PATCH /me sets and clears the display name; the survey is answered once', async () => {

@@ -30,13 +30,16 @@ const GOA = { name: 'Asha', line1: '1 Beach Rd', city: 'Panaji', state: 'Goa', p
  * the PostgreSQL OrgStore lands beside this store; then it is that store.
  */
 const pgOrgs = (pg: Pg): OrgStore => ({
-  find: async (id) => (await pg<{ id: string; name: string; personal: boolean; balanceMicros: number; fundedAt: number | null; createdAt: number; guardrails: string | null }[]>`
-    SELECT id, name, personal = 1 AS personal, balance_micros AS "balanceMicros", funded_at AS "fundedAt", created_at AS "createdAt", guardrails
+  find: async (id) => (await pg<{ id: string; name: string; personal: boolean; balanceMicros: number; fundedAt: number | null; createdAt: number; guardrails: string | null;
+    responseCache: 'off' | 'on' | 'always' | null; promptCache: 'auto' | 'off' | null }[]>`
+    SELECT id, name, personal = 1 AS personal, balance_micros AS "balanceMicros", funded_at AS "fundedAt", created_at AS "createdAt", guardrails,
+      response_cache AS "responseCache", prompt_cache AS "promptCache"
     FROM orgs WHERE id = ${id}`)[0],
   defaultWorkspaceId: async () => { throw new Error('not read by billing'); },
   hasActiveWorkspace: async () => { throw new Error('not read by billing'); },
   rename: async () => { throw new Error('not read by billing'); },
   setGuardrails: async () => { throw new Error('not read by billing'); },
+  setCacheSettings: async () => { throw new Error('not read by billing'); },
   ownerEmails: async () => [],
 });
 

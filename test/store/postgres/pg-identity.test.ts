@@ -287,7 +287,8 @@ eachBackend('identity stores', (test, be) => {
     assert.not.ok(await orgs.hasActiveWorkspace(ana.personalOrgId, org.workspaceId));
     await orgs.rename(org.orgId, 'Renamed');
     assert.equal(await orgs.find(org.orgId), { id: org.orgId, name: 'Renamed', personal: false, balanceMicros: 0, fundedAt: null,
-      createdAt: (await orgs.find(org.orgId))!.createdAt, guardrails: null });
+      createdAt: (await orgs.find(org.orgId))!.createdAt, guardrails: null,
+      responseCache: null, promptCache: null });
     assert.is(typeof (await orgs.find(org.orgId))!.createdAt, 'number');
     assert.is(await orgs.find('org_none'), undefined);
   });
