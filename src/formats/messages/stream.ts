@@ -60,15 +60,26 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): Buffer {
-    if (this.#done) return EMPTY;
-    this.#lines.pushBytes(chunk, this.#onLine);
+    this.add(chunk);
     return this.#out.take();
   }
 
   end(): Buffer {
-    if (this.#done) return EMPTY;
+    this.close();
+    return this.#out.take();
+  }
+
+  add(chunk: Buffer | string): void {
+    if (!this.#done) this.#lines.pushBytes(chunk, this.#onLine);
+  }
+
+  close(): void {
+    if (this.#done) return;
     this.#done = true;
     this.#out.parts.push(this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete')));
+  }
+
+  take(): Buffer {
     return this.#out.take();
   }
 
@@ -188,7 +199,6 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 }
 
-const EMPTY = Buffer.alloc(0);
 const TEXT_EVENT = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
 const TEXT_MID = ',"delta":{"type":"text_delta","text":';
 
