@@ -26,10 +26,4 @@ export interface ChatStreamTranslator {
   push(chunk: Buffer | string): Buffer;
   /** The chat stream is over: what is left to write (a failure event if it never completed). */
   end(): Buffer;
-  /** push() without the bytes: the events are kept for take(). */
-  add(chunk: Buffer | string): void;
-  /** end() without the bytes: what is left is kept for take(). */
-  close(): void;
-  /** The bytes of every event kept since the last take(), joined once (empty when none). */
-  take(): Buffer;
 }

@@ -21,17 +21,6 @@ export class TranslatingReply implements ClientReply {
   #native: NativeBytes | null = null;
   /** A passed-through stream that failed before its first write: the failure event goes at its end. */
   #failure = '';
-  /**
-   * Inside batch(): the translated events are kept in the translator and written once at the
-   * batch's end, as one Buffer (a stream start held until then, and the end). A Buffer per
-   * write, joined again by the inner reply's batch, cost ~45k instructions a Responses stream
-   * whose chat stream comes in one read (three Buffers made from strings and two concatenated,
-   * bench:instructions, gateway-responses-stream, issue 17).
-   */
-  #batching = false;
-  #head: { status: number; contentType: string; headers: Record<string, string> } | null = null;
-  #endHeld = false;
-  #failedWith: string | undefined = undefined;
 
   constructor(inner: ClientReply, format: ReplyFormat) {
     this.#inner = inner;
@@ -89,11 +78,6 @@ export class TranslatingReply implements ClientReply {
       this.#failure = this.#format.failureEvent?.(first) ?? '';
       return this.#inner.streamStart(status, contentType, headers, this.#native.drain() ?? EMPTY);
     }
-    if (this.#batching) {
-      this.#stream.add(first);
-      this.#head = { status, contentType, headers };
-      return true;
-    }
     return this.#inner.streamStart(status, contentType, headers, this.#stream.push(first));
   }
 
@@ -101,10 +85,6 @@ export class TranslatingReply implements ClientReply {
     if (this.#native !== null) {
       const raw = this.#native.drain();
       return raw === null ? true : this.#inner.streamWrite(raw);
-    }
-    if (this.#batching) {
-      this.#stream!.add(chunk);
-      return true;
     }
     const out = this.#stream!.push(chunk);
     return out.length === 0 ? true : this.#inner.streamWrite(out);
@@ -124,52 +104,16 @@ export class TranslatingReply implements ClientReply {
       this.#inner.streamEnd(raw === null ? failure : failure === '' ? raw : Buffer.concat([raw, Buffer.from(failure)]), failedWith);
       return;
     }
-    if (last !== undefined) s.add(last);
-    s.close();
-    if (this.#batching) {
-      this.#endHeld = true;
-      this.#failedWith = failedWith;
-      return;
-    }
-    this.#inner.streamEnd(s.take(), failedWith);
+    const end = s.end();
+    this.#inner.streamEnd(last === undefined ? end : Buffer.concat([s.push(last), end]), failedWith);
   }
 
   streamAbort(): void {
     this.#ended = true;
-    this.#head = null;
-    this.#endHeld = false;
     this.#inner.streamAbort();
   }
 
   batch(writes: () => void): boolean {
-    if (this.#native !== null || this.#batching) return this.#inner.batch(writes);
-    return this.#inner.batch(() => {
-      this.#batching = true;
-      try {
-        writes();
-      } finally {
-        this.#batching = false;
-      }
-      this.#written();
-    });
-  }
-
-  /** What a batch kept, written to the inner reply (inside its own batch): the start, the events, the end. */
-  #written(): void {
-    const s = this.#stream;
-    if (s === null) return;
-    const head = this.#head;
-    if (head !== null) {
-      this.#head = null;
-      this.#inner.streamStart(head.status, head.contentType, head.headers, s.take());
-    }
-    if (this.#endHeld) {
-      this.#endHeld = false;
-      const last = s.take();
-      this.#inner.streamEnd(last.length === 0 ? undefined : last, this.#failedWith);
-      return;
-    }
-    const out = s.take();
-    if (out.length > 0) this.#inner.streamWrite(out);
+    return this.#inner.batch(writes);
   }
 }

@@ -60,26 +60,15 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): Buffer {
-    this.add(chunk);
+    if (this.#done) return EMPTY;
+    this.#lines.pushBytes(chunk, this.#onLine);
     return this.#out.take();
   }
 
   end(): Buffer {
-    this.close();
-    return this.#out.take();
-  }
-
-  add(chunk: Buffer | string): void {
-    if (!this.#done) this.#lines.pushBytes(chunk, this.#onLine);
-  }
-
-  close(): void {
-    if (this.#done) return;
+    if (this.#done) return EMPTY;
     this.#done = true;
     this.#out.parts.push(this.#fail(this.#error ?? errors.streamInterrupted('the stream ended before the answer was complete')));
-  }
-
-  take(): Buffer {
     return this.#out.take();
   }
 
@@ -199,6 +188,7 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
 const TEXT_EVENT = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
 const TEXT_MID = ',"delta":{"type":"text_delta","text":';
 

@@ -1,5 +1,5 @@
 import { writeJson } from '../../lib/json-write.js';
-import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.js';
+import { ByteSink, byteText, decodeText, jsonBytes, textBytes } from '../../lib/byte-text.js';
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
@@ -98,53 +98,35 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 
   push(chunk: Buffer | string): Buffer {
-    this.add(chunk);
+    if (!this.#started) this.#out.parts.push(this.#start());
+    this.#lines.pushBytes(chunk, this.#onLine);
     return this.#out.take();
   }
 
   end(): Buffer {
-    this.close();
-    return this.#out.take();
-  }
-
-  add(chunk: Buffer | string): void {
-    if (!this.#started) this.#start();
-    this.#lines.pushBytes(chunk, this.#onLine);
-  }
-
-  take(): Buffer {
-    return this.#out.take();
-  }
-
-  /** The closing events go to the sink as pieces, joined once with the rest of the write (ByteSink). */
-  close(): void {
-    if (this.#ended) return;
+    if (this.#ended) return EMPTY;
     this.#ended = true;
-    const parts = this.#out.parts;
-    if (!this.#started) this.#start();
+    let out = this.#started ? '' : this.#start();
     const failed = this.#error !== null || !this.#done;
-    this.#emit(this.#closeText(failed));
-    this.#emit(this.#closeReasoning());
-    for (const c of this.#calls.values()) this.#emit(this.#closeCall(c));
-    const output = this.#outputJson.length === 1 ? `[${this.#outputJson[0]}]` : `[${this.#outputJson.join(',')}]`;
+    out += this.#closeText(failed) + this.#closeReasoning();
+    for (const c of this.#calls.values()) out += this.#closeCall(c);
+    const output = `[${this.#outputJson.join(',')}]`;
     if (failed) {
       const error = this.#error ?? { code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete' };
-      parts.push(this.#event('error', { code: error.code, message: error.message, param: null }));
-      this.#rawTo(parts, 'response.failed', RESPONSE, this.#json.write('failed', output, this.#usage, null, error));
-      return;
+      out += this.#event('error', { code: error.code, message: error.message, param: null });
+      return textBytes(out + this.#raw('response.failed', `"response":${this.#json.write('failed', output, this.#usage, null, error)}`));
     }
     const { status, incomplete } = statusOf(this.#finish);
-    this.#rawTo(parts, status === 'completed' ? 'response.completed' : 'response.incomplete', RESPONSE, this.#json.write(status, output, this.#usage, incomplete));
+    out += this.#raw(status === 'completed' ? 'response.completed' : 'response.incomplete',
+      `"response":${this.#json.write(status, output, this.#usage, incomplete)}`);
     this.#onComplete?.(responseObject(this.#ctx, status, this.#output, this.#usage, incomplete));
+    return textBytes(out);
   }
 
-  /** response.created and response.in_progress, added to the sink. */
-  #start(): void {
+  #start(): string {
     this.#started = true;
     const response = this.#json.write('in_progress', '[]', null);
-    const parts = this.#out.parts;
-    this.#rawTo(parts, 'response.created', RESPONSE, response);
-    this.#rawTo(parts, 'response.in_progress', RESPONSE, response);
+    return this.#raw('response.created', `"response":${response}`) + this.#raw('response.in_progress', `"response":${response}`);
   }
 
   /** Output item `index` as JSON byte text, and (only when it is to be stored) as an object, made by `item` on demand. */
@@ -160,11 +142,6 @@ export class ResponsesStream implements ChatStreamTranslator {
   /** An event from already-serialised fields (byte text): the deltas, one per chunk, are written without building objects. */
   #raw(type: string, fields: string): string {
     return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.#seq++},${fields}}\n\n`;
-  }
-
-  /** #raw()'s event as pieces added to `parts`, its fields `name` and `value` (not concatenated: the join copies them once). */
-  #rawTo(parts: string[], type: string, name: string, value: string): void {
-    parts.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${this.#seq++},`, name, value, '}\n\n');
   }
 
   /** A chunk that is not a plain text delta, decoded (`payload`) and at text[at, end) as byte text. */
@@ -293,7 +270,7 @@ export class ResponsesStream implements ChatStreamTranslator {
   }
 }
 
-const RESPONSE = '"response":';
+const EMPTY = Buffer.alloc(0);
 const TEXT_DELTA = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
 const DELTA_END = ',"logprobs":[]}\n\n';
 
