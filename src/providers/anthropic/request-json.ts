@@ -7,10 +7,10 @@ type Obj = Record<string, unknown>;
  * included): the conversation's turns and text blocks, a request's bulk, are written around
  * their strings; every other member and block goes through writeJson. The shapes are the ones
  * messages.ts and content.ts make (a turn is {role, content}; a text block {type, text} and
- * perhaps cache_control, last). writeJson's walk of the whole body cost ~27,000 instructions
- * for the benchmark's 1 KB chat request, most of it in generic code V8 left unoptimised
- * (bench:instructions, gateway-anthropic, issue 17). test/providers/anthropic-request-json.test.ts
- * holds it to JSON.stringify.
+ * perhaps cache_control, last). writeJson's walk of the whole body cost 27.4k instructions
+ * for the benchmark's 1 KB chat request, much of it in generic code V8 left in baseline; this
+ * writer 11.7k (bench:instructions, gateway-anthropic, inclusive, issue 17).
+ * test/providers/anthropic-request-json.test.ts holds it to JSON.stringify.
  */
 export function messagesRequestJson(body: Obj): string {
   let out = '{';
