@@ -15,6 +15,8 @@ const REQUESTS: Record<string, unknown>[] = [
     tools: [{ type: 'function', name: 'f', description: 'does "f"', parameters: { type: 'object' } }, { type: 'web_search' }], tool_choice: 'required' },
   { model: 'catalog/model-ü', input: 'x', instructions: '', reasoning: null, temperature: null, tool_choice: { type: 'function', name: 'f' },
     tools: [{ type: 'function', name: 'f' }] },
+  // The defaults written as constants, given explicitly.
+  { model: 'm', input: 'x', tool_choice: 'auto', metadata: {}, text: { format: { type: 'text' } } },
 ];
 
 const CHATS: Record<string, unknown>[] = [

@@ -30,6 +30,8 @@ export const ResponsesBodySchema = Type.Object({
 
 /** The `text` a response echoes when the request gave none: one object, which response-json.ts writes as a constant. */
 export const DEFAULT_TEXT = Object.freeze({ format: Object.freeze({ type: 'text' }) });
+/** The `metadata` a response echoes when the request gave none, also written as a constant. */
+export const NO_METADATA: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** The request fields a `response` object repeats back. */
 export interface ResponseEcho {
@@ -127,7 +129,7 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
     tools: (p.tools ?? []) as unknown[],
     tool_choice: p.tool_choice ?? 'auto',
     text: p.text ?? DEFAULT_TEXT,
-    metadata: (p.metadata ?? {}) as Record<string, string>,
+    metadata: (p.metadata ?? NO_METADATA) as Record<string, string>,
     parallel_tool_calls: p.parallel_tool_calls !== false,
     previous_response_id: (p.previous_response_id ?? null) as string | null,
     store: p.store !== false,

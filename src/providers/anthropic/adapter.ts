@@ -3,6 +3,7 @@ import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, Upstream
 import { toChatCompletion } from './answer.js';
 import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
+import { messagesRequestJson } from './request-json.js';
 import { AnthropicStreamTranslator } from './stream.js';
 
 /** The API version the translators are written against (Anthropic requires the header). */
@@ -19,7 +20,7 @@ export const anthropicAdapter: ProviderAdapter = {
     if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
     const body = toMessagesRequest(payload, upstreamModel);
     if (caps.promptCache === true) markStablePrefix(body, upstreamModel);
-    return { path: '/messages', body: writeJson(body) };
+    return { path: '/messages', body: messagesRequestJson(body) };
   },
   nativeFormat: 'anthropic-messages',
   buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>, caps?: AdapterCaps): UpstreamCall {
