@@ -1,0 +1,23 @@
+/** An attribute value as OTLP carries it. */
+export type AttributeValue = string | number | boolean;
+
+/** A finished span, ready for the exporter. Times are Unix epoch nanoseconds, as decimal strings. */
+export interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  /** OTLP SpanKind: 2 server (the request), 3 client (an upstream attempt). */
+  kind: 2 | 3;
+  startNs: string;
+  endNs: string;
+  attributes: Record<string, AttributeValue | null>;
+  /** OTLP status: 1 ok, 2 error. */
+  status: 1 | 2;
+  statusMessage?: string;
+}
+
+/** Epoch milliseconds (fractional) to OTLP's nanosecond string. */
+export function epochNs(ms: number): string {
+  return (BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms % 1) * 1e6))).toString();
+}
