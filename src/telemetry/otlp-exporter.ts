@@ -1,5 +1,6 @@
 import type { Logger } from '../lib/logger.js';
-import type { AttributeValue, Span } from './span.js';
+import { attributesJson, quote, spanJson } from './otlp-json.js';
+import type { Span } from './span.js';
 
 export interface OtlpExporterOptions {
   /** The collector's base URL (e.g. http://otel-collector:4318); spans go to <url>/v1/traces. */
@@ -21,7 +22,10 @@ export interface OtlpExporterOptions {
 export class OtlpExporter {
   readonly #o: Required<OtlpExporterOptions>;
   readonly #endpoint: string;
-  #queue: Span[] = [];
+  /** Spans as OTLP JSON, written when they end. */
+  #queue: string[] = [];
+  /** The request body around the spans: the resource and scope, written once. */
+  readonly #head: string;
   #timer: NodeJS.Timeout | null = null;
   #sending: Promise<void> = Promise.resolve();
   dropped = 0;
@@ -30,10 +34,13 @@ export class OtlpExporter {
   constructor(o: OtlpExporterOptions) {
     this.#o = { flushMs: 1_000, batchSize: 256, maxQueue: 10_000, ...o };
     this.#endpoint = `${o.url.replace(/\/+$/, '')}/v1/traces`;
+    const version = quote(this.#o.serviceVersion);
+    this.#head = `{"resourceSpans":[{"resource":{"attributes":${attributesJson({ 'service.name': this.#o.serviceName, 'service.version': this.#o.serviceVersion })}},`
+      + `"scopeSpans":[{"scope":{"name":"gw-gateway","version":${version}},"spans":[`;
   }
 
   add(spans: Span[]): void {
-    for (const s of spans) this.#queue.push(s);
+    for (const s of spans) this.#queue.push(spanJson(s));
     const over = this.#queue.length - this.#o.maxQueue;
     if (over > 0) {
       this.#queue.splice(0, over);
@@ -57,10 +64,10 @@ export class OtlpExporter {
     return this.#sending;
   }
 
-  async #send(batch: Span[]): Promise<void> {
+  async #send(batch: string[]): Promise<void> {
     try {
       const res = await fetch(this.#endpoint, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(this.#body(batch)),
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: `${this.#head}${batch.join(',')}]}]}]}`,
         signal: AbortSignal.timeout(10_000),
       });
       await res.arrayBuffer();
@@ -72,31 +79,4 @@ export class OtlpExporter {
       this.#warned = true;
     }
   }
-
-  #body(batch: Span[]) {
-    return {
-      resourceSpans: [{
-        resource: { attributes: attributes({ 'service.name': this.#o.serviceName, 'service.version': this.#o.serviceVersion }) },
-        scopeSpans: [{
-          scope: { name: 'gw-gateway', version: this.#o.serviceVersion },
-          spans: batch.map((s) => ({
-            traceId: s.traceId, spanId: s.spanId, ...(s.parentSpanId === null ? {} : { parentSpanId: s.parentSpanId }),
-            name: s.name, kind: s.kind, startTimeUnixNano: s.startNs, endTimeUnixNano: s.endNs,
-            attributes: attributes(s.attributes),
-            status: s.statusMessage === undefined ? { code: s.status } : { code: s.status, message: s.statusMessage },
-          })),
-        }],
-      }],
-    };
-  }
-}
-
-function attributes(a: Record<string, AttributeValue | null>) {
-  const out: { key: string; value: Record<string, unknown> }[] = [];
-  for (const [key, v] of Object.entries(a)) {
-    if (v === null) continue;
-    out.push({ key, value: typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v }
-      : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v } });
-  }
-  return out;
 }

@@ -17,7 +17,16 @@ export interface Span {
   statusMessage?: string;
 }
 
-/** Epoch milliseconds (fractional) to OTLP's nanosecond string. */
+/**
+ * Epoch milliseconds (fractional) to OTLP's nanosecond string, in string arithmetic: through a
+ * BigInt it was ~1.3k instructions a span (bench:instructions, gateway-traced).
+ */
 export function epochNs(ms: number): string {
-  return (BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms % 1) * 1e6))).toString();
+  let whole = Math.floor(ms);
+  let frac = Math.round((ms - whole) * 1e6);
+  if (frac >= 1e6) {
+    whole += 1;
+    frac -= 1e6;
+  }
+  return `${whole}${String(frac).padStart(6, '0')}`;
 }
