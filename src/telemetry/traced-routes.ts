@@ -43,9 +43,15 @@ function tracedHandler(handle: RawHandler, tracer: Tracer, operation: string, fo
     const reply = new TracedReply(client, format !== null);
     const ended = (status: number, code: string | null): void => {
       if (format !== null) {
-        trace.content = inputContent(format, ctx.body);
-        if (reply.kept !== null && reply.kept.length > 0 && reply.status === 200) {
-          Object.assign(trace.content, outputContent(format, reply.contentType, Buffer.concat(reply.kept)));
+        // The answer has gone: content that cannot be read is left off the span, never an error the client would see.
+        try {
+          const content = inputContent(format, ctx.body);
+          if (reply.kept !== null && reply.kept.length > 0 && reply.status === 200) {
+            Object.assign(content, outputContent(format, reply.contentType, Buffer.concat(reply.kept)));
+          }
+          trace.content = content;
+        } catch {
+          trace.content = null;
         }
       }
       tracer.end(trace, status, code);
