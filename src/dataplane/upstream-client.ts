@@ -113,11 +113,7 @@ export class UpstreamClient {
       // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).
       let length = 0;
       for (const piece of body) length += piece.length;
-      // A call's own headers (traceparent: with traces on, TracedUpstreamClient sends bodies as
-      // pieces with it) make this head per request; the cached-head fast path above never sees them.
-      const head = call.headers === undefined ? framed(this.#head(base, call.path, headers, false).bytes, length, null)
-        : Buffer.from(`${withCallHeaders(this.#head(base, call.path, headers, false).text, call.headers)}${length}\r\n\r\n`, 'latin1');
-      request = [head, ...body];
+      request = [framed(this.#head(base, call.path, headers, false).bytes, length, null), ...body];
     } else {
       let length = 0;
       for (const piece of body) length += piece.length;
