@@ -19,7 +19,7 @@ export interface Span {
 
 /**
  * Epoch milliseconds (fractional) to OTLP's nanosecond string, in string arithmetic: through a
- * BigInt it was ~1.3k instructions a span (bench:instructions, gateway-traced).
+ * BigInt it was ~1.3k instructions a traced request (bench:instructions, gateway-traced).
  */
 export function epochNs(ms: number): string {
   let whole = Math.floor(ms);
