@@ -57,6 +57,10 @@ export interface GatewayStartOptions {
   limits?: Record<string, number>;
   /** The gateway's environment (NODE_EXTRA_CA_CERTS for a mock over TLS); default this process's. */
   env?: NodeJS.ProcessEnv;
+  /** Traces on, posted to this OTLP/HTTP collector (tracing.otlpUrl); absent, traces are off as by default. */
+  otlpUrl?: string;
+  /** With otlpUrl: tracing.captureContent. */
+  captureContent?: boolean;
 }
 
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
@@ -78,6 +82,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     limits: { gatewayRpm: 100_000_000, ...o.limits },
     // BENCH_GW_METRICS=0: the same gateway with metrics off, to count what collecting them costs.
     ...(process.env.BENCH_GW_METRICS === '0' ? { metrics: { enabled: false } } : {}),
+    ...(o.otlpUrl === undefined ? {} : { tracing: { otlpUrl: o.otlpUrl, captureContent: o.captureContent === true } }),
   }, null, 2));
 
   const server = await startChild('gateway', {

@@ -17,6 +17,8 @@
 //                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
 //                      (-stream): POST /v1/responses, translated to chat completions and back; floor-agent,
 //                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
+//                      Any gateway target with the suffix -traced (gateway-traced, gateway-stream-traced) runs with
+//                      OpenTelemetry traces on, posted to a collector in this process that answers 200
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof, and the
 //                      main thread's count split into timer-driven work and worker messages
@@ -29,8 +31,11 @@
 //   BENCH_GW_METRICS   0: the gateway with metrics.enabled false (what collecting metrics costs)
 //   BENCH_GW_NODE_ARGS node flags for the gateway targets, space-separated
 //                      (--min-semi-space-size=16: the young generation held at its full-load size, see docs/benchmarks.md)
+//   BENCH_GW_TRACE_CONTENT  1: -traced targets also capture content (tracing.captureContent)
 //   BENCH_IR_KEEP      keep the callgrind files (and perf maps) for callgrind_annotate; their folder is printed
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +79,18 @@ function hasValgrind(): boolean {
   }
 }
 
-async function count(name: string, dir: string, mock: ChildServer, anthropicMock: ChildServer | null, stream: boolean): Promise<Counted> {
+/** An OTLP/HTTP collector for the -traced targets: takes every batch and answers 200, in this process (not counted). */
+async function startCollector(): Promise<{ url: string; close: () => void }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+async function count(name: string, dir: string, mock: ChildServer, anthropicMock: ChildServer | null, stream: boolean,
+  otlpUrl: string | undefined): Promise<Counted> {
   const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
   // The perf map names JIT code; V8 would also write a log file per isolate into the working folder.
   const nodeArgs = TOP > 0 ? ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'] : [];
@@ -82,7 +98,8 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   let headers = requestHeaders();
   if (name.startsWith('gateway')) {
     const anthropicUrl = anthropicMock === null ? undefined : `${anthropicMock.origin}/v1`;
-    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs: [...nodeArgs, ...GW_NODE_ARGS], timeoutMs: START_MS, anthropicUrl });
+    const traced = name.endsWith('-traced') ? { otlpUrl, captureContent: process.env.BENCH_GW_TRACE_CONTENT === '1' } : {};
+    const g = await startGateway(ROOT, dir, `${mock.origin}/v1`, { wrap, nodeArgs: [...nodeArgs, ...GW_NODE_ARGS], timeoutMs: START_MS, anthropicUrl, ...traced });
     server = g.server;
     headers = requestHeaders(g.apiKey);
   } else {
@@ -143,6 +160,7 @@ async function main(): Promise<void> {
   const anthropicMock = TARGETS.some((t) => t.startsWith('gateway-anthropic'))
     ? await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort })
     : null;
+  const collector = TARGETS.some((t) => t.endsWith('-traced')) ? await startCollector() : null;
   try {
     for (const name of TARGETS) {
       const stream = name.includes('-stream');
@@ -151,13 +169,14 @@ async function main(): Promise<void> {
       await ack;
       const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
       try {
-        results.push(await count(name, dir, mock, anthropicMock, stream));
+        results.push(await count(name, dir, mock, anthropicMock, stream, collector?.url));
       } finally {
         if (KEEP) log(`${name}: callgrind files kept in ${dir}`);
         else rmSync(dir, { recursive: true, force: true });
       }
     }
   } finally {
+    collector?.close();
     await stopAllChildren();
   }
   console.log(`\ninstructions per request (callgrind, user space; one connection, ${REQUESTS} requests after ${WARMUP} warm-up)`);

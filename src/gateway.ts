@@ -78,6 +78,11 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { countingGate } from './metrics/counting-gate.js';
 import { metricsRoute } from './metrics/metrics-route.js';
 import { NO_SERVED_METER } from './domain/request-meter.js';
+import { OtlpExporter } from './telemetry/otlp-exporter.js';
+import { Tracer } from './telemetry/tracer.js';
+import { TracedUpstreamClient } from './telemetry/traced-upstream.js';
+import { tracedUsage } from './telemetry/traced-usage.js';
+import { tracedRoutes } from './telemetry/traced-routes.js';
 
 export { StartRefused };
 
@@ -120,7 +125,12 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const breakers = new Breakers(config.breaker);
   const stats = new RouteStatsBook();
-  const upstream = new UpstreamClient(config.upstream);
+  // Traces off (no tracing.otlpUrl): no tracer, and the upstream client, the usage sink and the
+  // route table below are the untraced ones, so the request path has no trace check at all.
+  const tracer = config.tracing.otlpUrl === undefined ? null : new Tracer(new OtlpExporter({
+    url: config.tracing.otlpUrl, serviceName: config.tracing.serviceName, serviceVersion: GATEWAY_VERSION, log,
+  }));
+  const upstream = tracer === null ? new UpstreamClient(config.upstream) : new TracedUpstreamClient(config.upstream, tracer);
   const usage = state.ledger;
   // Metrics off: no tee, no gate wrapper, no meters; the request path measures nothing.
   const metrics = config.metrics.enabled ? new GatewayMetrics({
@@ -139,7 +149,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const traffic = new TrafficBook((model) => catalog.models.has(model));
   Promise.resolve(state.traffic.lastId()).then((last) => traffic.load(state.traffic, last, clock.now()))
     .catch((e: unknown) => log.error('traffic statistics could not be rebuilt from the ledger', { err: String(e) }));
-  const sink: UsageSink = metrics === null ? {
+  const recorded: UsageSink = metrics === null ? {
     record(r) {
       usage.record(r);
       traffic.add(r);
@@ -151,6 +161,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       metrics.record(r);
     },
   };
+  const sink = tracer === null ? recorded : tracedUsage(recorded, tracer);
   const served = metrics ?? NO_SERVED_METER;
   const planner = new RoutePlanner(catalog, breakers, stats);
   const masterKey = loadMasterKey(config);
@@ -287,7 +298,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const mcp = new McpServer({
     inference, listModels, keys: keyService, config, log, version: GATEWAY_VERSION,
   });
-  const routes = buildRoutes({
+  const table = buildRoutes({
     inference,
     cache: new ResponseCacheService({
       store: state.responseCache, gate, usage: sink, clock, log, defaultMode: config.responseCache.mode,
@@ -317,6 +328,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
       ...pricingRoutes(new PriceComparer(catalog, config, clock, log, outbound)),
       ...(metrics === null ? [] : [metricsRoute({ render: () => metrics.render(), token: config.metrics.token, limitRefused: (ip) => gatePublic(ip, '') })])],
   });
+  const routes = tracer === null ? table : tracedRoutes(table, tracer, { captureContent: config.tracing.captureContent });
   const dashboard = config.dashboard.enabled ? loadDashboard(DASHBOARD_DIR, originOf(config.billing.payments.checkoutUrl)) : null;
   if (config.dashboard.enabled && !dashboard) log.warn('the dashboard is not built: `npm run build` makes it (the API serves without it)', { dir: DASHBOARD_DIR });
   const allowedOrigins = new Set<string>();
@@ -329,6 +341,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     unsubscribeRouting?.();
     await rollup.stop();
     await upstream.close();
+    await tracer?.flush();
     await state.close();
   };
   const server = await startServer(routes, {

@@ -69,6 +69,7 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   if (env.GW_STORE) setIn(raw, ['store', 'url'], env.GW_STORE, 'GW_STORE');
   if (env.GW_REDIS) setIn(raw, ['redis', 'url'], env.GW_REDIS, 'GW_REDIS');
   if (env.GW_METRICS_TOKEN) setIn(raw, ['metrics', 'token'], env.GW_METRICS_TOKEN, 'GW_METRICS_TOKEN');
+  if (env.GW_OTLP_URL) setIn(raw, ['tracing', 'otlpUrl'], env.GW_OTLP_URL, 'GW_OTLP_URL');
   Object.assign(raw, opts.overrides ?? {});
   raw.dbPath = absoluteDbPath(raw.dbPath, typed || !file ? cwd : dirname(file));
 

@@ -210,6 +210,14 @@ export const ConfigSchema = Type.Object({
     /** A hit is billed this percentage of what its answer cost when first served; 0: hits are free. */
     hitCostPercent: Type.Number({ minimum: 0, maximum: 100, default: 0 }),
   }, { additionalProperties: false, default: {} }),
+  /** OpenTelemetry traces over OTLP/HTTP (docs/operations.md#traces); off until a collector URL is set. */
+  tracing: Type.Object({
+    /** The collector's base URL (GW_OTLP_URL), e.g. http://otel-collector:4318: spans go to <url>/v1/traces. */
+    otlpUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    serviceName: Type.String({ minLength: 1, default: 'gw-gateway' }),
+    /** true: the request's messages and the answer's text go on the request span (gen_ai.input.messages, gen_ai.output.messages). */
+    captureContent: Type.Boolean({ default: false }),
+  }, { additionalProperties: false, default: {} }),
   /** GET /metrics, Prometheus text format (docs/operations.md). */
   metrics: Type.Object({
     /** false: no /metrics route (404) and nothing measured on the request path. */

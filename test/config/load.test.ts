@@ -88,6 +88,15 @@ test('metrics: on by default without a token; GW_METRICS_TOKEN sets the token ov
   throwsConfig(() => loadConfig({ env: { GW_METRICS_TOKEN: 'short' } }), /invalid config at \/metrics\/token/);
 });
 
+test('tracing: off by default and never capturing content; GW_OTLP_URL turns it on over the file; a URL that is not http(s) stops start-up', () => {
+  assert.equal(loadConfig({ env: {} }).tracing, { serviceName: 'gw-gateway', captureContent: false });
+  const p = file('t.json', JSON.stringify({ tracing: { otlpUrl: 'http://collector:4318', captureContent: true } }));
+  assert.equal(loadConfig({ file: p, env: {} }).tracing, { otlpUrl: 'http://collector:4318', serviceName: 'gw-gateway', captureContent: true });
+  assert.is(loadConfig({ file: p, env: { GW_OTLP_URL: 'https://otel.example:4318' } }).tracing.otlpUrl, 'https://otel.example:4318');
+  throwsConfig(() => loadConfig({ env: { GW_OTLP_URL: 'collector:4318' } }), /invalid config at \/tracing\/otlpUrl/);
+  throwsConfig(() => loadConfig({ file: file('t2.json', JSON.stringify({ tracing: { captureContent: 'yes' } })), env: {} }), /invalid config at \/tracing\/captureContent/);
+});
+
 test('an unreadable or non-JSON file is named in the error', () => {
   throwsConfig(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }), /cannot read config file .*missing\.json/);
   throwsConfig(() => loadConfig({ file: file('f.json', '{nope'), env: {} }), /not valid JSON/);

@@ -1,0 +1,75 @@
+import type { ClientReply } from '../domain/client-reply.js';
+import type { Auth, RawRoute, RequestContext, RouteSpec } from '../domain/route-spec.js';
+import { isGatewayError } from '../errors/gateway-error.js';
+import { inputContent, outputContent, type ContentFormat } from './content-capture.js';
+import { TracedReply } from './traced-reply.js';
+import type { Tracer } from './tracer.js';
+
+/** The traced routes: their GenAI operation, and the format their content is read in (null: embeddings, no messages). */
+const TRACED: ReadonlyMap<string, { operation: string; format: ContentFormat | null }> = new Map([
+  ['/v1/chat/completions', { operation: 'chat', format: 'chat' }],
+  ['/v1/embeddings', { operation: 'embeddings', format: null }],
+  ['/v1/messages', { operation: 'chat', format: 'messages' }],
+  ['/v1/responses', { operation: 'chat', format: 'responses' }],
+]);
+
+export interface TracedRoutesOptions {
+  /** tracing.captureContent: the prompt and the answer go on the request span. */
+  captureContent: boolean;
+}
+
+/**
+ * The route table with traces on: the inference routes' handlers wrapped to open the request's
+ * span (continuing the client's traceparent) and close it with the status the client was given.
+ * Installed at start only when tracing.otlpUrl is set; off, the table is buildRoutes' own, and
+ * no handler reads traceparent or knows of traces (a read in the handlers cost the plain path
+ * ~9k instructions a request even with traces off: docs/benchmarks.md, "the traces cliff").
+ */
+export function tracedRoutes(routes: readonly RouteSpec[], tracer: Tracer, o: TracedRoutesOptions): RouteSpec[] {
+  return routes.map((r) => {
+    const traced = r.kind === 'raw' && r.method === 'post' ? TRACED.get(r.path) : undefined;
+    if (traced === undefined || r.kind !== 'raw') return r;
+    const format = o.captureContent ? traced.format : null;
+    const out: RawRoute = { ...r, headers: [...(r.headers ?? []), 'traceparent'], handle: tracedHandler(r.handle, tracer, traced.operation, format) };
+    return out;
+  });
+}
+
+type RawHandler = RawRoute['handle'];
+
+function tracedHandler(handle: RawHandler, tracer: Tracer, operation: string, format: ContentFormat | null): RawHandler {
+  return (ctx: RequestContext<Auth, Buffer>, client: ClientReply): Promise<void> => {
+    const trace = tracer.start(client.requestId, ctx.headers.traceparent, operation);
+    const reply = new TracedReply(client, format !== null);
+    const ended = (status: number, code: string | null): void => {
+      if (format !== null) {
+        // The answer has gone: content that cannot be read is left off the span, never an error the client would see.
+        try {
+          const content = inputContent(format, ctx.body);
+          if (reply.kept !== null && reply.kept.length > 0 && reply.status === 200) {
+            Object.assign(content, outputContent(format, reply.contentType, Buffer.concat(reply.kept)));
+          }
+          trace.content = content;
+        } catch {
+          trace.content = null;
+        }
+      }
+      tracer.end(trace, status, code);
+    };
+    const failed = (e: unknown): never => {
+      const g = isGatewayError(e) ? e : null;
+      ended(g?.status ?? 500, g?.code ?? 'internal_error');
+      throw e;
+    };
+    let done: Promise<void>;
+    try {
+      done = handle(ctx, reply);
+    } catch (e) {
+      return failed(e);
+    }
+    return done.then(() => {
+      if (client.aborted) ended(499, 'client_aborted');
+      else ended(reply.status === 0 ? 200 : reply.status, reply.code);
+    }, failed);
+  };
+}
