@@ -61,7 +61,7 @@ function tracedHandler(handle: RawHandler, tracer: Tracer, operation: string, fo
       ended(g?.status ?? 500, g?.code ?? 'internal_error');
       throw e;
     };
-    let done: Promise<void>;
+    let done: Promise<unknown>;
     try {
       done = handle(ctx, reply);
     } catch (e) {
