@@ -1,4 +1,5 @@
 import type { ClientReply } from '../../domain/client-reply.js';
+import { ForwardingReply } from '../../domain/forwarding-reply.js';
 import type { CachedAnswer } from '../../domain/stores/response-cache-store.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 
@@ -10,8 +11,7 @@ const OWN = new Set(['x-request-id', 'x-gw-request-id']);
  * answer as the client received it, after every translation and edit. It is storable only when
  * it was a whole 200 (or a 200 stream that ended cleanly) within `maxBytes`.
  */
-export class CapturingReply implements ClientReply {
-  readonly #inner: ClientReply;
+export class CapturingReply extends ForwardingReply {
   readonly #maxBytes: number;
   readonly #extra: Record<string, string>;
   #status = 0;
@@ -24,65 +24,45 @@ export class CapturingReply implements ClientReply {
   #spoilt = false;
 
   constructor(inner: ClientReply, maxBytes: number, extraHeaders: Record<string, string>) {
-    this.#inner = inner;
+    super(inner);
     this.#maxBytes = maxBytes;
     this.#extra = extraHeaders;
   }
 
-  get aborted(): boolean {
-    return this.#inner.aborted;
-  }
-
-  get requestId(): string {
-    return this.#inner.requestId;
-  }
-
-  onAbort(cb: () => void): void {
-    this.#inner.onAbort(cb);
-  }
-
-  send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>): void {
+  override send(status: number, contentType: string, body: Buffer | string, headers?: Record<string, string>): void {
     this.#head(status, contentType, headers);
     this.#keep(body);
     this.#complete = true;
-    this.#inner.send(status, contentType, body, { ...headers, ...this.#extra });
+    super.send(status, contentType, body, { ...headers, ...this.#extra });
   }
 
-  sendError(e: GatewayError): void {
+  override sendError(e: GatewayError): void {
     this.#spoilt = true;
-    this.#inner.sendError(e);
+    super.sendError(e);
   }
 
-  streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {
+  override streamStart(status: number, contentType: string, headers: Record<string, string>, first: Buffer): boolean {
     this.#head(status, contentType, headers);
     this.#streamed = true;
     this.#keep(first);
-    return this.#inner.streamStart(status, contentType, { ...headers, ...this.#extra }, first);
+    return super.streamStart(status, contentType, { ...headers, ...this.#extra }, first);
   }
 
-  streamWrite(chunk: Buffer | string): boolean {
+  override streamWrite(chunk: Buffer | string): boolean {
     this.#keep(chunk);
-    return this.#inner.streamWrite(chunk);
+    return super.streamWrite(chunk);
   }
 
-  drained(): Promise<void> {
-    return this.#inner.drained();
-  }
-
-  streamEnd(last?: Buffer | string, failedWith?: string): void {
+  override streamEnd(last?: Buffer | string, failedWith?: string): void {
     if (last !== undefined) this.#keep(last);
     if (failedWith === undefined) this.#complete = true;
     else this.#spoilt = true;
-    this.#inner.streamEnd(last, failedWith);
+    super.streamEnd(last, failedWith);
   }
 
-  streamAbort(): void {
+  override streamAbort(): void {
     this.#spoilt = true;
-    this.#inner.streamAbort();
-  }
-
-  batch(writes: () => void): boolean {
-    return this.#inner.batch(writes);
+    super.streamAbort();
   }
 
   /**
