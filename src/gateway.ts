@@ -141,6 +141,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
     },
     ledger: () => ({ pending: usage.pending, spooled: usage.spooled, written: usage.written }),
     upstream: () => upstream.load(),
+    ...(tracer === null ? {} : { traces: () => tracer.spans() }),
     version: GATEWAY_VERSION,
   }) : null;
   if (metrics !== null) usage.onWritten = (ms) => metrics.ledgerWritten(ms);

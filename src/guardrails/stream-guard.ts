@@ -36,6 +36,8 @@ type Obj = Record<string, unknown>;
 export class StreamGuard {
   readonly #guard: Guard;
   readonly #carry = new Map<number, string>();
+  /** Tool calls' arguments still held, by choice and then by the tool call's index. */
+  readonly #toolCarry = new Map<number, Map<number, string>>();
   /** The bytes of an unfinished line: kept as bytes, as a chunk may end inside a character. */
   #line: Buffer = EMPTY;
   /** The last event read, whose id and model a carry-over flushed before [DONE] is sent with. */
@@ -97,9 +99,10 @@ export class StreamGuard {
     for (const c of choices as Obj[]) {
       const index = typeof c.index === 'number' ? c.index : 0;
       const delta = c.delta as Obj | undefined;
+      const finished = c.finish_reason != null;
+      if (delta != null) this.#checkToolCalls(index, delta, finished);
       const piece = delta != null && typeof delta.content === 'string' ? delta.content : '';
       const held = (this.#carry.get(index) ?? '') + piece;
-      const finished = c.finish_reason != null;
       const cut = finished ? held.length : this.#guard.cutBefore(held, safeEnd(held));
       if (delta == null || (piece === '' && cut === 0)) {
         if (held !== '') this.#carry.set(index, held);
@@ -111,12 +114,55 @@ export class StreamGuard {
     return DATA + JSON.stringify(event);
   }
 
-  /** Held text of choices that never finished, as one event before [DONE]. */
+  /**
+   * A delta's tool calls: each call's `function.arguments` fragments are held and checked as a
+   * choice's text is (the arguments are JSON text, and a marker holds no quote or backslash), and
+   * what a call still holds when its choice finishes goes out in that event, as one more fragment.
+   */
+  #checkToolCalls(choice: number, delta: Obj, finished: boolean): void {
+    let held = this.#toolCarry.get(choice);
+    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls as Obj[] : null;
+    if (calls === null && (!finished || held === undefined)) return;
+    if (held === undefined) this.#toolCarry.set(choice, held = new Map());
+    const seen = new Set<number>();
+    for (const call of calls ?? []) {
+      const fn = call?.function as Obj | undefined;
+      if (fn == null || typeof fn.arguments !== 'string') continue;
+      const at = typeof call.index === 'number' ? call.index : 0;
+      seen.add(at);
+      const text = (held.get(at) ?? '') + fn.arguments;
+      const cut = finished ? text.length : this.#guard.cutBefore(text, safeEnd(text));
+      fn.arguments = this.#guard.text(text.slice(0, cut), 'answer');
+      held.set(at, text.slice(cut));
+    }
+    if (!finished) return;
+    const rest = this.#heldToolCalls(held, seen);
+    if (rest.length > 0) delta.tool_calls = [...(calls ?? []), ...rest];
+    this.#toolCarry.delete(choice);
+  }
+
+  /** Fragments carrying a choice's held arguments, checked (the calls in `skip` already went out whole). */
+  #heldToolCalls(held: Map<number, string>, skip: ReadonlySet<number>): Obj[] {
+    const out: Obj[] = [];
+    for (const [index, text] of held) if (text !== '' && !skip.has(index)) out.push({ index, function: { arguments: this.#guard.text(text, 'answer') } });
+    return out;
+  }
+
+  /** Held text and arguments of choices that never finished, as one event before [DONE]. */
   #flushAll(): string {
     const last = this.#last;
     const choices: Obj[] = [];
-    for (const [index, held] of this.#carry) if (held !== '') choices.push({ index, delta: { content: this.#guard.text(held, 'answer') }, finish_reason: null });
+    const indexes = new Set([...this.#carry.keys(), ...this.#toolCarry.keys()]);
+    for (const index of indexes) {
+      const held = this.#carry.get(index) ?? '';
+      const tools = this.#heldToolCalls(this.#toolCarry.get(index) ?? new Map(), new Set());
+      if (held === '' && tools.length === 0) continue;
+      const delta: Obj = held === '' ? {} : { content: this.#guard.text(held, 'answer') };
+      if (tools.length > 0) delta.tool_calls = tools;
+      choices.push({ index, delta, finish_reason: null });
+    }
     this.#carry.clear();
+    this.#toolCarry.clear();
     if (choices.length === 0 || last === null) return '';
     return `${DATA}${JSON.stringify({ id: last.id, object: last.object, created: last.created, model: last.model, choices })}\n\n`;
   }

@@ -19,6 +19,8 @@ export interface MetricsSources {
   ledger(): { pending: number; spooled: number; written: number };
   /** Upstream connection pools, summed over providers. */
   upstream(): { open: number; busy: number; queued: number };
+  /** The tracer's spans, exported and dropped; absent when traces are off (no series then). */
+  traces?: () => { exported: number; dropped: number };
   version: string;
 }
 
@@ -76,6 +78,16 @@ export class GatewayMetrics implements UsageSink, AnswerMeters, ServedMeter {
       upstream.child('busy').set(u.busy);
       upstream.child('queued').set(u.queued);
     };
+    const traces = src.traces;
+    if (traces !== undefined) {
+      const spans = reg.counter('gw_trace_spans_total', 'OpenTelemetry spans the OTLP collector took (exported), and spans lost to a slow, absent or refusing collector (dropped).',
+        ['outcome']);
+      spans.collect = () => {
+        const t = traces();
+        spans.child('exported').set(t.exported);
+        spans.child('dropped').set(t.dropped);
+      };
+    }
     this.#process = new ProcessSeries(reg);
   }
 

@@ -28,6 +28,8 @@ export class OtlpExporter {
   readonly #head: string;
   #timer: NodeJS.Timeout | null = null;
   #sending: Promise<void> = Promise.resolve();
+  /** Spans the collector took, and spans lost (queue over its bound, or a batch it did not take): /metrics serves both. */
+  exported = 0;
   dropped = 0;
   #warned = false;
 
@@ -72,6 +74,7 @@ export class OtlpExporter {
       });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`collector answered ${res.status}`);
+      this.exported += batch.length;
       this.#warned = false;
     } catch (e) {
       this.dropped += batch.length;

@@ -44,6 +44,11 @@ export class Tracer {
   constructor(exporter: OtlpExporter) {
     this.#exporter = exporter;
   }
+  /** Spans exported and dropped so far (/metrics `gw_trace_spans_total`). */
+  spans(): { exported: number; dropped: number } {
+    return { exported: this.#exporter.exported, dropped: this.#exporter.dropped };
+  }
+
 
   /** A request starts: continues the client's trace when it sent a valid traceparent. */
   start(requestId: string, header: string | undefined, operation: string): RequestTrace {

@@ -218,6 +218,25 @@ test('with outputs, a stream that ends without a finish reason still gets its he
   assert.is(streamedText(await readSse(r)), 'mail [REDACTED:email]');
 });
 
+test('with outputs, a streamed tool call\'s arguments are redacted even where a match is split across fragments', async () => {
+  const head = '{"id":"c3","object":"chat.completion.chunk","created":1,"model":"llama","choices":';
+  const frag = (delta: unknown, finish: string | null = null) => `data: ${head}[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)}}]}\n\n`;
+  mock.enqueue({ kind: 'parts', parts: [
+    frag({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'kyc', arguments: '' } }] }),
+    frag({ tool_calls: [{ index: 0, function: { arguments: '{"aadhaar":"2341 23' } }] }),
+    frag({ tool_calls: [{ index: 0, function: { arguments: '41 2346"}' } }] }),
+    frag({}, 'tool_calls'), 'data: [DONE]\n\n'] });
+  const r = await chat({ messages: [{ role: 'user', content: 'x' }], stream: true, tools: [{ type: 'function', function: { name: 'kyc', parameters: {} } }] },
+    { 'x-gw-guardrails': 'redact=aadhaar;outputs' });
+  assert.is(r.status, 200);
+  const events = await readSse(r);
+  const args = events.filter((e) => e !== '[DONE]').map((e) => JSON.parse(e).choices?.[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '').join('');
+  assert.is(args, '{"aadhaar":"[REDACTED:aadhaar]"}');
+  assert.not.ok(events.join('').includes('2346'));
+  const [row] = await ledgerRows(r.headers.get('x-request-id')!);
+  assert.is(row.guardrail, 'redacted=aadhaar');
+});
+
 test('with outputs and block, a stream is ended with the guardrail_blocked error event and [DONE]', async () => {
   mock.enqueue({ kind: 'parts', parts: streamParts(['here is the key: sk-proj-', 'AbCdEfGhIjKlMnOpQrStUvWx12 ok', ' and some more words to pass the hold of the guard ........']) });
   const r = await chat({ messages: [{ role: 'user', content: 'key?' }], stream: true }, { 'x-gw-guardrails': 'block=secret;outputs' });

@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { startMockProvider, streamText, type MockProvider } from '../support/mock-provider.js';
+import { parsePromText, sampleValue } from '../support/prom-text.js';
 import { bearer, waitFor } from '../support/wait.js';
 
 interface OtlpSpan {
@@ -192,6 +193,37 @@ test('with captureContent on, a streamed answer is joined from its deltas, and a
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.system_instructions'))), [{ type: 'text', content: 'answer in Hindi' }]);
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.output.messages'))),
     [{ role: 'assistant', parts: [{ type: 'text', content: SECRET_ANSWER }], finish_reason: 'end_turn' }]);
+});
+
+test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
+  const scrape = async (g: GatewayProcess) => parsePromText(await (await fetch(`${g.url}/metrics`)).text());
+  const exported = async () => sampleValue(await scrape(gw), 'gw_trace_spans_total', { outcome: 'exported' }) ?? 0;
+  const before = await exported();
+  const res = await chat();
+  assert.is(res.status, 200);
+  await requestSpan(res);
+  // The request's span and its attempt's, taken by the collector (other tests' spans may land too).
+  await waitFor(async () => await exported() >= before + 2, 5_000, 'exported spans counted');
+  assert.is(sampleValue(await scrape(gw), 'gw_trace_spans_total', { outcome: 'dropped' }), 0);
+  assert.is(sampleValue(await scrape(plain), 'gw_trace_spans_total', { outcome: 'exported' }), undefined);
+
+  // A collector that answers 503: the batch is lost, counted, and the request was served regardless.
+  const refusing = createServer((req, r) => req.resume().on('end', () => r.writeHead(503).end()));
+  await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+  const lossy = await startGateway({ providers: { groq: { baseUrl: groq.url, apiKey: 'g' } },
+    tracing: { otlpUrl: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}` } });
+  try {
+    const org = (await lossy.cli('org', 'create', 'lossy', '--credit', '10')).id;
+    const k = (await lossy.cli('key', 'create', '--org', org, '--name', 'k')).key;
+    const ok = await fetch(`${lossy.url}/v1/chat/completions`, { method: 'POST', headers: bearer(k),
+      body: JSON.stringify({ model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.is(ok.status, 200);
+    await waitFor(async () => (sampleValue(await scrape(lossy), 'gw_trace_spans_total', { outcome: 'dropped' }) ?? 0) >= 2, 10_000, 'dropped spans counted');
+    assert.is(sampleValue(await scrape(lossy), 'gw_trace_spans_total', { outcome: 'exported' }), 0);
+  } finally {
+    await lossy.cleanup();
+    await new Promise((r) => refusing.close(r));
+  }
 });
 
 test.run();

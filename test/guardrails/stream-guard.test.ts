@@ -52,4 +52,45 @@ test('an unfinished line longer than the guard can hold ends the stream instead 
   assert.not.ok(out.includes('aaaa'));
 });
 
+const toolEvent = (calls: unknown[] | null, finish: string | null = null): string =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm',
+    choices: [{ index: 0, delta: calls === null ? {} : { content: null, tool_calls: calls }, finish_reason: finish }] })}\n\n`;
+
+/** Each tool call's arguments as the client joins them from its fragments. */
+function toolArguments(raw: string): string[] {
+  const args: string[] = [];
+  for (const l of raw.split('\n')) {
+    if (!l.startsWith('data: {')) continue;
+    for (const c of JSON.parse(l.slice(6)).choices ?? []) {
+      for (const t of c.delta?.tool_calls ?? []) args[t.index] = (args[t.index] ?? '') + (t.function?.arguments ?? '');
+    }
+  }
+  return args;
+}
+
+test('streamed tool-call arguments are redacted whole across fragments, per call, and what is held goes out with the finish', () => {
+  const events = toolEvent([{ index: 0, id: 'call_1', type: 'function', function: { name: 'kyc', arguments: '' } }])
+    + toolEvent([{ index: 0, function: { arguments: '{"aadhaar":"2341 23' } }])
+    + toolEvent([{ index: 0, function: { arguments: '41 2346","pan":"ABCP' } }])
+    + toolEvent([{ index: 1, id: 'call_2', type: 'function', function: { name: 'mail', arguments: '{"to":"+91 98765 ' } }])
+    + toolEvent([{ index: 0, function: { arguments: 'E1234F"}' } }, { index: 1, function: { arguments: '43210"}' } }])
+    + toolEvent(null, 'tool_calls') + 'data: [DONE]\n\n';
+  for (const size of [1, 5, 64, 10_000]) {
+    const { raw } = run(guard('redact=aadhaar,pan,phone;outputs'), events, size);
+    assert.equal(toolArguments(raw), ['{"aadhaar":"[REDACTED:aadhaar]","pan":"[REDACTED:pan]"}', '{"to":"[REDACTED:phone]"}'], `pieces of ${size}`);
+    for (const l of raw.split('\n').filter((x) => x.startsWith('data: {'))) JSON.parse(l.slice(6));
+    assert.ok(raw.endsWith('data: [DONE]\n\n'));
+  }
+});
+
+test('tool-call arguments held when a stream ends without a finish reason go out, redacted, before [DONE]; a blocking match in them ends the stream', () => {
+  const { raw } = run(guard('redact=card;outputs'), toolEvent([{ index: 0, id: 'c1', type: 'function', function: { name: 'pay', arguments: '{"card":"4111 1111' } }])
+    + toolEvent([{ index: 0, function: { arguments: ' 1111 1111"}' } }]) + 'data: [DONE]\n\n', 7);
+  assert.equal(toolArguments(raw), ['{"card":"[REDACTED:card]"}']);
+  const blocked = run(guard('block=card;outputs'), toolEvent([{ index: 0, id: 'c1', type: 'function', function: { name: 'pay', arguments: '{"card":"4111 1111 1111 1111"}' } }])
+    + toolEvent(null, 'tool_calls') + 'data: [DONE]\n\n', 10_000).raw;
+  assert.match(blocked, /"code":"guardrail_blocked"/);
+  assert.not.ok(blocked.includes('4111'));
+});
+
 test.run();
