@@ -52,3 +52,13 @@ export function attemptRecord(at: number, req: RequestScope, a: Attempt, attempt
     guardrail: req.guard == null ? null : req.guard.summary(), cacheHit: false,
   };
 }
+
+/** A request its guardrail refused before it left: one row, no provider, not billed, naming what fired. */
+export function blockedRecord(at: number, key: KeyRecord, endpoint: Endpoint, model: string, requestId: string, guard: Guard): UsageRecord {
+  return {
+    at, requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
+    provider: null, route: null, attempt: 0, status: 400, errorCode: 'guardrail_blocked', promptTokens: 0, completionTokens: 0,
+    costMicros: 0, latencyMs: 0, ttfbMs: null, streamed: false, byok: false, billable: false, usageEstimated: false, units: 0,
+    queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: guard.summary(), cacheHit: false,
+  };
+}

@@ -10,7 +10,7 @@ import { readExtensions, type Extensions } from '../domain/extensions.js';
 const MAX_FIELDS = 64;
 /** Longest speech input, in characters (OpenAI's limit). */
 export const MAX_SPEECH_CHARACTERS = 4096;
-const EXTENSION_FIELDS = new Set(['optimize', 'provider', 'data_policy', 'upstream_key']);
+const EXTENSION_FIELDS = new Set(['optimize', 'provider', 'data_policy', 'upstream_key', 'guardrails']);
 
 export interface TranscriptionRequest {
   model: string;

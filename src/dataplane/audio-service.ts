@@ -3,7 +3,9 @@ import type { Guard } from '../guardrails/guard.js';
 import type { GuardrailPolicy } from '../lib/guardrail-policy.js';
 import { requestGuard } from './input-guard.js';
 import { billedSeconds, FALLBACK_BYTES_PER_SECOND, maxUnitCostMicros, reportedSeconds, unitCostMicros } from '../billing/audio-units.js';
-import { isGatewayError } from '../errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { GUARDRAILS_HEADER } from '../guardrails/guard.js';
+import { textPart, type FormPart } from '../lib/multipart.js';
 import { adapterFor } from '../providers/registry.js';
 import type { AudioEndpoint, UpstreamCall } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
@@ -13,7 +15,7 @@ import { parseSpeechBody, parseTranscriptionBody } from './audio-body.js';
 import { relayBytes } from './byte-relay.js';
 import type { Extensions } from '../domain/extensions.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
-import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
+import { attemptRecord, blockedRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
 import { firstServing, openAnswer, type RouteAttemptDeps, type Served, type Winner } from './route-attempts.js';
 import type { Attempt } from './route-planner.js';
 import type { RequestPayload } from './upstream-client.js';
@@ -25,7 +27,7 @@ const NO_PAYLOAD: RequestPayload = { payload: {} };
 export interface AudioDeps extends RouteAttemptDeps {
   /** Largest audio file a transcription takes (spec 4.1: 25 MB). */
   maxFileBytes: number;
-  /** The gateway's default guardrail (config guardrails.default): speech's input text is checked as chat's is. */
+  /** The gateway's default guardrail (config guardrails.default): speech's input and a transcription's prompt and transcript are checked as chat's text is. */
   guardrails?: GuardrailPolicy | null;
 }
 
@@ -34,7 +36,7 @@ export interface AudioRequest {
   key: KeyRecord;
   contentType: string;
   body: Buffer;
-  /** The x-gw-guardrails header (speech). */
+  /** The x-gw-guardrails header. */
   guardrails?: string;
 }
 
@@ -51,8 +53,8 @@ interface AudioJob {
   /** Transcriptions: the response_format asked for. */
   responseFormat: string;
   fileBytes: number;
-  /** Speech: the request's guardrail, when one is on (its input text was checked). */
-  guard?: Guard | null;
+  /** The request's guardrail, when one is on: its text was checked (speech's input, a transcription's prompt), and with outputs a transcript is. */
+  guard: Guard | null;
 }
 
 /** How the serving attempt's answer ended. */
@@ -83,7 +85,7 @@ export class AudioService {
     const startedMs = performance.now();
     return admitted(req.key, d.gate, reply.requestId,
       (key) => {
-        const job = endpoint === 'speech' ? this.#speech(req, key) : this.#transcription(req, endpoint);
+        const job = endpoint === 'speech' ? this.#speech(req, key, reply.requestId) : this.#transcription(req, endpoint, key, reply.requestId);
         return { job, plan: d.planner.plan(job.model, endpoint, job.ext, key.orgId) };
       },
       (p) => maxUnitCostMicros(p.plan, p.job.holdUnits),
@@ -91,10 +93,13 @@ export class AudioService {
   }
 
   /** Speech to text: a transcription, or a translation into English; the same upload and billing. */
-  #transcription(req: AudioRequest, endpoint: 'transcriptions' | 'translations'): AudioJob {
+  #transcription(req: AudioRequest, endpoint: 'transcriptions' | 'translations', key: KeyRecord, requestId: string): AudioJob {
     const t = parseTranscriptionBody(req.contentType, req.body, this.#d.maxFileBytes);
+    const guard = requestGuard(t, req.guardrails, key.guardrails ?? null, this.#d.guardrails ?? null);
+    // The prompt is the only text the client sends; the audio itself is not read.
+    if (guard !== null) this.#checked(guard, key, endpoint, t.model, requestId, () => { t.forward = t.forward.map((f) => guardedPrompt(f, guard)); });
     return {
-      endpoint, model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes, responseFormat: t.responseFormat,
+      endpoint, model: t.model, ext: t.ext, probedSeconds: t.probedSeconds, fileBytes: t.fileBytes, responseFormat: t.responseFormat, guard,
       holdUnits: billedSeconds(t.probedSeconds ?? t.fileBytes / FALLBACK_BYTES_PER_SECOND),
       call: (a) => {
         const adapter = adapterFor(a.route.provider.entry.kind);
@@ -106,14 +111,28 @@ export class AudioService {
   }
 
   /** Text to speech; the text is what the user sends, so a guardrail checks it (redacted text is spoken as its marker). */
-  #speech(req: AudioRequest, key: KeyRecord): AudioJob {
+  #speech(req: AudioRequest, key: KeyRecord, requestId: string): AudioJob {
     const s = parseSpeechBody(req.body);
     const guard = requestGuard(s, req.guardrails, key.guardrails ?? null, this.#d.guardrails ?? null);
-    if (guard !== null) s.payload.input = guard.text(s.payload.input as string);
+    if (guard !== null) this.#checked(guard, key, 'speech', s.model, requestId, () => { s.payload.input = guard.text(s.payload.input as string); });
     return {
       endpoint: 'speech', model: s.model, ext: s.ext, probedSeconds: null, fileBytes: 0, responseFormat: '', holdUnits: s.characters, guard,
       call: (a) => adapterFor(a.route.provider.entry.kind).buildCall('speech', s.payload, a.route.upstreamModel, { streamOptions: false }),
     };
+  }
+
+  /**
+   * Runs a request's guardrail check; a refusal is recorded (one row, never sent, not billed) and
+   * thrown with the header naming what fired, as on chat.
+   */
+  #checked(guard: Guard, key: KeyRecord, endpoint: AudioEndpoint, model: string, requestId: string, check: () => void): void {
+    try {
+      check();
+    } catch (e) {
+      if (guard.blocked === null || !isGatewayError(e)) throw e;
+      this.#d.usage.record(blockedRecord(this.#d.clock.now(), key, endpoint, model, requestId, guard));
+      throw new GatewayError(e.status, e.type, e.code, e.message, { [GUARDRAILS_HEADER]: guard.summary()! });
+    }
   }
 
   async #serve(job: AudioJob, key: KeyRecord, plan: Attempt[], requestId: string, reply: ClientReply, startedMs: number): Promise<number> {
@@ -155,7 +174,22 @@ export class AudioService {
     const adapter = adapterFor(a.route.provider.entry.kind);
     const out = adapter.readAnswer ? adapter.readAnswer(job.endpoint, served.body, served.res.contentType, job.responseFormat)
       : { body: served.body, contentType: served.res.contentType };
-    if (!reply.aborted) reply.send(200, out.contentType, out.body, headers);
+    const guard = job.guard;
+    let body = out.body;
+    if (guard !== null && guard.policy.outputs) {
+      try {
+        body = guardedTranscript(body, out.contentType, guard);
+      } catch (e) {
+        if (guard.blocked === null || !isGatewayError(e)) throw e;
+        // The provider did the work: billed, and the client told 400 guardrail_blocked.
+        const cost = this.#finish(req, won, { units, estimated, latencyMs: performance.now() - won.started, aborted: false, failure: null });
+        if (!reply.aborted) reply.sendError(new GatewayError(e.status, e.type, e.code, e.message, { ...headers, [GUARDRAILS_HEADER]: guard.summary()! }));
+        return cost;
+      }
+    }
+    const fired = guard?.summary() ?? null;
+    if (fired !== null) headers[GUARDRAILS_HEADER] = fired;
+    if (!reply.aborted) reply.send(200, out.contentType, body, headers);
     return this.#finish(req, won, { units, estimated, latencyMs: performance.now() - won.started, aborted: reply.aborted, failure: null });
   }
 
@@ -190,4 +224,49 @@ export class AudioService {
     req.upstreamMs += end.latencyMs;
     this.#d.usage.record(attemptRecord(this.#d.clock.now(), req, a, attempt, end));
   }
+}
+
+/** A form field as it goes upstream: the prompt checked by the guardrail (redacted, or refused by a throw), the rest as sent. */
+function guardedPrompt(f: FormPart, guard: Guard): FormPart {
+  if (f.name !== 'prompt' || f.filename !== null) return f;
+  const text = f.data.toString('utf8');
+  const checked = guard.text(text);
+  if (checked === text) return f;
+  const data = Buffer.from(checked);
+  return { name: f.name, filename: null, contentType: f.contentType, data, raw: textPart('prompt', checked) };
+}
+
+/**
+ * A transcript checked as an answer: in JSON (json, verbose_json) its `text` and each segment's
+ * and word's text; in text, srt and vtt the whole of it (a marker holds no line break or arrow).
+ */
+function guardedTranscript(body: Buffer | string, contentType: string, guard: Guard): Buffer | string {
+  const raw = typeof body === 'string' ? body : body.toString('utf8');
+  if (!contentType.includes('json')) {
+    const checked = guard.text(raw, 'answer');
+    return checked === raw ? body : Buffer.from(checked);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw);
+  } catch {
+    return body;
+  }
+  if (typeof doc !== 'object' || doc === null) return body;
+  const d = doc as { text?: unknown; segments?: unknown; words?: unknown };
+  let changed = false;
+  const check = (o: { text?: unknown; word?: unknown }): void => {
+    for (const k of ['text', 'word'] as const) {
+      const v = o[k];
+      if (typeof v !== 'string') continue;
+      const c = guard.text(v, 'answer');
+      if (c !== v) {
+        o[k] = c;
+        changed = true;
+      }
+    }
+  };
+  check(d);
+  for (const list of [d.segments, d.words]) if (Array.isArray(list)) for (const x of list) if (typeof x === 'object' && x !== null) check(x as { text?: unknown });
+  return changed ? Buffer.from(JSON.stringify(doc)) : body;
 }

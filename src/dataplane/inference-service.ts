@@ -19,7 +19,7 @@ import { relayStream } from './stream-relay.js';
 import { TranslatedResponse } from './translated-response.js';
 import { ESTIMATED_HEADER, estimateUsage, withEstimatedUsage } from './usage-estimate.js';
 import type { AbortSource } from './upstream-client.js';
-import { attemptRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
+import { attemptRecord, blockedRecord, type AttemptEnd, type RequestScope } from './attempt-record.js';
 import { GUARDRAILS_HEADER, type Guard } from '../guardrails/guard.js';
 import { StreamGuard } from '../guardrails/stream-guard.js';
 import type { GuardrailPolicy } from '../lib/guardrail-policy.js';
@@ -116,21 +116,11 @@ export class InferenceService {
         body = guardedInput(endpoint, parsed, guard);
       } catch (e) {
         if (guard.blocked === null || !isGatewayError(e)) throw e;
-        this.#recordBlocked(endpoint, key, parsed.model, requestId, guard);
+        this.#d.usage.record(blockedRecord(this.#d.clock.now(), key, endpoint, parsed.model, requestId, guard));
         throw new GatewayError(e.status, e.type, e.code, e.message, { [GUARDRAILS_HEADER]: guard.summary()! });
       }
     }
     return { body, guard, plan: d.planner.plan(body.model, endpoint, body.ext, key.orgId) };
-  }
-
-  /** A request its guardrail refused: one row, never sent upstream, not billed, naming what fired. */
-  #recordBlocked(endpoint: TokenEndpoint, key: KeyRecord, model: string, requestId: string, guard: Guard): void {
-    this.#d.usage.record({
-      at: this.#d.clock.now(), requestId, orgId: key.orgId, workspaceId: key.workspaceId, keyId: key.id, endpoint, model,
-      provider: null, route: null, attempt: 0, status: 400, errorCode: 'guardrail_blocked', promptTokens: 0, completionTokens: 0,
-      costMicros: 0, latencyMs: 0, ttfbMs: null, streamed: false, byok: false, billable: false, usageEstimated: false, units: 0,
-      queueMs: 0, usageClamped: false, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, guardrail: guard.summary(), cacheHit: false,
-    });
   }
 
   /** Tries each planned route; returns the debited cost in micro-rupees. */

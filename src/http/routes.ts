@@ -47,7 +47,7 @@ const ANTHROPIC_HEADERS = ['anthropic-beta', 'x-gw-guardrails', CACHE_HEADER] as
 const GUARDRAIL_HEADERS = ['x-gw-guardrails'] as const;
 /** The routes the exact-match response cache may answer (docs/cache.md) read its header too. */
 const CACHED_HEADERS = ['x-gw-guardrails', CACHE_HEADER] as const;
-const UPLOAD_HEADERS = ['content-type'] as const;
+const UPLOAD_HEADERS = ['content-type', 'x-gw-guardrails'] as const;
 /** Room for the form's other fields and framing around the largest audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
@@ -63,7 +63,7 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
     body: TranscriptionFormSchema, bodyType: 'multipart/form-data', bodyLimitBytes: d.maxAudioFileBytes + FORM_OVERHEAD_BYTES,
     summary,
     handle: (ctx, reply) => d.audio.handle(endpoint,
-      { key: ctx.key, contentType: ctx.headers['content-type'], body: ctx.body }, reply),
+      { key: ctx.key, contentType: ctx.headers['content-type'], body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
   }));
   const findModel = modelFinder(d.listModels);
   const retrieve = (id: string) => {

@@ -129,7 +129,39 @@ test('the text of a speech request is checked as a chat message is: redacted bef
   mock.reset();
   const refused = await speak('my card is 4111 1111 1111 1111', 'block=card');
   assert.equal([refused.status, (await refused.json() as any).error.code], [400, 'guardrail_blocked']);
+  assert.is(refused.headers.get('x-gw-guardrails'), 'blocked=card');
   assert.is(mock.requests.length, 0);
+  const [blocked] = await ledgerRows(refused.headers.get('x-request-id')!);
+  assert.equal([blocked.endpoint, blocked.status, blocked.error_code, blocked.provider, blocked.billable], ['speech', 400, 'guardrail_blocked', null, 0]);
+});
+
+test('a transcription\'s prompt is redacted before it leaves and, with outputs, its transcript before the client reads it; a refusal is recorded', async () => {
+  const transcribe = (prompt: string, policy: string, format = 'json') => {
+    const f = new FormData();
+    f.append('file', new Blob([Buffer.alloc(2_000, 7)], { type: 'audio/mpeg' }), 'call.mp3');
+    f.append('model', 'whisper-large-v3');
+    f.append('prompt', prompt);
+    f.append('response_format', format);
+    // No JSON content type here: fetch sets the form's own, with its boundary.
+    return fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-gw-guardrails': policy }, body: f });
+  };
+  mock.enqueue({ kind: 'ok', content: `my PAN is ${PAN}, call me` });
+  const r = await transcribe('caller +91 98765 43210', 'redact=mobile,pan;outputs');
+  assert.is(r.status, 200);
+  assert.is((await r.json() as { text: string }).text, 'my PAN is [REDACTED:pan], call me');
+  assert.is(mock.requests[0].body.prompt, 'caller [REDACTED:mobile]');
+  assert.not.ok(mock.requests[0].rawBody.includes('98765'));
+  assert.match(r.headers.get('x-gw-guardrails')!, /redacted=.*mobile/);
+  assert.match(r.headers.get('x-gw-guardrails')!, /pan/);
+  mock.enqueue({ kind: 'ok', content: `PAN ${PAN}` });
+  const text = await transcribe('hello', 'redact=pan;outputs', 'text');
+  assert.is(await text.text(), 'PAN [REDACTED:pan]');
+  mock.reset();
+  const refused = await transcribe(`card ${CARD}`, 'block=card');
+  assert.equal([refused.status, (await refused.json() as any).error.code], [400, 'guardrail_blocked']);
+  assert.is(mock.requests.length, 0);
+  const [row] = await ledgerRows(refused.headers.get('x-request-id')!);
+  assert.equal([row.endpoint, row.status, row.error_code, row.guardrail], ['transcriptions', 400, 'guardrail_blocked', 'blocked=card']);
 });
 
 test('Responses input is redacted before it is translated and sent', async () => {

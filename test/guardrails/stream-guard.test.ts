@@ -76,8 +76,8 @@ test('streamed tool-call arguments are redacted whole across fragments, per call
     + toolEvent([{ index: 0, function: { arguments: 'E1234F"}' } }, { index: 1, function: { arguments: '43210"}' } }])
     + toolEvent(null, 'tool_calls') + 'data: [DONE]\n\n';
   for (const size of [1, 5, 64, 10_000]) {
-    const { raw } = run(guard('redact=aadhaar,pan,phone;outputs'), events, size);
-    assert.equal(toolArguments(raw), ['{"aadhaar":"[REDACTED:aadhaar]","pan":"[REDACTED:pan]"}', '{"to":"[REDACTED:phone]"}'], `pieces of ${size}`);
+    const { raw } = run(guard('redact=aadhaar,pan,mobile;outputs'), events, size);
+    assert.equal(toolArguments(raw), ['{"aadhaar":"[REDACTED:aadhaar]","pan":"[REDACTED:pan]"}', '{"to":"[REDACTED:mobile]"}'], `pieces of ${size}`);
     for (const l of raw.split('\n').filter((x) => x.startsWith('data: {'))) JSON.parse(l.slice(6));
     assert.ok(raw.endsWith('data: [DONE]\n\n'));
   }
