@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { networkInterfaces } from 'node:os';
 import OpenAI from 'openai';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { errorOf, query, waitForValue } from '../support/ledger.js';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { parsePromText, sampleSum, sampleValue, type PromFamily } from '../support/prom-text.js';
@@ -134,6 +136,22 @@ test('a stream the provider cuts after its first bytes keeps its 200 and is coun
   await waitFor(async () =>
     sampleValue(await scrape(gw.url), 'gw_http_requests_total', { route: CHAT, status: '200', code: 'stream_interrupted' }) === before + 1,
   5_000, 'the cut stream counted');
+});
+
+test('every series the sample Grafana dashboard and alert rules query is one the gateway serves', async () => {
+  await (await chat(key)).arrayBuffer();
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  const served = new Set(text.split('\n').filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2]));
+  // The files also name labels (gen_ai_provider_name…), which look like series names.
+  const labels = new Set([...text.matchAll(/[{,]([a-z_][a-z0-9_]*)="/g)].map((m) => m[1]));
+  // Families that exist only once their event happened (a hit, a detection) or with traces on.
+  const onEvent = new Set(['gw_cache_hits_total', 'gw_guardrail_detections_total', 'gw_trace_spans_total']);
+  for (const file of ['grafana-gateway.json', 'prometheus-alerts.yml']) {
+    const doc = readFileSync(join(ROOT, 'docs', file), 'utf8');
+    const names = new Set([...doc.matchAll(/\b(?:gw|gen_ai|process|nodejs)_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(?:bucket|sum|count)$/, '')));
+    assert.ok(names.size > 5, `${file} names series`);
+    for (const n of names) if (!labels.has(n)) assert.ok(served.has(n) || onEvent.has(n), `${file} queries ${n}, which /metrics does not serve`);
+  }
 });
 
 test('a breaker opened by failures shows as open', async () => {
