@@ -55,6 +55,8 @@ export interface GatewayStartOptions {
   anthropicUrl?: string;
   /** `limits` settings beside the lifted `gatewayRpm` (a higher `publicRpmPerIp` for a bench that polls /health). */
   limits?: Record<string, number>;
+  /** false: metrics.enabled false (what collecting metrics costs). */
+  metrics?: boolean;
   /** The gateway's environment (NODE_EXTRA_CA_CERTS for a mock over TLS); default this process's. */
   env?: NodeJS.ProcessEnv;
   /** Traces on, posted to this OTLP/HTTP collector (tracing.otlpUrl); absent, traces are off as by default. */
@@ -81,7 +83,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
     },
     limits: { gatewayRpm: 100_000_000, ...o.limits },
     // BENCH_GW_METRICS=0: the same gateway with metrics off, to count what collecting them costs.
-    ...(process.env.BENCH_GW_METRICS === '0' ? { metrics: { enabled: false } } : {}),
+    ...(process.env.BENCH_GW_METRICS === '0' || o.metrics === false ? { metrics: { enabled: false } } : {}),
     ...(o.otlpUrl === undefined ? {} : { tracing: { otlpUrl: o.otlpUrl, captureContent: o.captureContent === true } }),
   }, null, 2));
 

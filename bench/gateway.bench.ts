@@ -9,7 +9,8 @@
 // request moved between 62 and 89 µs across three back-to-back runs), which a round interleaves.
 //   BENCH_ROUNDS       rounds (default 3)
 //   BENCH_DURATION_S   length of each load run (default 5 s)
-//   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets)
+//   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets);
+//                      gateway-nometrics (metrics.enabled false) runs only when named here
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,8 @@ interface Started {
 interface Target {
   name: string;
   start(): Promise<Started>;
+  /** Run only when BENCH_TARGETS names it (a comparison, not part of every `npm run bench`). */
+  optIn?: boolean;
 }
 
 interface Running extends Started {
@@ -136,6 +139,15 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       },
     },
     {
+      // The same gateway with metrics.enabled false, in the same rounds: what collecting metrics costs.
+      name: 'gateway-nometrics',
+      optIn: true,
+      start: async () => {
+        const g = await startGateway(ROOT, folder(tmp, 'gateway-nometrics'), `${mock.origin}/v1`, { metrics: false });
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
+      },
+    },
+    {
       // Translated both ways: chat completions in, Anthropic's Messages API out, its answers and
       // streams turned back into chat completions (the mock's own CPU is not counted here either).
       name: 'gateway-anthropic',
@@ -184,7 +196,7 @@ async function main(): Promise<void> {
     const anthropicMock = await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort });
     const chosen = process.env.BENCH_TARGETS?.split(',');
     for (const target of targets(mock, anthropicMock, tmp)) {
-      if (chosen && !chosen.includes(target.name)) continue;
+      if (chosen ? !chosen.includes(target.name) : target.optIn === true) continue;
       try {
         const started = await target.start();
         await preflight(started);
