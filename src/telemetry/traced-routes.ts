@@ -5,12 +5,19 @@ import { inputContent, outputContent, type ContentFormat } from './content-captu
 import { TracedReply } from './traced-reply.js';
 import type { Tracer } from './tracer.js';
 
-/** The traced routes: their GenAI operation, and the format their content is read in (null: embeddings, no messages). */
+/**
+ * The traced routes: their gen_ai.operation.name, and the format their content is read in (null:
+ * no messages to capture). The GenAI conventions name no audio or token-counting operation, so
+ * those routes use their endpoint's name, as the ledger's `endpoint` column does.
+ */
 const TRACED: ReadonlyMap<string, { operation: string; format: ContentFormat | null }> = new Map([
   ['/v1/chat/completions', { operation: 'chat', format: 'chat' }],
   ['/v1/embeddings', { operation: 'embeddings', format: null }],
   ['/v1/messages', { operation: 'chat', format: 'messages' }],
   ['/v1/responses', { operation: 'chat', format: 'responses' }],
+  ['/v1/audio/transcriptions', { operation: 'transcriptions', format: null }],
+  ['/v1/audio/translations', { operation: 'translations', format: null }],
+  ['/v1/audio/speech', { operation: 'speech', format: null }],
 ]);
 
 export interface TracedRoutesOptions {

@@ -4,6 +4,12 @@ import type { OtlpExporter } from './otlp-exporter.js';
 import { epochNs, type AttributeValue, type Span } from './span.js';
 import { newSpanId, newTraceId, parseTraceparent, traceparent } from './trace-context.js';
 
+/**
+ * Endpoints billed on units rather than tokens (seconds heard, characters spoken): their spans
+ * carry `gw.units` and no gen_ai.usage.* token counts (the ledger's are 0 for them, not a count).
+ */
+const UNIT_ENDPOINTS: ReadonlySet<string> = new Set(['transcriptions', 'translations', 'speech']);
+
 /** Epoch milliseconds now, to the microsecond (span times must line up across the two clocks). */
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
@@ -84,13 +90,14 @@ export class Tracer {
     const spanId = sent ? t.attemptSpanId : newSpanId();
     const model = sent ? t.attemptModel : r.model;
     t.attemptSpanId = '';
+    const tokens = r.billable && !UNIT_ENDPOINTS.has(r.endpoint);
     t.attempts.push({
       traceId: t.traceId, spanId, parentSpanId: t.spanId, name: `${t.operation} ${model}`, kind: 3,
       startNs: epochNs(sent ? t.attemptStartMs : end - r.latencyMs), endNs: epochNs(end),
       attributes: {
         'gen_ai.operation.name': t.operation, 'gen_ai.provider.name': r.provider, 'gen_ai.request.model': model,
-        'gen_ai.usage.input_tokens': r.billable ? r.promptTokens : null, 'gen_ai.usage.output_tokens': r.billable ? r.completionTokens : null,
-        'http.response.status_code': r.status, 'error.type': r.errorCode, 'gw.attempt': r.attempt, 'gw.route': r.route,
+        'gen_ai.usage.input_tokens': tokens ? r.promptTokens : null, 'gen_ai.usage.output_tokens': tokens ? r.completionTokens : null,
+        'gw.units': r.billable && !tokens ? r.units : null, 'http.response.status_code': r.status, 'error.type': r.errorCode, 'gw.attempt': r.attempt, 'gw.route': r.route,
         'gw.time_to_first_chunk_ms': r.ttfbMs, 'gw.cost_inr': r.billable ? r.costMicros / 1e6 : null,
       },
       status: failed ? 2 : 1, ...(failed && r.errorCode !== null ? { statusMessage: r.errorCode } : {}),
@@ -106,11 +113,12 @@ export class Tracer {
     this.#open.delete(t.requestId);
     const s = t.served;
     const failed = status >= 400;
+    const units = s !== null && UNIT_ENDPOINTS.has(s.endpoint);
     const attributes: Record<string, AttributeValue | null> = {
       'gen_ai.operation.name': t.operation, 'gen_ai.request.model': t.model || null,
       'gen_ai.provider.name': s?.provider ?? null, 'gen_ai.response.model': t.servedModel,
-      'gen_ai.usage.input_tokens': s?.promptTokens ?? null, 'gen_ai.usage.output_tokens': s?.completionTokens ?? null,
-      'gen_ai.usage.cache_read.input_tokens': s === null || s.cachedTokens === 0 ? null : s.cachedTokens,
+      'gen_ai.usage.input_tokens': units ? null : s?.promptTokens ?? null, 'gen_ai.usage.output_tokens': units ? null : s?.completionTokens ?? null,
+      'gw.units': units ? s.units : null, 'gen_ai.usage.cache_read.input_tokens': s === null || s.cachedTokens === 0 ? null : s.cachedTokens,
       'http.response.status_code': status, 'error.type': code, 'gw.request_id': t.requestId, 'gw.attempts': t.attempts.length,
       'gw.org_id': s?.orgId ?? null, 'gw.key_id': s?.keyId ?? null, 'gw.cache_hit': s?.cacheHit === true ? true : null,
       'gw.guardrail': s?.guardrail ?? null,

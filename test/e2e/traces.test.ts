@@ -23,6 +23,7 @@ let captured: GatewayProcess;
 let capturedKey: string;
 let groq: MockProvider;
 let together: MockProvider;
+let openai: MockProvider;
 let collector: Server;
 let key: string;
 const bodies: string[] = [];
@@ -55,8 +56,9 @@ test.before(async () => {
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const otlpUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  [groq, together] = await Promise.all([startMockProvider(), startMockProvider()]);
-  const providers = { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } };
+  [groq, together, openai] = await Promise.all([startMockProvider(), startMockProvider(), startMockProvider()]);
+  const providers = { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' },
+    openai: { baseUrl: openai.url, apiKey: 'o' } };
   [gw, plain, captured] = await Promise.all([
     startGateway({ providers, tracing: { otlpUrl, serviceName: 'gw-under-test' }, breaker: { volumeThreshold: 100_000 } }),
     startGateway({ providers }),
@@ -68,13 +70,53 @@ test.before(async () => {
   capturedKey = (await captured.cli('key', 'create', '--org', capturedOrg, '--name', 'k')).key;
 });
 test.after(async () => {
-  await Promise.all([gw.cleanup(), plain.cleanup(), captured.cleanup(), groq.close(), together.close()]);
+  await Promise.all([gw.cleanup(), plain.cleanup(), captured.cleanup(), groq.close(), together.close(), openai.close()]);
   await new Promise((r) => collector.close(r));
 });
 
 const chat = (headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => fetch(`${gw.url}/v1/chat/completions`, {
   method: 'POST', headers: { ...bearer(key), ...headers },
   body: JSON.stringify({ model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: SECRET_PROMPT }], ...extra }),
+});
+
+/** The request span a gateway exported for the answer `res`. */
+async function requestSpan(res: Response): Promise<OtlpSpan> {
+  const requestId = res.headers.get('x-request-id');
+  return (await waitFor(() => spans.find((s) => s.kind === 2 && attr(s, 'gw.request_id') === requestId), 5_000, 'the request span'))!;
+}
+/** The client spans of request span `server`, once `n` have arrived. */
+const attemptsOf = async (server: OtlpSpan, n = 1): Promise<OtlpSpan[]> => {
+  const found = () => spans.filter((s) => s.kind === 3 && s.parentSpanId === server.spanId);
+  await waitFor(() => found().length >= n, 5_000, 'the attempt spans');
+  return found();
+};
+
+/** A WAV file of one second of silence, 8 kHz mono 16-bit. */
+function wav(): Buffer {
+  const data = 16_000;
+  const b = Buffer.alloc(44 + data);
+  b.write('RIFF', 0, 'latin1');
+  b.writeUInt32LE(36 + data, 4);
+  b.write('WAVEfmt ', 8, 'latin1');
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8_000, 24);
+  b.writeUInt32LE(16_000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36, 'latin1');
+  b.writeUInt32LE(data, 40);
+  return b;
+}
+const upload = (g: GatewayProcess, k: string, endpoint: string, headers: Record<string, string> = {}) => {
+  const f = new FormData();
+  f.append('file', new Blob([wav()], { type: 'audio/wav' }), 'hello.wav');
+  f.append('model', 'whisper-large-v3');
+  return fetch(`${g.url}/v1/audio/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, ...headers }, body: f });
+};
+const speak = (g: GatewayProcess, k: string, headers: Record<string, string> = {}) => fetch(`${g.url}/v1/audio/speech`, {
+  method: 'POST', headers: { ...bearer(k), ...headers }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'namaste' }),
 });
 
 test('a request continues the client\'s trace: a server span with the GenAI attributes, a client span per attempt, the attempt\'s span sent to the provider', async () => {
@@ -142,11 +184,6 @@ test('a refused request ends its span with the error; a malformed traceparent st
   assert.is(groq.requests[0].headers.traceparent, undefined, 'with traces off the client\'s header is not passed on');
 });
 
-/** The request span a gateway exported for the answer `res`. */
-async function requestSpan(res: Response): Promise<OtlpSpan> {
-  const requestId = res.headers.get('x-request-id');
-  return (await waitFor(() => spans.find((s) => s.kind === 2 && attr(s, 'gw.request_id') === requestId), 5_000, 'the request span'))!;
-}
 
 test('with captureContent on, a chat request\'s messages and its answer go on the request span in the GenAI conventions\' shape', async () => {
   groq.enqueue({ kind: 'ok', content: SECRET_ANSWER });
@@ -193,6 +230,68 @@ test('with captureContent on, a streamed answer is joined from its deltas, and a
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.system_instructions'))), [{ type: 'text', content: 'answer in Hindi' }]);
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.output.messages'))),
     [{ role: 'assistant', parts: [{ type: 'text', content: SECRET_ANSWER }], finish_reason: 'end_turn' }]);
+});
+
+test('audio requests are traced: a request span and an attempt span named for the endpoint, billed units, traceparent sent to the provider', async () => {
+  for (const endpoint of ['transcriptions', 'translations'] as const) {
+    const traceId = endpoint === 'transcriptions' ? 'a'.repeat(32) : 'b'.repeat(32);
+    groq.reset();
+    const res = await upload(gw, key, endpoint, { traceparent: `00-${traceId}-${'c'.repeat(16)}-01` });
+    assert.is(res.status, 200, await res.clone().text());
+    await res.text();
+    const server = await requestSpan(res);
+    assert.is(server.traceId, traceId);
+    assert.is(server.parentSpanId, 'c'.repeat(16));
+    assert.is(server.name, `${endpoint} whisper-large-v3`);
+    assert.equal([attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.request.model'), attr(server, 'gen_ai.provider.name'),
+      attr(server, 'http.response.status_code'), attr(server, 'gw.attempts')], [endpoint, 'whisper-large-v3', 'groq', 200, 1]);
+    // Billed on seconds heard, not tokens: the units, and no token counts that would read as zero tokens.
+    assert.ok(Number(attr(server, 'gw.units')) >= 1);
+    assert.is(attr(server, 'gen_ai.usage.input_tokens'), undefined);
+    const [attempt] = await attemptsOf(server);
+    assert.equal([attempt.name, attr(attempt, 'gen_ai.operation.name'), attr(attempt, 'gen_ai.provider.name'), attr(attempt, 'gen_ai.request.model'),
+      attr(attempt, 'http.response.status_code')], [`${endpoint} whisper-large-v3`, endpoint, 'groq', 'whisper-large-v3', 200]);
+    assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempt.spanId}-01`);
+  }
+
+  openai.reset();
+  const res = await speak(gw, key);
+  assert.is(res.status, 200);
+  await res.arrayBuffer();
+  const server = await requestSpan(res);
+  assert.is(server.parentSpanId, undefined);
+  assert.equal([server.name, attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.provider.name'), attr(server, 'gw.units'), server.status.code],
+    ['speech tts-1', 'speech', 'openai', 'namaste'.length, 1]);
+  const [attempt] = await attemptsOf(server);
+  assert.equal([attempt.name, attr(attempt, 'gw.units'), attr(attempt, 'http.response.status_code')], ['speech tts-1', 'namaste'.length, 200]);
+  assert.is(openai.requests[0].headers.traceparent, `00-${server.traceId}-${attempt.spanId}-01`);
+});
+
+test('a failed audio attempt is a failed span and the request span carries its error; traces off, audio sends no traceparent', async () => {
+  openai.enqueue({ kind: 'status', status: 503 });
+  const res = await speak(gw, key);
+  // The only route failed: the gateway's own 502, which the request span reports as the client saw it.
+  assert.is(res.status, 502);
+  const { error } = await res.json() as { error: { code: string } };
+  const server = await requestSpan(res);
+  assert.equal([attr(server, 'http.response.status_code'), attr(server, 'error.type'), server.status.code], [502, error.code, 2]);
+  const [attempt] = await attemptsOf(server);
+  assert.equal([attr(attempt, 'http.response.status_code'), attempt.status.code, attr(attempt, 'gw.units')], [503, 2, undefined]);
+
+  const org = (await plain.cli('org', 'create', 'untraced-audio', '--credit', '10')).id;
+  const k = (await plain.cli('key', 'create', '--org', org, '--name', 'k')).key;
+  const incoming = { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01` };
+  groq.reset();
+  openai.reset();
+  const heard = await upload(plain, k, 'transcriptions', incoming);
+  assert.is(heard.status, 200);
+  const spoken = await speak(plain, k, incoming);
+  assert.is(spoken.status, 200);
+  await spoken.arrayBuffer();
+  assert.is(groq.requests.length, 1);
+  assert.is(groq.requests[0].headers.traceparent, undefined);
+  assert.is(openai.requests.length, 1);
+  assert.is(openai.requests[0].headers.traceparent, undefined);
 });
 
 test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
