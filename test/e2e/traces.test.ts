@@ -294,6 +294,29 @@ test('a failed audio attempt is a failed span and the request span carries its e
   assert.is(openai.requests[0].headers.traceparent, undefined);
 });
 
+test('count_tokens has a request span of its own, with the body\'s model and no attempt; a model it cannot count for is the span\'s error', async () => {
+  const count = (model: string, headers: Record<string, string> = {}) => fetch(`${gw.url}/v1/messages/count_tokens`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01', ...headers },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: SECRET_PROMPT }] }),
+  });
+  const traceId = 'd'.repeat(32);
+  const res = await count('llama-3.3-70b-instruct', { traceparent: `00-${traceId}-${'e'.repeat(16)}-01` });
+  assert.is(res.status, 200);
+  assert.ok((await res.json() as { input_tokens: number }).input_tokens > 0);
+  const server = await requestSpan(res);
+  assert.equal([server.traceId, server.parentSpanId, server.name, server.kind, server.status.code],
+    [traceId, 'e'.repeat(16), 'count_tokens llama-3.3-70b-instruct', 2, 1]);
+  assert.equal([attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.request.model'), attr(server, 'http.response.status_code'),
+    attr(server, 'gw.attempts'), attr(server, 'gen_ai.provider.name')], ['count_tokens', 'llama-3.3-70b-instruct', 200, 0, undefined]);
+  // No upstream attempt; and nothing else lands in its trace later.
+  const unknown = await count('no-such-model');
+  assert.is(unknown.status, 404);
+  const refused = await requestSpan(unknown);
+  assert.equal([refused.name, attr(refused, 'http.response.status_code'), attr(refused, 'error.type'), refused.status.code],
+    ['count_tokens no-such-model', 404, 'model_not_found', 2]);
+  assert.equal(ofTrace(traceId).map((s) => s.spanId), [server.spanId]);
+});
+
 test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
   const scrape = async (g: GatewayProcess) => parsePromText(await (await fetch(`${g.url}/metrics`)).text());
   const exported = async () => sampleValue(await scrape(gw), 'gw_trace_spans_total', { outcome: 'exported' }) ?? 0;
