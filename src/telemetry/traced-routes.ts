@@ -1,6 +1,7 @@
 import type { ClientReply } from '../domain/client-reply.js';
 import type { Auth, RawRoute, RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import { mcpSpan } from './mcp-span.js';
 import { inputContent, outputContent, type ContentFormat } from './content-capture.js';
 import { TracedReply } from './traced-reply.js';
 import type { Tracer } from './tracer.js';
@@ -10,6 +11,8 @@ interface Traced {
   format: ContentFormat | null;
   /** The request makes no usage record, whose model the span would take: read the body's `model`. */
   modelInBody?: boolean;
+  /** The span is named for the request's JSON-RPC method. */
+  mcp?: boolean;
 }
 
 /**
@@ -27,6 +30,9 @@ const TRACED: ReadonlyMap<string, Traced> = new Map<string, Traced>([
   ['/v1/audio/speech', { operation: 'speech', format: null }],
   // No upstream attempt, so no usage record names the model: read from the body, after the answer.
   ['/v1/messages/count_tokens', { operation: 'count_tokens', format: null, modelInBody: true }],
+  // Not a GenAI operation itself: named for its JSON-RPC method (mcp-span.ts); the chat tool's
+  // inference request is a span of its own under it (traced-inference.ts).
+  ['/mcp', { operation: '', format: null, mcp: true }],
 ]);
 
 export interface TracedRoutesOptions {
@@ -59,6 +65,11 @@ function tracedHandler(handle: RawHandler, tracer: Tracer, traced: Traced, forma
     const reply = new TracedReply(client, format !== null);
     const ended = (status: number, code: string | null): void => {
       if (traced.modelInBody === true) trace.model = modelIn(ctx.body);
+      if (traced.mcp === true) {
+        const m = mcpSpan(ctx.body);
+        trace.name = m.name;
+        trace.extra = m.attributes;
+      }
       if (format !== null) {
         // The answer has gone: content that cannot be read is left off the span, never an error the client would see.
         try {

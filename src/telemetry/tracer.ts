@@ -28,6 +28,9 @@ export class RequestTrace {
   servedModel: string | null = null;
   /** Content, only when tracing.captureContent is on: gen_ai.* JSON strings. */
   content: Record<string, string | null> | null = null;
+  /** A span not named `<operation> <model>` (the /mcp request's), and attributes of its own. */
+  name: string | null = null;
+  extra: Record<string, AttributeValue | null> | null = null;
 
   constructor(readonly traceId: string, readonly parentId: string | null, readonly requestId: string, readonly operation: string) {}
 }
@@ -60,6 +63,17 @@ export class Tracer {
   start(requestId: string, header: string | undefined, operation: string): RequestTrace {
     const incoming = parseTraceparent(header);
     const t = new RequestTrace(incoming?.traceId ?? newTraceId(), incoming?.parentId ?? null, requestId, operation);
+    this.#open.set(requestId, t);
+    return t;
+  }
+
+  /**
+   * A request made inside another traced request (the MCP chat tool's, inside its /mcp call): a
+   * child of that request's span, or a new trace when `parentRequestId` is not traced.
+   */
+  startWithin(requestId: string, parentRequestId: string, operation: string): RequestTrace {
+    const p = this.#open.get(parentRequestId);
+    const t = new RequestTrace(p?.traceId ?? newTraceId(), p?.spanId ?? null, requestId, operation);
     this.#open.set(requestId, t);
     return t;
   }
@@ -115,7 +129,7 @@ export class Tracer {
     const failed = status >= 400;
     const units = s !== null && UNIT_ENDPOINTS.has(s.endpoint);
     const attributes: Record<string, AttributeValue | null> = {
-      'gen_ai.operation.name': t.operation, 'gen_ai.request.model': t.model || null,
+      'gen_ai.operation.name': t.operation || null, 'gen_ai.request.model': t.model || null,
       'gen_ai.provider.name': s?.provider ?? null, 'gen_ai.response.model': t.servedModel,
       'gen_ai.usage.input_tokens': units ? null : s?.promptTokens ?? null, 'gen_ai.usage.output_tokens': units ? null : s?.completionTokens ?? null,
       'gw.units': units ? s.units : null, 'gen_ai.usage.cache_read.input_tokens': s === null || s.cachedTokens === 0 ? null : s.cachedTokens,
@@ -123,9 +137,10 @@ export class Tracer {
       'gw.org_id': s?.orgId ?? null, 'gw.key_id': s?.keyId ?? null, 'gw.cache_hit': s?.cacheHit === true ? true : null,
       'gw.guardrail': s?.guardrail ?? null,
     };
+    if (t.extra !== null) Object.assign(attributes, t.extra);
     if (t.content !== null) Object.assign(attributes, t.content);
     this.#exporter.add([{
-      traceId: t.traceId, spanId: t.spanId, parentSpanId: t.parentId, name: `${t.operation} ${t.model}`.trim(), kind: 2,
+      traceId: t.traceId, spanId: t.spanId, parentSpanId: t.parentId, name: t.name ?? `${t.operation} ${t.model}`.trim(), kind: 2,
       startNs: epochNs(t.startMs), endNs: epochNs(nowMs()), attributes,
       status: failed ? 2 : 1, ...(failed && code !== null ? { statusMessage: code } : {}),
     }, ...t.attempts]);

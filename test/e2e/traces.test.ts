@@ -317,6 +317,47 @@ test('count_tokens has a request span of its own, with the body\'s model and no 
   assert.equal(ofTrace(traceId).map((s) => s.spanId), [server.spanId]);
 });
 
+test('the MCP chat tool: the /mcp request\'s span named for its tool call, the tool\'s inference request under it, its attempt under that', async () => {
+  const rpc = (message: Record<string, unknown>, headers: Record<string, string> = {}) => fetch(`${gw.url}/mcp`, {
+    method: 'POST', headers: { ...bearer(key), accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+  });
+  const traceId = 'f'.repeat(32);
+  groq.reset();
+  const res = await rpc({ method: 'tools/call', params: { name: 'chat', arguments: {
+    model: 'llama-3.3-70b-instruct', provider: 'groq', messages: [{ role: 'user', content: 'namaste' }] } } },
+  { traceparent: `00-${traceId}-${'9'.repeat(16)}-01` });
+  assert.is(res.status, 200);
+  const result = (await res.json() as { result: { isError?: boolean; structuredContent: { request_id: string; provider: string } } }).result;
+  assert.is(result.isError, undefined);
+  assert.is(result.structuredContent.provider, 'groq');
+  await waitFor(() => ofTrace(traceId).length === 3, 5_000, 'the /mcp span, the tool\'s request span and its attempt\'s');
+  const call = ofTrace(traceId).find((s) => attr(s, 'gw.request_id') === res.headers.get('x-request-id'))!;
+  assert.equal([call.kind, call.parentSpanId, call.name, attr(call, 'mcp.method.name'), attr(call, 'gen_ai.tool.name'),
+    attr(call, 'gen_ai.operation.name'), attr(call, 'http.response.status_code')],
+  [2, '9'.repeat(16), 'tools/call chat', 'tools/call', 'chat', 'execute_tool', 200]);
+  const inference = ofTrace(traceId).find((s) => attr(s, 'gw.request_id') === result.structuredContent.request_id)!;
+  assert.equal([inference.kind, inference.parentSpanId, inference.name, attr(inference, 'gen_ai.operation.name'),
+    attr(inference, 'gen_ai.provider.name'), attr(inference, 'gw.attempts'), inference.status.code],
+  [2, call.spanId, 'chat llama-3.3-70b-instruct', 'chat', 'groq', 1, 1]);
+  const attempt = ofTrace(traceId).find((s) => s.kind === 3)!;
+  assert.equal([attempt.parentSpanId, attr(attempt, 'gen_ai.provider.name'), attr(attempt, 'http.response.status_code')], [inference.spanId, 'groq', 200]);
+  assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempt.spanId}-01`);
+
+  // Another method is named for itself, with no GenAI operation; the tool refusing (no such model) is the inference span's error.
+  const listed = await rpc({ method: 'tools/list' });
+  assert.is(listed.status, 200);
+  const list = await requestSpan(listed);
+  assert.equal([list.name, attr(list, 'mcp.method.name'), attr(list, 'gen_ai.operation.name'), attr(list, 'gen_ai.tool.name')],
+    ['tools/list', 'tools/list', undefined, undefined]);
+  const refused = await rpc({ method: 'tools/call', params: { name: 'chat', arguments: { model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] } } });
+  assert.is((await refused.json() as { result: { isError: boolean } }).result.isError, true);
+  const outer = await requestSpan(refused);
+  const inner = (await waitFor(() => spans.find((s) => s.parentSpanId === outer.spanId), 5_000, 'the refused tool request\'s span'))!;
+  assert.equal([inner.traceId, attr(inner, 'http.response.status_code'), attr(inner, 'error.type'), inner.status.code],
+    [outer.traceId, 404, 'model_not_found', 2]);
+});
+
 test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
   const scrape = async (g: GatewayProcess) => parsePromText(await (await fetch(`${g.url}/metrics`)).text());
   const exported = async () => sampleValue(await scrape(gw), 'gw_trace_spans_total', { outcome: 'exported' }) ?? 0;
