@@ -358,6 +358,47 @@ test('the MCP chat tool: the /mcp request\'s span named for its tool call, the t
     [outer.traceId, 404, 'model_not_found', 2]);
 });
 
+test('an attempt an open circuit refused has a span of its own (circuit_open, nothing sent), a sibling of the attempt that served', async () => {
+  // One failure opens a route's circuit on this gateway.
+  const tripping = await startGateway({ providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
+    tracing: { otlpUrl: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` },
+    breaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 600_000 } });
+  try {
+    const org = (await tripping.cli('org', 'create', 'tripping', '--credit', '10')).id;
+    const k = (await tripping.cli('key', 'create', '--org', org, '--name', 'k')).key;
+    const ask = (provider: string | string[], headers: Record<string, string> = {}) => fetch(`${tripping.url}/v1/chat/completions`, {
+      method: 'POST', headers: { ...bearer(k), ...headers },
+      body: JSON.stringify({ model: 'llama-3.3-70b-instruct', provider, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    together.reset();
+    together.enqueue({ kind: 'status', status: 503 });
+    const failed = await ask('together');
+    assert.is(failed.status, 502);
+    await failed.text();
+    assert.is(together.requests.length, 1);
+
+    groq.reset();
+    const traceId = '7'.repeat(32);
+    const res = await ask(['together', 'groq'], { traceparent: `00-${traceId}-${'8'.repeat(16)}-01` });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('x-gw-provider'), 'groq');
+    await res.json();
+    assert.is(together.requests.length, 1, 'the open circuit sent nothing to together');
+    const server = await requestSpan(res);
+    const attempts = (await attemptsOf(server, 2)).sort((a, b) => Number(attr(a, 'gw.attempt')) - Number(attr(b, 'gw.attempt')));
+    assert.equal(attempts.map((s) => [s.name, attr(s, 'gen_ai.provider.name'), attr(s, 'error.type'), s.status.code, s.status.message]),
+      [['chat llama-3.3-70b-instruct', 'together', 'circuit_open', 2, 'circuit_open'], [`chat ${attr(attempts[1], 'gen_ai.request.model')}`, 'groq', undefined, 1, undefined]]);
+    assert.equal(attempts.map((s) => s.parentSpanId), [server.spanId, server.spanId]);
+    assert.is.not(attempts[0].spanId, attempts[1].spanId);
+    assert.ok(BigInt(attempts[0].endTimeUnixNano) >= BigInt(attempts[0].startTimeUnixNano));
+    assert.equal([attr(server, 'gw.attempts'), attr(server, 'gen_ai.provider.name'), server.status.code], [2, 'groq', 1]);
+    // The provider that was called was sent the serving attempt's span, not the refused one's.
+    assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempts[1].spanId}-01`);
+  } finally {
+    await tripping.cleanup();
+  }
+});
+
 test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
   const scrape = async (g: GatewayProcess) => parsePromText(await (await fetch(`${g.url}/metrics`)).text());
   const exported = async () => sampleValue(await scrape(gw), 'gw_trace_spans_total', { outcome: 'exported' }) ?? 0;
