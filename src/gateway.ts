@@ -83,6 +83,7 @@ import { Tracer } from './telemetry/tracer.js';
 import { TracedUpstreamClient } from './telemetry/traced-upstream.js';
 import { tracedUsage } from './telemetry/traced-usage.js';
 import { tracedRoutes } from './telemetry/traced-routes.js';
+import { tracedInference } from './telemetry/traced-inference.js';
 
 export { StartRefused };
 
@@ -297,7 +298,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   });
   const reconciler = payments ? new PaymentReconciler({ payments: paymentService, log, everyMs: config.billing.reconcileMs }) : null;
   const mcp = new McpServer({
-    inference, listModels, keys: keyService, config, log, version: GATEWAY_VERSION,
+    inference: tracer === null ? inference : tracedInference(inference, tracer), listModels, keys: keyService, config, log, version: GATEWAY_VERSION,
   });
   const table = buildRoutes({
     inference,

@@ -87,7 +87,7 @@ export class McpServer {
       reply.send(refusal.status, JSON_TYPE, refusal.body);
       return;
     }
-    const server = this.#serverFor(key);
+    const server = this.#serverFor(key, reply.requestId);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
@@ -98,27 +98,27 @@ export class McpServer {
     }
   }
 
-  /** A protocol Server for one request, its handlers bound to the caller's key. */
-  #serverFor(key: KeyRecord): Server {
+  /** A protocol Server for one request, its handlers bound to the caller's key and the request's id. */
+  #serverFor(key: KeyRecord, requestId: string): Server {
     const server = new Server(
       { name: 'gw', title: 'gw inference gateway', version: this.#d.version },
       { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolList }));
-    server.setRequestHandler(CallToolRequestSchema, (r) => this.#call(r.params.name, r.params.arguments ?? {}, key));
+    server.setRequestHandler(CallToolRequestSchema, (r) => this.#call(r.params.name, r.params.arguments ?? {}, key, requestId));
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCE_LIST }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
     server.setRequestHandler(ReadResourceRequestSchema, async (r) => {
       const uri = r.params.uri;
       const resource = RESOURCES.find((x) => x.uri === uri);
       if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri });
-      const out = await this.#call(resource.tool, {}, key);
+      const out = await this.#call(resource.tool, {}, key, requestId);
       return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(out.structuredContent) }] };
     });
     return server;
   }
 
-  async #call(name: string, args: Record<string, unknown>, key: KeyRecord): Promise<ToolResult> {
+  async #call(name: string, args: Record<string, unknown>, key: KeyRecord, requestId: string): Promise<ToolResult> {
     // An unknown tool is a tool error, not the JSON-RPC error the spec allows: clients show the
     // model a tool error, and the envelope names the mistake the same way the HTTP API does.
     const tool = this.#byName.get(name);
@@ -127,7 +127,7 @@ export class McpServer {
       return toolError(errors.forbidden(`'${tool.name}' needs a full-scope key; an ephemeral key is for inference only`));
     }
     try {
-      return await tool.run(args, key);
+      return await tool.run(args, key, requestId);
     } catch (e) {
       if (isGatewayError(e)) return toolError(e);
       // The SDK would answer the error's own message; like every route, say nothing of a bug but log it.

@@ -11,7 +11,8 @@ import { iso } from '../lib/iso-time.js';
 import { microsToInr } from '../lib/money.js';
 
 export interface ToolDeps {
-  inference: InferenceService;
+  /** The inference service, or with traces on its traced wrapper (src/telemetry/traced-inference.ts). */
+  inference: Pick<InferenceService, 'handle'>;
   listModels: () => ModelListBody;
   keys: KeyService;
   config: Readonly<Config>;
@@ -30,7 +31,8 @@ interface Tool {
   inputSchema: ToolInputSchema;
   /** Management tools need a full-scope key: one minted by a person, not an ephemeral one. */
   management: boolean;
-  run(args: Record<string, unknown>, key: KeyRecord): Promise<ToolResult> | ToolResult;
+  /** `via`: the id of the /mcp request that called the tool. */
+  run(args: Record<string, unknown>, key: KeyRecord, via: string): Promise<ToolResult> | ToolResult;
 }
 
 const ok = (data: Record<string, unknown>, text = JSON.stringify(data)): ToolResult => ({ content: [{ type: 'text', text }], structuredContent: data });
@@ -74,8 +76,8 @@ export function mcpTools(d: ToolDeps): Tool[] {
         provider: { type: 'string' },
         data_policy: { type: 'string', enum: ['india_only', 'no_training', 'zero_retention'] },
       }, ['model', 'messages']),
-      run: async (args, key) => {
-        const reply = new MemoryReply();
+      run: async (args, key, via) => {
+        const reply = new MemoryReply(via);
         const body = Buffer.from(JSON.stringify({ ...args, stream: false }));
         try {
           await d.inference.handle('chat', { key, body }, reply);

@@ -17,6 +17,9 @@ export class MemoryReply implements ClientReply {
   body = '';
   headers: Record<string, string> = {};
 
+  /** `via`: the id of the /mcp request whose tool call this is (with traces on, its span is the parent's). */
+  constructor(readonly via: string) {}
+
   onAbort(): void {
     // An MCP call is answered as a whole; the HTTP request around it is not aborted mid-tool.
   }

@@ -1,16 +1,38 @@
 import type { ClientReply } from '../domain/client-reply.js';
 import type { Auth, RawRoute, RequestContext, RouteSpec } from '../domain/route-spec.js';
 import { isGatewayError } from '../errors/gateway-error.js';
+import { mcpSpan } from './mcp-span.js';
 import { inputContent, outputContent, type ContentFormat } from './content-capture.js';
 import { TracedReply } from './traced-reply.js';
 import type { Tracer } from './tracer.js';
 
-/** The traced routes: their GenAI operation, and the format their content is read in (null: embeddings, no messages). */
-const TRACED: ReadonlyMap<string, { operation: string; format: ContentFormat | null }> = new Map([
+interface Traced {
+  operation: string;
+  format: ContentFormat | null;
+  /** The request makes no usage record, whose model the span would take: read the body's `model`. */
+  modelInBody?: boolean;
+  /** The span is named for the request's JSON-RPC method. */
+  mcp?: boolean;
+}
+
+/**
+ * The traced routes: their gen_ai.operation.name, and the format their content is read in (null:
+ * no messages to capture). The GenAI conventions name no audio or token-counting operation, so
+ * those routes use their endpoint's name, as the ledger's `endpoint` column does.
+ */
+const TRACED: ReadonlyMap<string, Traced> = new Map<string, Traced>([
   ['/v1/chat/completions', { operation: 'chat', format: 'chat' }],
   ['/v1/embeddings', { operation: 'embeddings', format: null }],
   ['/v1/messages', { operation: 'chat', format: 'messages' }],
   ['/v1/responses', { operation: 'chat', format: 'responses' }],
+  ['/v1/audio/transcriptions', { operation: 'transcriptions', format: null }],
+  ['/v1/audio/translations', { operation: 'translations', format: null }],
+  ['/v1/audio/speech', { operation: 'speech', format: null }],
+  // No upstream attempt, so no usage record names the model: read from the body, after the answer.
+  ['/v1/messages/count_tokens', { operation: 'count_tokens', format: null, modelInBody: true }],
+  // Not a GenAI operation itself: named for its JSON-RPC method (mcp-span.ts); the chat tool's
+  // inference request is a span of its own under it (traced-inference.ts).
+  ['/mcp', { operation: '', format: null, mcp: true }],
 ]);
 
 export interface TracedRoutesOptions {
@@ -30,18 +52,24 @@ export function tracedRoutes(routes: readonly RouteSpec[], tracer: Tracer, o: Tr
     const traced = r.kind === 'raw' && r.method === 'post' ? TRACED.get(r.path) : undefined;
     if (traced === undefined || r.kind !== 'raw') return r;
     const format = o.captureContent ? traced.format : null;
-    const out: RawRoute = { ...r, headers: [...(r.headers ?? []), 'traceparent'], handle: tracedHandler(r.handle, tracer, traced.operation, format) };
+    const out: RawRoute = { ...r, headers: [...(r.headers ?? []), 'traceparent'], handle: tracedHandler(r.handle, tracer, traced, format) };
     return out;
   });
 }
 
 type RawHandler = RawRoute['handle'];
 
-function tracedHandler(handle: RawHandler, tracer: Tracer, operation: string, format: ContentFormat | null): RawHandler {
+function tracedHandler(handle: RawHandler, tracer: Tracer, traced: Traced, format: ContentFormat | null): RawHandler {
   return (ctx: RequestContext<Auth, Buffer>, client: ClientReply): Promise<void> => {
-    const trace = tracer.start(client.requestId, ctx.headers.traceparent, operation);
+    const trace = tracer.start(client.requestId, ctx.headers.traceparent, traced.operation);
     const reply = new TracedReply(client, format !== null);
     const ended = (status: number, code: string | null): void => {
+      if (traced.modelInBody === true) trace.model = modelIn(ctx.body);
+      if (traced.mcp === true) {
+        const m = mcpSpan(ctx.body);
+        trace.name = m.name;
+        trace.extra = m.attributes;
+      }
       if (format !== null) {
         // The answer has gone: content that cannot be read is left off the span, never an error the client would see.
         try {
@@ -72,4 +100,14 @@ function tracedHandler(handle: RawHandler, tracer: Tracer, operation: string, fo
       else ended(reply.status === 0 ? 200 : reply.status, reply.code);
     }, failed);
   };
+}
+
+/** The request body's `model`, or '' when it has none (the body was the client's to get wrong). */
+function modelIn(body: Buffer): string {
+  try {
+    const model = (JSON.parse(body.toString('utf8')) as { model?: unknown } | null)?.model;
+    return typeof model === 'string' ? model : '';
+  } catch {
+    return '';
+  }
 }

@@ -23,6 +23,7 @@ let captured: GatewayProcess;
 let capturedKey: string;
 let groq: MockProvider;
 let together: MockProvider;
+let openai: MockProvider;
 let collector: Server;
 let key: string;
 const bodies: string[] = [];
@@ -55,8 +56,9 @@ test.before(async () => {
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const otlpUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  [groq, together] = await Promise.all([startMockProvider(), startMockProvider()]);
-  const providers = { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } };
+  [groq, together, openai] = await Promise.all([startMockProvider(), startMockProvider(), startMockProvider()]);
+  const providers = { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' },
+    openai: { baseUrl: openai.url, apiKey: 'o' } };
   [gw, plain, captured] = await Promise.all([
     startGateway({ providers, tracing: { otlpUrl, serviceName: 'gw-under-test' }, breaker: { volumeThreshold: 100_000 } }),
     startGateway({ providers }),
@@ -68,13 +70,53 @@ test.before(async () => {
   capturedKey = (await captured.cli('key', 'create', '--org', capturedOrg, '--name', 'k')).key;
 });
 test.after(async () => {
-  await Promise.all([gw.cleanup(), plain.cleanup(), captured.cleanup(), groq.close(), together.close()]);
+  await Promise.all([gw.cleanup(), plain.cleanup(), captured.cleanup(), groq.close(), together.close(), openai.close()]);
   await new Promise((r) => collector.close(r));
 });
 
 const chat = (headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => fetch(`${gw.url}/v1/chat/completions`, {
   method: 'POST', headers: { ...bearer(key), ...headers },
   body: JSON.stringify({ model: 'llama-3.3-70b-instruct', messages: [{ role: 'user', content: SECRET_PROMPT }], ...extra }),
+});
+
+/** The request span a gateway exported for the answer `res`. */
+async function requestSpan(res: Response): Promise<OtlpSpan> {
+  const requestId = res.headers.get('x-request-id');
+  return (await waitFor(() => spans.find((s) => s.kind === 2 && attr(s, 'gw.request_id') === requestId), 5_000, 'the request span'))!;
+}
+/** The client spans of request span `server`, once `n` have arrived. */
+const attemptsOf = async (server: OtlpSpan, n = 1): Promise<OtlpSpan[]> => {
+  const found = () => spans.filter((s) => s.kind === 3 && s.parentSpanId === server.spanId);
+  await waitFor(() => found().length >= n, 5_000, 'the attempt spans');
+  return found();
+};
+
+/** A WAV file of one second of silence, 8 kHz mono 16-bit. */
+function wav(): Buffer {
+  const data = 16_000;
+  const b = Buffer.alloc(44 + data);
+  b.write('RIFF', 0, 'latin1');
+  b.writeUInt32LE(36 + data, 4);
+  b.write('WAVEfmt ', 8, 'latin1');
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8_000, 24);
+  b.writeUInt32LE(16_000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36, 'latin1');
+  b.writeUInt32LE(data, 40);
+  return b;
+}
+const upload = (g: GatewayProcess, k: string, endpoint: string, headers: Record<string, string> = {}) => {
+  const f = new FormData();
+  f.append('file', new Blob([wav()], { type: 'audio/wav' }), 'hello.wav');
+  f.append('model', 'whisper-large-v3');
+  return fetch(`${g.url}/v1/audio/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, ...headers }, body: f });
+};
+const speak = (g: GatewayProcess, k: string, headers: Record<string, string> = {}) => fetch(`${g.url}/v1/audio/speech`, {
+  method: 'POST', headers: { ...bearer(k), ...headers }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'namaste' }),
 });
 
 test('a request continues the client\'s trace: a server span with the GenAI attributes, a client span per attempt, the attempt\'s span sent to the provider', async () => {
@@ -142,11 +184,6 @@ test('a refused request ends its span with the error; a malformed traceparent st
   assert.is(groq.requests[0].headers.traceparent, undefined, 'with traces off the client\'s header is not passed on');
 });
 
-/** The request span a gateway exported for the answer `res`. */
-async function requestSpan(res: Response): Promise<OtlpSpan> {
-  const requestId = res.headers.get('x-request-id');
-  return (await waitFor(() => spans.find((s) => s.kind === 2 && attr(s, 'gw.request_id') === requestId), 5_000, 'the request span'))!;
-}
 
 test('with captureContent on, a chat request\'s messages and its answer go on the request span in the GenAI conventions\' shape', async () => {
   groq.enqueue({ kind: 'ok', content: SECRET_ANSWER });
@@ -193,6 +230,173 @@ test('with captureContent on, a streamed answer is joined from its deltas, and a
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.system_instructions'))), [{ type: 'text', content: 'answer in Hindi' }]);
   assert.equal(JSON.parse(String(attr(s2, 'gen_ai.output.messages'))),
     [{ role: 'assistant', parts: [{ type: 'text', content: SECRET_ANSWER }], finish_reason: 'end_turn' }]);
+});
+
+test('audio requests are traced: a request span and an attempt span named for the endpoint, billed units, traceparent sent to the provider', async () => {
+  for (const endpoint of ['transcriptions', 'translations'] as const) {
+    const traceId = endpoint === 'transcriptions' ? 'a'.repeat(32) : 'b'.repeat(32);
+    groq.reset();
+    const res = await upload(gw, key, endpoint, { traceparent: `00-${traceId}-${'c'.repeat(16)}-01` });
+    assert.is(res.status, 200, await res.clone().text());
+    await res.text();
+    const server = await requestSpan(res);
+    assert.is(server.traceId, traceId);
+    assert.is(server.parentSpanId, 'c'.repeat(16));
+    assert.is(server.name, `${endpoint} whisper-large-v3`);
+    assert.equal([attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.request.model'), attr(server, 'gen_ai.provider.name'),
+      attr(server, 'http.response.status_code'), attr(server, 'gw.attempts')], [endpoint, 'whisper-large-v3', 'groq', 200, 1]);
+    // Billed on seconds heard, not tokens: the units, and no token counts that would read as zero tokens.
+    assert.ok(Number(attr(server, 'gw.units')) >= 1);
+    assert.is(attr(server, 'gen_ai.usage.input_tokens'), undefined);
+    const [attempt] = await attemptsOf(server);
+    assert.equal([attempt.name, attr(attempt, 'gen_ai.operation.name'), attr(attempt, 'gen_ai.provider.name'), attr(attempt, 'gen_ai.request.model'),
+      attr(attempt, 'http.response.status_code')], [`${endpoint} whisper-large-v3`, endpoint, 'groq', 'whisper-large-v3', 200]);
+    assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempt.spanId}-01`);
+  }
+
+  openai.reset();
+  const res = await speak(gw, key);
+  assert.is(res.status, 200);
+  await res.arrayBuffer();
+  const server = await requestSpan(res);
+  assert.is(server.parentSpanId, undefined);
+  assert.equal([server.name, attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.provider.name'), attr(server, 'gw.units'), server.status.code],
+    ['speech tts-1', 'speech', 'openai', 'namaste'.length, 1]);
+  const [attempt] = await attemptsOf(server);
+  assert.equal([attempt.name, attr(attempt, 'gw.units'), attr(attempt, 'http.response.status_code')], ['speech tts-1', 'namaste'.length, 200]);
+  assert.is(openai.requests[0].headers.traceparent, `00-${server.traceId}-${attempt.spanId}-01`);
+});
+
+test('a failed audio attempt is a failed span and the request span carries its error; traces off, audio sends no traceparent', async () => {
+  openai.enqueue({ kind: 'status', status: 503 });
+  const res = await speak(gw, key);
+  // The only route failed: the gateway's own 502, which the request span reports as the client saw it.
+  assert.is(res.status, 502);
+  const { error } = await res.json() as { error: { code: string } };
+  const server = await requestSpan(res);
+  assert.equal([attr(server, 'http.response.status_code'), attr(server, 'error.type'), server.status.code], [502, error.code, 2]);
+  const [attempt] = await attemptsOf(server);
+  assert.equal([attr(attempt, 'http.response.status_code'), attempt.status.code, attr(attempt, 'gw.units')], [503, 2, undefined]);
+
+  const org = (await plain.cli('org', 'create', 'untraced-audio', '--credit', '10')).id;
+  const k = (await plain.cli('key', 'create', '--org', org, '--name', 'k')).key;
+  const incoming = { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01` };
+  groq.reset();
+  openai.reset();
+  const heard = await upload(plain, k, 'transcriptions', incoming);
+  assert.is(heard.status, 200);
+  const spoken = await speak(plain, k, incoming);
+  assert.is(spoken.status, 200);
+  await spoken.arrayBuffer();
+  assert.is(groq.requests.length, 1);
+  assert.is(groq.requests[0].headers.traceparent, undefined);
+  assert.is(openai.requests.length, 1);
+  assert.is(openai.requests[0].headers.traceparent, undefined);
+});
+
+test('count_tokens has a request span of its own, with the body\'s model and no attempt; a model it cannot count for is the span\'s error', async () => {
+  const count = (model: string, headers: Record<string, string> = {}) => fetch(`${gw.url}/v1/messages/count_tokens`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01', ...headers },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: SECRET_PROMPT }] }),
+  });
+  const traceId = 'd'.repeat(32);
+  const res = await count('llama-3.3-70b-instruct', { traceparent: `00-${traceId}-${'e'.repeat(16)}-01` });
+  assert.is(res.status, 200);
+  assert.ok((await res.json() as { input_tokens: number }).input_tokens > 0);
+  const server = await requestSpan(res);
+  assert.equal([server.traceId, server.parentSpanId, server.name, server.kind, server.status.code],
+    [traceId, 'e'.repeat(16), 'count_tokens llama-3.3-70b-instruct', 2, 1]);
+  assert.equal([attr(server, 'gen_ai.operation.name'), attr(server, 'gen_ai.request.model'), attr(server, 'http.response.status_code'),
+    attr(server, 'gw.attempts'), attr(server, 'gen_ai.provider.name')], ['count_tokens', 'llama-3.3-70b-instruct', 200, 0, undefined]);
+  // No upstream attempt; and nothing else lands in its trace later.
+  const unknown = await count('no-such-model');
+  assert.is(unknown.status, 404);
+  const refused = await requestSpan(unknown);
+  assert.equal([refused.name, attr(refused, 'http.response.status_code'), attr(refused, 'error.type'), refused.status.code],
+    ['count_tokens no-such-model', 404, 'model_not_found', 2]);
+  assert.equal(ofTrace(traceId).map((s) => s.spanId), [server.spanId]);
+});
+
+test('the MCP chat tool: the /mcp request\'s span named for its tool call, the tool\'s inference request under it, its attempt under that', async () => {
+  const rpc = (message: Record<string, unknown>, headers: Record<string, string> = {}) => fetch(`${gw.url}/mcp`, {
+    method: 'POST', headers: { ...bearer(key), accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+  });
+  const traceId = 'f'.repeat(32);
+  groq.reset();
+  const res = await rpc({ method: 'tools/call', params: { name: 'chat', arguments: {
+    model: 'llama-3.3-70b-instruct', provider: 'groq', messages: [{ role: 'user', content: 'namaste' }] } } },
+  { traceparent: `00-${traceId}-${'9'.repeat(16)}-01` });
+  assert.is(res.status, 200);
+  const result = (await res.json() as { result: { isError?: boolean; structuredContent: { request_id: string; provider: string } } }).result;
+  assert.is(result.isError, undefined);
+  assert.is(result.structuredContent.provider, 'groq');
+  await waitFor(() => ofTrace(traceId).length === 3, 5_000, 'the /mcp span, the tool\'s request span and its attempt\'s');
+  const call = ofTrace(traceId).find((s) => attr(s, 'gw.request_id') === res.headers.get('x-request-id'))!;
+  assert.equal([call.kind, call.parentSpanId, call.name, attr(call, 'mcp.method.name'), attr(call, 'gen_ai.tool.name'),
+    attr(call, 'gen_ai.operation.name'), attr(call, 'http.response.status_code')],
+  [2, '9'.repeat(16), 'tools/call chat', 'tools/call', 'chat', 'execute_tool', 200]);
+  const inference = ofTrace(traceId).find((s) => attr(s, 'gw.request_id') === result.structuredContent.request_id)!;
+  assert.equal([inference.kind, inference.parentSpanId, inference.name, attr(inference, 'gen_ai.operation.name'),
+    attr(inference, 'gen_ai.provider.name'), attr(inference, 'gw.attempts'), inference.status.code],
+  [2, call.spanId, 'chat llama-3.3-70b-instruct', 'chat', 'groq', 1, 1]);
+  const attempt = ofTrace(traceId).find((s) => s.kind === 3)!;
+  assert.equal([attempt.parentSpanId, attr(attempt, 'gen_ai.provider.name'), attr(attempt, 'http.response.status_code')], [inference.spanId, 'groq', 200]);
+  assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempt.spanId}-01`);
+
+  // Another method is named for itself, with no GenAI operation; the tool refusing (no such model) is the inference span's error.
+  const listed = await rpc({ method: 'tools/list' });
+  assert.is(listed.status, 200);
+  const list = await requestSpan(listed);
+  assert.equal([list.name, attr(list, 'mcp.method.name'), attr(list, 'gen_ai.operation.name'), attr(list, 'gen_ai.tool.name')],
+    ['tools/list', 'tools/list', undefined, undefined]);
+  const refused = await rpc({ method: 'tools/call', params: { name: 'chat', arguments: { model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] } } });
+  assert.is((await refused.json() as { result: { isError: boolean } }).result.isError, true);
+  const outer = await requestSpan(refused);
+  const inner = (await waitFor(() => spans.find((s) => s.parentSpanId === outer.spanId), 5_000, 'the refused tool request\'s span'))!;
+  assert.equal([inner.traceId, attr(inner, 'http.response.status_code'), attr(inner, 'error.type'), inner.status.code],
+    [outer.traceId, 404, 'model_not_found', 2]);
+});
+
+test('an attempt an open circuit refused has a span of its own (circuit_open, nothing sent), a sibling of the attempt that served', async () => {
+  // One failure opens a route's circuit on this gateway.
+  const tripping = await startGateway({ providers: { groq: { baseUrl: groq.url, apiKey: 'g' }, together: { baseUrl: together.url, apiKey: 't' } },
+    tracing: { otlpUrl: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` },
+    breaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 600_000 } });
+  try {
+    const org = (await tripping.cli('org', 'create', 'tripping', '--credit', '10')).id;
+    const k = (await tripping.cli('key', 'create', '--org', org, '--name', 'k')).key;
+    const ask = (provider: string | string[], headers: Record<string, string> = {}) => fetch(`${tripping.url}/v1/chat/completions`, {
+      method: 'POST', headers: { ...bearer(k), ...headers },
+      body: JSON.stringify({ model: 'llama-3.3-70b-instruct', provider, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    together.reset();
+    together.enqueue({ kind: 'status', status: 503 });
+    const failed = await ask('together');
+    assert.is(failed.status, 502);
+    await failed.text();
+    assert.is(together.requests.length, 1);
+
+    groq.reset();
+    const traceId = '7'.repeat(32);
+    const res = await ask(['together', 'groq'], { traceparent: `00-${traceId}-${'8'.repeat(16)}-01` });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('x-gw-provider'), 'groq');
+    await res.json();
+    assert.is(together.requests.length, 1, 'the open circuit sent nothing to together');
+    const server = await requestSpan(res);
+    const attempts = (await attemptsOf(server, 2)).sort((a, b) => Number(attr(a, 'gw.attempt')) - Number(attr(b, 'gw.attempt')));
+    assert.equal(attempts.map((s) => [s.name, attr(s, 'gen_ai.provider.name'), attr(s, 'error.type'), s.status.code, s.status.message]),
+      [['chat llama-3.3-70b-instruct', 'together', 'circuit_open', 2, 'circuit_open'], [`chat ${attr(attempts[1], 'gen_ai.request.model')}`, 'groq', undefined, 1, undefined]]);
+    assert.equal(attempts.map((s) => s.parentSpanId), [server.spanId, server.spanId]);
+    assert.is.not(attempts[0].spanId, attempts[1].spanId);
+    assert.ok(BigInt(attempts[0].endTimeUnixNano) >= BigInt(attempts[0].startTimeUnixNano));
+    assert.equal([attr(server, 'gw.attempts'), attr(server, 'gen_ai.provider.name'), server.status.code], [2, 'groq', 1]);
+    // The provider that was called was sent the serving attempt's span, not the refused one's.
+    assert.is(groq.requests[0].headers.traceparent, `00-${traceId}-${attempts[1].spanId}-01`);
+  } finally {
+    await tripping.cleanup();
+  }
 });
 
 test('/metrics counts the spans the collector took and those a refusing collector lost; traces off, no such series', async () => {
