@@ -9,6 +9,7 @@ import { startGateway, type GatewayProcess } from '../support/gateway-process.js
 import { balanceMismatches, query, waitForValue } from '../support/ledger.js';
 import { MOCK_AUDIO_SECONDS, speechAudio, startMockProvider, type MockProvider } from '../support/mock-provider.js';
 import { bearer } from '../support/wait.js';
+import { wav } from '../support/wav-file.js';
 
 /** whisper-large-v3: ₹0.163 a minute, billed by the second. tts-1: ₹1,320 per 1M characters. */
 const WHISPER_PER_S = 0.163e6 / 60;
@@ -49,26 +50,6 @@ test.before.each(() => {
   openai.reset();
   sarvam.reset();
 });
-
-/** A mono 16-bit PCM WAV file of `seconds` at 16 kHz. */
-function wav(seconds: number): Buffer {
-  const data = Math.round(seconds * 16_000) * 2;
-  const b = Buffer.alloc(44 + data);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(36 + data, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(16_000, 24);
-  b.writeUInt32LE(32_000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(data, 40);
-  for (let i = 44; i < b.length; i += 2) b.writeInt16LE(Math.round(8000 * Math.sin(i / 20)), i);
-  return b;
-}
 
 function form(fields: Record<string, string | string[]>, file: Buffer | null, filename = 'speech.wav'): FormData {
   const f = new FormData();

@@ -10,6 +10,7 @@ import { startGateway, type GatewayProcess } from '../support/gateway-process.js
 import { startMockProvider, streamText, type MockProvider } from '../support/mock-provider.js';
 import { parsePromText, sampleValue } from '../support/prom-text.js';
 import { bearer, waitFor } from '../support/wait.js';
+import { wav } from '../support/wav-file.js';
 
 interface OtlpSpan {
   traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number;
@@ -91,27 +92,9 @@ const attemptsOf = async (server: OtlpSpan, n = 1): Promise<OtlpSpan[]> => {
   return found();
 };
 
-/** A WAV file of one second of silence, 8 kHz mono 16-bit. */
-function wav(): Buffer {
-  const data = 16_000;
-  const b = Buffer.alloc(44 + data);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(36 + data, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8_000, 24);
-  b.writeUInt32LE(16_000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(data, 40);
-  return b;
-}
 const upload = (g: GatewayProcess, k: string, endpoint: string, headers: Record<string, string> = {}) => {
   const f = new FormData();
-  f.append('file', new Blob([wav()], { type: 'audio/wav' }), 'hello.wav');
+  f.append('file', new Blob([wav(1)], { type: 'audio/wav' }), 'hello.wav');
   f.append('model', 'whisper-large-v3');
   return fetch(`${g.url}/v1/audio/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, ...headers }, body: f });
 };
