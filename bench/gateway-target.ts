@@ -46,8 +46,10 @@ function listeningPort(line: string): number | undefined {
 }
 
 export interface GatewayStartOptions {
-  /** Node flags for the gateway process (`--cpu-prof`, `--perf-basic-prof`). */
+  /** Node flags for the gateway process (`--cpu-prof`, `--perf-basic-prof`), after `serveFlags`. */
   nodeArgs?: readonly string[];
+  /** In place of SERVE_NODE_FLAGS (what those flags are worth: heap-after-idle.bench.ts). */
+  serveFlags?: readonly string[];
   /** A command the gateway runs under (see SpawnOptions.wrap). */
   wrap?: readonly string[];
   timeoutMs?: number;
@@ -64,6 +66,12 @@ export interface GatewayStartOptions {
   /** With otlpUrl: tracing.captureContent. */
   captureContent?: boolean;
 }
+
+/**
+ * The V8 flags `npm start` and `gw serve` run the gateway with (package.json, bin/gw.js; a test
+ * holds the three together): the bench measures the gateway as it ships.
+ */
+export const SERVE_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
 
 export async function startGateway(root: string, tmpDir: string, mockUrl: string, o: GatewayStartOptions = {}): Promise<GatewayTarget> {
   if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is not built');
@@ -88,7 +96,7 @@ export async function startGateway(root: string, tmpDir: string, mockUrl: string
   }, null, 2));
 
   const server = await startChild('gateway', {
-    args: [...(o.nodeArgs ?? []), 'dist/src/main.js', 'serve', '--config', configPath],
+    args: [...(o.serveFlags ?? SERVE_NODE_FLAGS), ...(o.nodeArgs ?? []), 'dist/src/main.js', 'serve', '--config', configPath],
     cwd: root,
     portFrom: listeningPort,
     timeoutMs: o.timeoutMs ?? 20_000,

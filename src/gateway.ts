@@ -380,7 +380,7 @@ export async function startGateway(config: Readonly<Config>, opts: GatewayOption
   const proxies = describeProxies(config.upstream);
   if (proxies) log.info('outbound traffic (providers, sign-in, price source) goes through a forward proxy, loopback excepted', proxies);
   log.info('listening', { host: config.host, port: server.port, db: state.where, providers: configured, uws: native ? 'native' : 'fallback',
-    connectionsPerOrigin: config.upstream.connectionsPerOrigin });
+    connectionsPerOrigin: config.upstream.connectionsPerOrigin, nodeFlags: process.execArgv.join(' ') });
   if (!await state.hasAnyOrg()) {
     const steps = firstStartSteps(config.dbPath, control.baseUrl);
     log.info(steps.message, steps.fields);
