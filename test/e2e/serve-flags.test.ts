@@ -8,8 +8,8 @@ import { createInterface } from 'node:readline';
 import { ROOT } from '../support/gateway-process.js';
 import { SERVE_NODE_FLAGS } from '../../bench/gateway-target.js';
 
-// `npm start` and `gw serve` run V8 with the gateway's heap flag (docs/operations.md, *Memory*:
-// without it a gateway that sat idle spends a fifth of its main thread on full collections once
+// `npm start` and `gw serve` run V8 with the gateway's heap flag (docs/configuration.md, *The V8
+// heap flag*: without it a gateway that sat idle runs a full collection about every 100 ms once
 // agent-sized requests arrive), and the bench measures the gateway with the same flags.
 let dir: string;
 test.before(() => {
