@@ -1,4 +1,4 @@
-import { WASM_BASE64 } from './wasm/json-string.js';
+import { WASM_BASE64 } from './wasm/json-skip.js';
 
 // JSON.stringify for the plain data the translators build and send (objects, arrays, strings,
 // numbers, booleans, null): the same text, written in JavaScript around each value. V8 11's
@@ -123,7 +123,7 @@ let bytes: Buffer | null = null;
 /**
  * Whether `s` (no quote or backslash in it) has no control character, found in WebAssembly
  * sixteen bytes at a time: its characters' low bytes are written to the memory (a copy for a
- * one-byte string), then a quote, and the JSON string skipper (wasm/json-string.wat) must
+ * one-byte string), then a quote, and the JSON string skipper (wasm/json-skip.wat) must
  * reach that quote. A character whose low byte is a control byte or a quote (U+010A, U+0122)
  * stops it too, and the string is then left to JSON.stringify: a check that errs only that way.
  */

@@ -1,0 +1,190 @@
+;; JSON skipped at native speed, over a copy of the body in this module's memory. `skip(i, n)`
+;; reads a string from offset i (just past the opening quote) to n and returns the offset just past
+;; the closing quote; `value(i, n, depth, max)` reads any JSON value starting at i (no whitespace
+;; before it) held at nesting `depth` (its container's), objects and arrays nesting at most `max`,
+;; and returns the offset just past it. Both return -1 when what they read is not valid JSON before
+;; n (a control byte in a string, a bad escape or number, too deep, unterminated).
+;; Strings go sixteen bytes at a time while none is a quote, a backslash or a byte below 0x20;
+;; byte by byte around escapes. UTF-8 is checked elsewhere (node:buffer isUtf8), as JSON.parse of
+;; decoded text would see it. The grammar is JSON's (RFC 8259), as src/lib/json-scan.ts had it in
+;; JavaScript, which test/lib/json-scan-fuzz.test.ts holds to JSON.parse.
+;; Built into src/lib/wasm/json-skip.ts by scripts/build-wasm.js.
+(module
+  (memory (export "memory") 1)
+  (func $hex (param $c i32) (result i32)
+    (i32.or
+      (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10))
+      (i32.lt_u (i32.sub (i32.or (local.get $c) (i32.const 32)) (i32.const 97)) (i32.const 6))))
+  (func $skip (export "skip") (param $i i32) (param $n i32) (result i32)
+    (local $v v128) (local $m i32) (local $c i32)
+    (block $fail
+      (loop $next
+        (block $bytes
+          (loop $vector
+            (br_if $bytes (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+            (local.set $v (v128.load align=1 (local.get $i)))
+            (local.set $m (i8x16.bitmask (v128.or
+              (v128.or
+                (i8x16.eq (local.get $v) (i8x16.splat (i32.const 34)))
+                (i8x16.eq (local.get $v) (i8x16.splat (i32.const 92))))
+              (i8x16.lt_u (local.get $v) (i8x16.splat (i32.const 32))))))
+            (if (local.get $m)
+              (then
+                (local.set $i (i32.add (local.get $i) (i32.ctz (local.get $m))))
+                (br $bytes)))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $vector)))
+        (br_if $fail (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.eq (local.get $c) (i32.const 34))
+          (then (return (i32.add (local.get $i) (i32.const 1)))))
+        (if (i32.eq (local.get $c) (i32.const 92))
+          (then
+            (br_if $fail (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+            (local.set $c (i32.load8_u offset=1 (local.get $i)))
+            (if (i32.eq (local.get $c) (i32.const 117))
+              (then
+                (br_if $fail (i32.ge_u (i32.add (local.get $i) (i32.const 5)) (local.get $n)))
+                (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=2 (local.get $i)))))
+                (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=3 (local.get $i)))))
+                (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=4 (local.get $i)))))
+                (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=5 (local.get $i)))))
+                (local.set $i (i32.add (local.get $i) (i32.const 6)))
+                (br $next)))
+            ;; " \ / b f n r t
+            (br_if $fail (i32.eqz (i32.or (i32.or (i32.or (i32.eq (local.get $c) (i32.const 34)) (i32.eq (local.get $c) (i32.const 92)))
+                                          (i32.or (i32.eq (local.get $c) (i32.const 47)) (i32.eq (local.get $c) (i32.const 98))))
+                                  (i32.or (i32.or (i32.eq (local.get $c) (i32.const 102)) (i32.eq (local.get $c) (i32.const 110)))
+                                          (i32.or (i32.eq (local.get $c) (i32.const 114)) (i32.eq (local.get $c) (i32.const 116)))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 2)))
+            (br $next)))
+        ;; Any other byte that stopped the vector is a control byte; a plain byte is passed one at a time near the end.
+        (br_if $fail (i32.lt_u (local.get $c) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (i32.const -1))
+  ;; Whitespace from i: the offset of the first byte that is not space, tab, LF or CR.
+  (func $ws (param $i i32) (param $n i32) (result i32)
+    (local $c i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (br_if $done (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 10)))
+                                      (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 9))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $i))
+  ;; Decimal digits from i: the offset after them (i itself when there are none).
+  (func $digits (param $i i32) (param $n i32) (result i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (br_if $done (i32.ge_u (i32.sub (i32.load8_u (local.get $i)) (i32.const 48)) (i32.const 10)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $i))
+  ;; A number at i (i < n): -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+  (func $number (param $i i32) (param $n i32) (result i32)
+    (local $c i32) (local $j i32)
+    (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 45))
+      (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))
+    (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+    (local.set $c (i32.load8_u (local.get $i)))
+    (if (i32.eq (local.get $c) (i32.const 48))
+      (then (local.set $i (i32.add (local.get $i) (i32.const 1))))
+      (else
+        (if (i32.ge_u (i32.sub (local.get $c) (i32.const 49)) (i32.const 9)) (then (return (i32.const -1))))
+        (local.set $i (call $digits (i32.add (local.get $i) (i32.const 1)) (local.get $n)))))
+    (if (i32.lt_u (local.get $i) (local.get $n))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 46))
+          (then
+            (local.set $j (call $digits (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+            (if (i32.eq (local.get $j) (i32.add (local.get $i) (i32.const 1))) (then (return (i32.const -1))))
+            (local.set $i (local.get $j))))))
+    (if (i32.lt_u (local.get $i) (local.get $n))
+      (then
+        (if (i32.eq (i32.or (i32.load8_u (local.get $i)) (i32.const 32)) (i32.const 101))
+          (then
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (if (i32.lt_u (local.get $i) (local.get $n))
+              (then
+                (local.set $c (i32.load8_u (local.get $i)))
+                (if (i32.or (i32.eq (local.get $c) (i32.const 43)) (i32.eq (local.get $c) (i32.const 45)))
+                  (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))))
+            (local.set $j (call $digits (local.get $i) (local.get $n)))
+            (if (i32.eq (local.get $j) (local.get $i)) (then (return (i32.const -1))))
+            (local.set $i (local.get $j))))))
+    (local.get $i))
+  ;; A four-byte literal (true, null) at i, given as its bytes read little-endian.
+  (func $word (param $i i32) (param $n i32) (param $w i32) (result i32)
+    (if (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)) (then (return (i32.const -1))))
+    (if (i32.ne (i32.load align=1 (local.get $i)) (local.get $w)) (then (return (i32.const -1))))
+    (i32.add (local.get $i) (i32.const 4)))
+  (func $value (export "value") (param $i i32) (param $n i32) (param $depth i32) (param $max i32) (result i32)
+    (local $c i32)
+    (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+    (local.set $c (i32.load8_u (local.get $i)))
+    (if (i32.eq (local.get $c) (i32.const 34)) (then (return (call $skip (i32.add (local.get $i) (i32.const 1)) (local.get $n)))))
+    (if (i32.eq (local.get $c) (i32.const 123))
+      (then (return (call $object (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))))
+    (if (i32.eq (local.get $c) (i32.const 91))
+      (then (return (call $array (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))))
+    ;; "true", "null" as little-endian words; "false" as "fals" then "e".
+    (if (i32.eq (local.get $c) (i32.const 116)) (then (return (call $word (local.get $i) (local.get $n) (i32.const 0x65757274)))))
+    (if (i32.eq (local.get $c) (i32.const 110)) (then (return (call $word (local.get $i) (local.get $n) (i32.const 0x6c6c756e)))))
+    (if (i32.eq (local.get $c) (i32.const 102))
+      (then
+        (if (i32.gt_u (i32.add (local.get $i) (i32.const 5)) (local.get $n)) (then (return (i32.const -1))))
+        (if (i32.ne (i32.load8_u offset=4 (local.get $i)) (i32.const 101)) (then (return (i32.const -1))))
+        (if (i32.ne (i32.load align=1 (local.get $i)) (i32.const 0x736c6166)) (then (return (i32.const -1))))
+        (return (i32.add (local.get $i) (i32.const 5)))))
+    (call $number (local.get $i) (local.get $n)))
+  ;; An object at i (its brace), nesting at `depth`.
+  (func $object (param $i i32) (param $n i32) (param $depth i32) (param $max i32) (result i32)
+    (local $c i32)
+    (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
+    (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+    (if (i32.lt_u (local.get $i) (local.get $n))
+      (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 125)) (then (return (i32.add (local.get $i) (i32.const 1)))))))
+    (loop $member
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 34)) (then (return (i32.const -1))))
+      (local.set $i (call $skip (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+      (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+      (local.set $i (call $value (local.get $i) (local.get $n) (local.get $depth) (local.get $max)))
+      (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (if (i32.eq (local.get $c) (i32.const 125)) (then (return (local.get $i))))
+      (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (br $member))
+    (i32.const -1))
+  ;; An array at i (its bracket), nesting at `depth`.
+  (func $array (param $i i32) (param $n i32) (param $depth i32) (param $max i32) (result i32)
+    (local $c i32)
+    (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
+    (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+    (if (i32.lt_u (local.get $i) (local.get $n))
+      (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 93)) (then (return (i32.add (local.get $i) (i32.const 1)))))))
+    (loop $element
+      (local.set $i (call $value (local.get $i) (local.get $n) (local.get $depth) (local.get $max)))
+      (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (if (i32.eq (local.get $c) (i32.const 93)) (then (return (local.get $i))))
+      (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (br $element))
+    (i32.const -1))
+)
