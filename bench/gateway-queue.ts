@@ -9,6 +9,9 @@ export interface GatewayQueue {
   connectionsPerOrigin: number;
   maxQueued: number;
   maxBusy: number;
+  /** Most requests in flight over HTTP/2 (upstream.http2), and the sessions carrying them. */
+  maxH2Streams: number;
+  maxH2Sessions: number;
   polls: number;
   ledgerRows: number;
   maxQueueMs: number;
@@ -18,7 +21,7 @@ export interface GatewayQueue {
 }
 
 interface Health {
-  upstream: { connections_per_origin: number; open: number; busy: number; queued: number };
+  upstream: { connections_per_origin: number; open: number; busy: number; queued: number; h2_sessions: number; h2_streams: number };
 }
 
 async function health(port: number): Promise<Health> {
@@ -49,7 +52,7 @@ export class QueueWatch {
     this.#port = port;
     this.#dbPath = dbPath;
     this.#mark = lastRow(dbPath);
-    this.#q = { connectionsPerOrigin, maxQueued: 0, maxBusy: 0, polls: 0, ledgerRows: 0, maxQueueMs: 0, waitedRows: 0, ledgerTtfb: new Float64Array(0) };
+    this.#q = { connectionsPerOrigin, maxQueued: 0, maxBusy: 0, maxH2Streams: 0, maxH2Sessions: 0, polls: 0, ledgerRows: 0, maxQueueMs: 0, waitedRows: 0, ledgerTtfb: new Float64Array(0) };
   }
 
   static async start(port: number, dbPath: string, log: (msg: string) => void): Promise<QueueWatch> {
@@ -65,6 +68,8 @@ export class QueueWatch {
         this.#q.polls++;
         this.#q.maxQueued = Math.max(this.#q.maxQueued, h.upstream.queued);
         this.#q.maxBusy = Math.max(this.#q.maxBusy, h.upstream.busy);
+        this.#q.maxH2Streams = Math.max(this.#q.maxH2Streams, h.upstream.h2_streams);
+        this.#q.maxH2Sessions = Math.max(this.#q.maxH2Sessions, h.upstream.h2_sessions);
       } catch (e) {
         log(`/health: ${(e as Error).message}`);
       }
@@ -100,7 +105,7 @@ export function describeQueue(g: GatewayQueue): string {
   const t = g.ledgerTtfb;
   const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : '-');
   return `gateway upstream pool: connectionsPerOrigin ${g.connectionsPerOrigin} (default), at most ${g.maxBusy} busy and ` +
-    `${g.maxQueued} queued over ${g.polls} /health polls; ledger: ${g.ledgerRows} rows, ${g.waitedRows} waited for a connection, ` +
+    `${g.maxQueued} queued, at most ${g.maxH2Streams} HTTP/2 streams on ${g.maxH2Sessions} sessions, over ${g.polls} /health polls; ledger: ${g.ledgerRows} rows, ${g.waitedRows} waited for a connection, ` +
     `max queue_ms ${g.maxQueueMs}; the gateway's own TTFB (ledger ttfb_ms: attempt start to the provider's first chunk) ` +
     `p50 ${ms(percentile(t, 50))}, p99 ${ms(percentile(t, 99))}, max ${ms(t.length > 0 ? t[t.length - 1] : NaN)} ms`;
 }

@@ -22,6 +22,8 @@
 //   BENCH_SLOW_BATCH, BENCH_SLOW_GAP_MS   the ramp: streams started together, and how often (100, 100)
 //   BENCH_SLOW_TLS=1     the provider over TLS, as real ones are (the tests' certificate, trusted through
 //                        NODE_EXTRA_CA_CERTS); the clients still reach each target in clear; direct is skipped
+//   BENCH_SLOW_H2=0      with TLS, a provider that offers only HTTP/1.1 (default: h2 and HTTP/1.1 in ALPN, as
+//                        hosted providers do, so the gateway's streams go over HTTP/2: upstream.http2)
 //   BENCH_SLOW_BODY_KB   request body size (default 1: the chat turn of gateway.bench; an agent's turn is 50-500)
 //   BENCH_SLOW_NODE_ARGS Node flags for the gateway (`--cpu-prof --cpu-prof-dir=/tmp/prof`)
 //   BENCH_SLOW_SNAPSHOT=1 with BENCH_SLOW_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=DIR":
@@ -52,6 +54,7 @@ const BATCH = Number(process.env.BENCH_SLOW_BATCH ?? 100);
 const GAP_MS = Number(process.env.BENCH_SLOW_GAP_MS ?? 100);
 const BODY_KB = Number(process.env.BENCH_SLOW_BODY_KB ?? 1);
 const TLS = process.env.BENCH_SLOW_TLS === '1';
+const H2 = TLS && process.env.BENCH_SLOW_H2 !== '0';
 const CA_FILE = fileURLToPath(new URL('../../test/fixtures/localhost-cert.pem', import.meta.url));
 /** Every server's environment: with TLS, the mock's certificate trusted. */
 const CHILD_ENV: NodeJS.ProcessEnv = TLS ? { ...process.env, NODE_EXTRA_CA_CERTS: CA_FILE } : process.env;
@@ -185,7 +188,7 @@ async function main(): Promise<void> {
   const skipped: string[] = [];
   try {
     const mock = await startChild('mock', {
-      args: [sibling('./mock-server.js'), JSON.stringify(FAST)], portFrom: plainPort, env: TLS ? { ...process.env, MOCK_TLS: '1' } : process.env,
+      args: [sibling('./mock-server.js'), JSON.stringify(FAST)], portFrom: plainPort, env: TLS ? { ...process.env, MOCK_TLS: '1', MOCK_H2: H2 ? '1' : '0' } : process.env,
     });
     for (const streams of COUNTS) {
       for (const name of TARGETS) {
@@ -221,7 +224,7 @@ function header(): string[] {
   const kib = Math.round(Buffer.byteLength(streamBody(BODY_KB)) / 1024);
   return [
     `Slow streams: ${CHUNKS} chunks a stream, one a second (the first at once), then the usage chunk and [DONE]: ${EVENTS} events, ` +
-      `${(CHUNKS + 1) * INTERVAL_MS / 1000} s a stream; ${kib} KiB requests; the provider ${TLS ? 'over TLS' : 'in clear'}.`,
+      `${(CHUNKS + 1) * INTERVAL_MS / 1000} s a stream; ${kib} KiB requests; the provider ${TLS ? `over TLS${H2 ? ', offering h2' : ', HTTP/1.1 only'}` : 'in clear'}.`,
     `Ramp: ${BATCH} streams every ${GAP_MS} ms, paused while ${BATCH * 5} wait for their first byte; each target fresh and warmed ` +
       `with ${WARMUP_STREAMS} fast streams, ${WARMUP_CONCURRENCY} at a time. Raw sockets, one connection per stream (Connection: close).`,
     'Gateway: upstream settings at their defaults; limits.gatewayRpm and limits.publicRpmPerIp lifted so that rate limits do not ' +

@@ -102,6 +102,10 @@ export const ConfigSchema = Type.Object({
     queueTimeoutMs: Type.Integer({ minimum: 1, default: 5_000 }),
     /** How long an idle keep-alive socket is kept when the upstream advertises no `Keep-Alive: timeout`. */
     idleTimeoutMs: Type.Integer({ minimum: 1, default: 30_000 }),
+    /** HTTP/2 to https providers whose TLS offers it: for streamed requests (`streams`), for every request
+     * (`all`), or never (`off`). Elsewhere, and to providers that offer only HTTP/1.1, requests use the
+     * keep-alive HTTP/1.1 pool. */
+    http2: Type.Union([Type.Literal('streams'), Type.Literal('all'), Type.Literal('off')], { default: 'streams' }),
     /** Largest non-streaming answer the gateway buffers; a provider that sends more fails the route
      * instead of exhausting memory. 128 MiB holds 2,048 float embeddings of 3,072 dimensions. */
     maxResponseBytes: Type.Integer({ minimum: 1_024, default: 128 * 1024 * 1024 }),

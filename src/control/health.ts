@@ -24,6 +24,8 @@ export const HealthBody = Type.Object({
     open: Type.Integer({ description: 'sockets open to catalog providers' }),
     busy: Type.Integer({ description: 'of those, carrying a request now' }),
     queued: Type.Integer({ description: 'requests waiting for a socket (all connections to their provider busy)' }),
+    h2_sessions: Type.Integer({ description: 'HTTP/2 connections open to catalog providers (upstream.http2)' }),
+    h2_streams: Type.Integer({ description: 'requests in flight over them' }),
   }),
 });
 

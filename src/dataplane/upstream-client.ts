@@ -3,7 +3,10 @@ import { publicOnlyLookup } from '../lib/address-guard.js';
 import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
 import type { Endpoint, TokenEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
+import type { OutgoingHttpHeaders } from 'node:http2';
+import { H2Origin } from '../upstream/h2-origin.js';
 import { OriginPool } from '../upstream/origin-pool.js';
+import type { RequestControl } from '../upstream/response-sink.js';
 import { ByteBudget } from './byte-budget.js';
 import { RouteFailure } from './route-failure.js';
 import { UpstreamExchange } from './upstream-exchange.js';
@@ -14,6 +17,8 @@ import { UpstreamExchange } from './upstream-exchange.js';
  */
 export interface RequestPayload {
   readonly payload: Record<string, unknown>;
+  /** A streamed request: over HTTP/2 where the provider offers it (upstream.http2 `streams`). */
+  readonly stream?: boolean;
 }
 
 /** Whatever can tell the upstream call that its client went away (the ClientReply). */
@@ -21,6 +26,9 @@ export interface AbortSource {
   readonly aborted: boolean;
   onAbort(cb: () => void): void;
 }
+
+/** Connection-specific fields HTTP/2 refuses (RFC 9113 8.2.2), and the host, which is :authority there. */
+const H2_FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te']);
 
 // Anything outside visible ASCII and tab/space in a header would let a value end the header early.
 const UNSAFE_HEADER = /[^\t\x20-\x7e]/;
@@ -37,6 +45,8 @@ interface BaseUrl {
   path: string;
   /** The origin through an HTTP proxy: a plain-http request names it in absolute form. */
   proxy: ProxyServer | null;
+  /** An https origin while upstream.http2 is on: requests may go over HTTP/2 (h2-origin.ts). */
+  h2: boolean;
 }
 
 /**
@@ -47,18 +57,24 @@ interface BaseUrl {
  */
 export class UpstreamClient {
   readonly #pools = new Map<string, OriginPool>();
+  /** HTTP/2 sessions by the same key as the pools, for https origins only. */
+  readonly #h2 = new Map<string, H2Origin>();
   readonly #cfg: Config['upstream'];
+  /** Every request goes over HTTP/2 where it can (upstream.http2 `all`), not only streams. */
+  readonly #h2All: boolean;
   readonly #bases = new Map<string, BaseUrl>();
   /** Request heads by the route's header set, base URL and path: objects and constant strings, so no key is built per request. */
   readonly #heads = new WeakMap<Record<string, string>, Map<BaseUrl, Map<string, RequestHead>>>();
   readonly #formHeads = new WeakMap<Record<string, string>, Map<BaseUrl, Map<string, RequestHead>>>();
+  readonly #h2Heads = new WeakMap<Record<string, string>, Map<BaseUrl, Map<string, OutgoingHttpHeaders>>>();
   /** Shared by every buffered answer (upstream.maxBufferedBytes). */
   readonly buffered: ByteBudget;
   /** The last byte-body request's route, headers and path, with the head and pool they led to. */
-  #last: { baseUrl: string; headers: Record<string, string>; path: string; publicOnly: boolean; head: Buffer; pool: OriginPool } | null = null;
+  #last: { baseUrl: string; headers: Record<string, string>; path: string; publicOnly: boolean; head: Buffer; pool: OriginPool; h2: boolean } | null = null;
 
   constructor(cfg: Config['upstream']) {
     this.#cfg = cfg;
+    this.#h2All = cfg.http2 === 'all';
     this.buffered = new ByteBudget(cfg.maxBufferedBytes);
   }
 
@@ -90,44 +106,74 @@ export class UpstreamClient {
     // instructions a request, bench:instructions).
     const last = this.#last;
     if (Buffer.isBuffer(body) && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
-      && last.path === call.path && last.publicOnly === publicOnly) {
+      && last.path === call.path && last.publicOnly === publicOnly && !(last.h2 && (client.stream === true || this.#h2All))) {
       exchange.control = last.pool.request(jsonRequest(last.head, body), exchange);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
     }
     const base = this.#base(route.provider.baseUrl);
-    let request: string | Buffer | readonly Buffer[];
-    if (typeof body === 'string') {
-      const head = this.#head(base, call.path, headers, false).text;
-      request = call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
-        : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    if (base.h2 && (client.stream === true || this.#h2All)) {
+      exchange.control = this.#sendH2(base, call, headers, publicOnly, exchange);
+      abort.onAbort(() => exchange.cancel());
+      return exchange.started;
     }
-    else if (Buffer.isBuffer(body)) {
+    if (typeof body === 'string') {
+      exchange.control = this.#pool(base, publicOnly).request(this.#h1Request(base, call, headers), exchange);
+      abort.onAbort(() => exchange.cancel());
+      return exchange.started;
+    }
+    if (Buffer.isBuffer(body)) {
       const head = this.#head(base, call.path, headers, false).bytes;
       const pool = this.#pool(base, publicOnly);
-      this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool };
+      this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool, h2: base.h2 };
       exchange.control = pool.request(jsonRequest(head, body), exchange);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
-    } else if (call.contentType === undefined) {
-      // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).
-      let length = 0;
-      for (const piece of body) length += piece.length;
-      request = [framed(this.#head(base, call.path, headers, false).bytes, length, null), ...body];
-    } else {
-      let length = 0;
-      for (const piece of body) length += piece.length;
-      const head = `${this.#head(base, call.path, headers, true).text}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
-      request = [Buffer.from(head, 'latin1'), ...body];
     }
-    exchange.control = this.#pool(base, publicOnly).request(request, exchange);
+    exchange.control = this.#pool(base, publicOnly).request(this.#h1Request(base, call, headers), exchange);
     abort.onAbort(() => exchange.cancel());
     return exchange.started;
   }
 
+  /** The call framed as an HTTP/1.1 request (head and body) for the origin's pool. */
+  #h1Request(base: BaseUrl, call: UpstreamCall, headers: Record<string, string>): string | Buffer | readonly Buffer[] {
+    const body = call.body;
+    if (typeof body === 'string') {
+      const head = this.#head(base, call.path, headers, false).text;
+      return call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
+        : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    }
+    if (Buffer.isBuffer(body)) return jsonRequest(this.#head(base, call.path, headers, false).bytes, body);
+    let length = 0;
+    for (const piece of body) length += piece.length;
+    // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).
+    if (call.contentType === undefined) return [framed(this.#head(base, call.path, headers, false).bytes, length, null), ...body];
+    const head = `${this.#head(base, call.path, headers, true).text}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
+    return [Buffer.from(head, 'latin1'), ...body];
+  }
+
+  /**
+   * The call as an HTTP/2 stream to the origin; should the origin speak only HTTP/1.1, it goes to
+   * the pool framed as usual.
+   */
+  #sendH2(base: BaseUrl, call: UpstreamCall, headers: Record<string, string>, publicOnly: boolean, exchange: UpstreamExchange): RequestControl {
+    const pool = this.#pool(base, publicOnly);
+    const fallback = { send: () => pool.request(this.#h1Request(base, call, headers), exchange) };
+    const origin = this.#h2Origin(base, publicOnly, pool);
+    if (origin.support === 'http/1.1') return fallback.send();
+    const body = call.body;
+    let length = 0;
+    if (typeof body === 'string') length = Buffer.byteLength(body);
+    else if (Buffer.isBuffer(body)) length = body.length;
+    else for (const piece of body) length += piece.length;
+    const h: OutgoingHttpHeaders = { ...this.#h2Head(base, call.path, headers), ...call.headers, 'content-length': length };
+    if (call.contentType !== undefined) h['content-type'] = call.contentType;
+    return origin.request(h, body, exchange, fallback);
+  }
+
   /** For GET /health: catalog providers' pools only (an org's registered endpoint is its own business). */
-  load(): { connections_per_origin: number; open: number; busy: number; queued: number } {
-    const out = { connections_per_origin: this.#cfg.connectionsPerOrigin, open: 0, busy: 0, queued: 0 };
+  load(): { connections_per_origin: number; open: number; busy: number; queued: number; h2_sessions: number; h2_streams: number } {
+    const out = { connections_per_origin: this.#cfg.connectionsPerOrigin, open: 0, busy: 0, queued: 0, h2_sessions: 0, h2_streams: 0 };
     for (const [key, pool] of this.#pools) {
       if (key.startsWith('\0')) continue;
       const l = pool.load();
@@ -135,11 +181,34 @@ export class UpstreamClient {
       out.busy += l.busy;
       out.queued += l.queued;
     }
+    for (const [key, origin] of this.#h2) {
+      if (key.startsWith('\0')) continue;
+      const l = origin.load();
+      out.h2_sessions += l.sessions;
+      out.h2_streams += l.streams;
+    }
     return out;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.close()));
+    await Promise.all([...this.#pools.values(), ...this.#h2.values()].map((p) => p.close()));
+  }
+
+  /** The origin's HTTP/2 sessions, beside its pool (whose socket limit they share as a bound). */
+  #h2Origin(base: BaseUrl, publicOnly: boolean, pool: OriginPool): H2Origin {
+    const key = publicOnly ? `\0${base.origin}` : base.origin;
+    let o = this.#h2.get(key);
+    if (o === undefined) {
+      o = new H2Origin(pool.target, {
+        sessions: this.#cfg.connectionsPerOrigin,
+        connectTimeoutMs: this.#cfg.connectTimeoutMs,
+        headersTimeoutMs: this.#cfg.headersTimeoutMs,
+        bodyTimeoutMs: this.#cfg.bodyTimeoutMs,
+        idleTimeoutMs: this.#cfg.idleTimeoutMs,
+      }, (socket) => pool.adopt(socket));
+      this.#h2.set(key, o);
+    }
+    return o;
   }
 
   /** One pool per origin; guarded origins (publicOnly) get pools of their own, never shared with catalog providers. */
@@ -167,7 +236,8 @@ export class UpstreamClient {
     let b = this.#bases.get(baseUrl);
     if (!b) {
       const u = new URL(baseUrl);
-      b = { origin: u.origin, host: u.host, path: u.pathname.replace(/\/+$/, ''), proxy: proxyFor(u, this.#cfg) };
+      const proxy = proxyFor(u, this.#cfg);
+      b = { origin: u.origin, host: u.host, path: u.pathname.replace(/\/+$/, ''), proxy, h2: u.protocol === 'https:' && this.#cfg.http2 !== 'off' };
       this.#bases.set(baseUrl, b);
     }
     return b;
@@ -205,6 +275,35 @@ export class UpstreamClient {
       // and scans bytes: a gzip answer would reach the client undecodable.
       head += ownType ? 'accept-encoding: identity\r\n' : 'accept-encoding: identity\r\ncontent-length: ';
       cached = { text: head, bytes: Buffer.from(head, 'latin1') };
+      byPath.set(path, cached);
+    }
+    return cached;
+  }
+
+  /** The HTTP/2 form of #head: pseudo-headers, the route's headers and `accept-encoding`, made once. */
+  #h2Head(base: BaseUrl, path: string, headers: Record<string, string>): OutgoingHttpHeaders {
+    let byBase = this.#h2Heads.get(headers);
+    if (byBase === undefined) {
+      byBase = new Map();
+      this.#h2Heads.set(headers, byBase);
+    }
+    let byPath = byBase.get(base);
+    if (byPath === undefined) {
+      byPath = new Map();
+      byBase.set(base, byPath);
+    }
+    let cached = byPath.get(path);
+    if (cached === undefined) {
+      cached = { ':method': 'POST', ':path': `${base.path}${path}`, ':authority': base.host };
+      for (const [name, value] of Object.entries(headers)) {
+        if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+          throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
+        }
+        // HTTP/2 names are lower-case, and connection-specific fields are not allowed (RFC 9113 8.2).
+        const lower = name.toLowerCase();
+        if (!H2_FORBIDDEN.has(lower)) cached[lower] = value;
+      }
+      cached['accept-encoding'] = 'identity';
       byPath.set(path, cached);
     }
     return cached;

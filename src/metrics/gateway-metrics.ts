@@ -18,7 +18,7 @@ export interface MetricsSources {
   /** The ledger batcher: records appended and not yet committed, batches spooled (PostgreSQL), records committed. */
   ledger(): { pending: number; spooled: number; written: number };
   /** Upstream connection pools, summed over providers. */
-  upstream(): { open: number; busy: number; queued: number };
+  upstream(): { open: number; busy: number; queued: number; h2_sessions: number; h2_streams: number };
   /** The tracer's spans, exported and dropped; absent when traces are off (no series then). */
   traces?: () => { exported: number; dropped: number };
   version: string;
@@ -77,6 +77,13 @@ export class GatewayMetrics implements UsageSink, AnswerMeters, ServedMeter {
       upstream.child('open').set(u.open);
       upstream.child('busy').set(u.busy);
       upstream.child('queued').set(u.queued);
+    };
+    const h2 = reg.gauge('gw_upstream_h2', 'HTTP/2 to catalog providers (upstream.http2): sessions, one socket each, and the requests in flight over them.',
+      ['state']);
+    h2.collect = () => {
+      const u = src.upstream();
+      h2.child('sessions').set(u.h2_sessions);
+      h2.child('streams').set(u.h2_streams);
     };
     const traces = src.traces;
     if (traces !== undefined) {

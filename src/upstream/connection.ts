@@ -96,10 +96,17 @@ export class Connection implements ResponseEvents, ConnectHandler {
   #answered = false;
   #error: Error | null = null;
 
-  constructor(target: Target, owner: ConnectionOwner) {
+  /** With `socket`, takes over one already connected (a TLS socket whose origin chose HTTP/1.1 over h2). */
+  constructor(target: Target, owner: ConnectionOwner, socket?: Socket) {
     this.#owner = owner;
     this.#parser = new ResponseParser(this);
-    this.#connecting = connectUpstream(target, this);
+    if (socket === undefined) {
+      this.#connecting = connectUpstream(target, this);
+      return;
+    }
+    this.#connecting = null;
+    socket.on('data', (b: Buffer) => this.onRead(b, b.length));
+    this.onConnect(socket);
   }
 
   // --- ConnectHandler, called by the connector ---
@@ -305,7 +312,8 @@ export class Connection implements ResponseEvents, ConnectHandler {
   }
 }
 
-function socketError(e: Error | null, connecting: boolean): TransportError {
+/** A socket's failure as a transport error: refused or failed while connecting, else a reset. */
+export function socketError(e: Error | null, connecting: boolean): TransportError {
   const code = (e as { code?: string } | null)?.code ?? '';
   if (connecting) {
     if (code === 'ECONNREFUSED') return new TransportError('connect_error', 'upstream refused the connection');

@@ -16,6 +16,11 @@ export interface Target {
   tunnel?: TunnelProxy;
   /** Resolves the origin's name for a direct connection (a guard that refuses internal addresses). */
   lookup?: LookupFunction;
+  /**
+   * Offer HTTP/2 as well in TLS's ALPN, and leave the socket unread: its new owner (node:http2,
+   * or an HTTP/1.1 connection when the origin chose that) reads it. See h2-origin.ts.
+   */
+  offerH2?: boolean;
 }
 
 export interface TunnelProxy {
@@ -66,6 +71,9 @@ export function secureContextOf(target: Target): SecureContext {
 export function connectUpstream(target: Target, handler: ConnectHandler): PendingConnect {
   return new Connect(target, handler);
 }
+
+const HTTP1 = ['http/1.1'];
+const H2_OR_HTTP1 = ['h2', 'http/1.1'];
 
 // Every plain-TCP read lands in this one buffer and is parsed before the callback returns:
 // the parser copies what it keeps, so one buffer serves all connections and no read allocates.
@@ -149,13 +157,13 @@ class Connect implements PendingConnect {
     const target = this.#target;
     const s = tlsConnect({
       socket: tunnel, host: target.host, port: target.port, servername: isIP(target.host) ? undefined : target.host,
-      ALPNProtocols: ['http/1.1'], secureContext: secureContextOf(target), session: target.session,
+      ALPNProtocols: target.offerH2 === true ? H2_OR_HTTP1 : HTTP1, secureContext: secureContextOf(target), session: target.session,
       lookup: tunnel === undefined ? target.lookup : undefined,
     });
     s.on('session', (session: Buffer) => {
       target.session = session;
     });
-    s.on('data', (b: Buffer) => this.#handler.onRead(b, b.length));
+    if (target.offerH2 !== true) s.on('data', (b: Buffer) => this.#handler.onRead(b, b.length));
     s.once('secureConnect', () => this.#connected());
     return this.#follow(s);
   }

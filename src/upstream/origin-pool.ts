@@ -1,4 +1,4 @@
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { Connection, Exchange, Phase, type ConnectionOwner } from './connection.js';
 import type { Target, TunnelProxy } from './connector.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
@@ -66,6 +66,11 @@ export class OriginPool implements ConnectionOwner {
     this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(shortest / 8)));
   }
 
+  /** Where the pool's sockets go (and through what), for HTTP/2 sessions to the same origin. */
+  get target(): Target {
+    return this.#target;
+  }
+
   /** Sends `payload` (request head and body, already framed) and reports the answer to `sink`. */
   request(payload: string | Buffer | readonly Buffer[], sink: ResponseSink): RequestControl {
     const x = new Exchange(payload, sink, this);
@@ -104,6 +109,22 @@ export class OriginPool implements ConnectionOwner {
     const x = this.#queue.shift();
     if (x !== undefined && x.queuedAt !== 0) x.queueMs = performance.now() - x.queuedAt;
     return x;
+  }
+
+  /**
+   * Takes over a connected socket to this origin (see Connection's constructor) as an idle
+   * connection, or gives it to the next waiting request; past the cap it is closed.
+   */
+  adopt(socket: Socket): void {
+    if (this.#closed || this.#all.size >= this.#o.connections) {
+      socket.destroy();
+      return;
+    }
+    this.#ensureSweep();
+    const c = new Connection(this.#target, this, socket);
+    c.since = performance.now();
+    this.#all.add(c);
+    this.released(c);
   }
 
   resend(x: Exchange): void {

@@ -131,8 +131,11 @@ test('ALL_PROXY=socks5h://…: https and plain-http providers through SOCKS5 tun
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
     assert.ok(text.length > 0);
+    // The stream's connect offered h2 as well (upstream.http2 "streams"); this provider chose
+    // HTTP/1.1, so that tunnel joined the pool: a second one to groq, once.
     assert.equal(socks.log.map((e) => `${e.addressType} ${e.host}:${e.port} ${e.user}`),
-      [`domain groq.test:${secure.port} gw`, `domain together.test:${together.port} gw`], 'one tunnel per origin, kept alive');
+      [`domain groq.test:${secure.port} gw`, `domain together.test:${together.port} gw`, `domain groq.test:${secure.port} gw`],
+      'one tunnel per origin kept alive, and the stream\'s h2 offer');
     assert.is(secure.requests.length, 3);
     assert.is(together.requests.length, 1);
   } finally {

@@ -57,7 +57,7 @@ test('past the connection cap a request waits within bounds, the wait is recorde
     assert.is(h.res.status, 200);
     await h.res.body!.getReader().read();
   }
-  assert.equal(await upstreamLoad(), { connections_per_origin: CAP, open: CAP, busy: CAP, queued: 0 });
+  assert.equal(await upstreamLoad(), { connections_per_origin: CAP, open: CAP, busy: CAP, queued: 0, h2_sessions: 0, h2_streams: 0 });
 
   // The third waits for a connection, visibly.
   const waiting = stream();

@@ -3,6 +3,7 @@
 // behave exactly as they would against a remote provider.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { constants as h2constants, createSecureServer, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface MockUsage {
@@ -61,6 +62,8 @@ export interface RecordedRequest {
   rawBody: string;
   /** The body's bytes as they arrived. */
   rawBytes: Buffer;
+  /** '1.1', or '2.0' for a request that came as an HTTP/2 stream. */
+  httpVersion: string;
   at: number;
 }
 
@@ -72,6 +75,8 @@ export interface MockProviderOptions {
   record?: boolean;
   /** Serve https with this certificate (url then starts with https://). */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** With `tls`: offer HTTP/2 in ALPN as well as HTTP/1.1 (`httpVersion` in each recorded request tells which was used). */
+  h2?: boolean;
 }
 
 export interface MockProvider {
@@ -280,7 +285,7 @@ class MockProviderServer implements MockProvider {
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     res.once('close', () => {
-      if (res.writableFinished || this.#closing || this.#selfClosed.has(res)) return;
+      if (answered(res) || this.#closing || this.#selfClosed.has(res)) return;
       this.#aborted++;
       const waiters = this.#abortWaiters;
       if (waiters !== null && waiters.length > 0) waiters[0]();
@@ -331,7 +336,7 @@ class MockProviderServer implements MockProvider {
     for (const [k, v] of Object.entries(req.headers)) {
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     }
-    this.requests.push({ method: req.method ?? '', path, headers, body, rawBody: raw.toString('utf8'), rawBytes: raw, at: Date.now() });
+    this.requests.push({ method: req.method ?? '', path, headers, body, rawBody: raw.toString('utf8'), rawBytes: raw, httpVersion: req.httpVersion, at: Date.now() });
     this.#notify(this.#requestWaiters);
   }
 
@@ -364,7 +369,7 @@ class MockProviderServer implements MockProvider {
         return true;
       case 'reset':
         this.#selfClosed.add(res);
-        res.socket?.destroy();
+        drop(res);
         return true;
       case 'flood':
         this.#flood(res, b.status ?? 200, b.contentType ?? JSON_TYPE);
@@ -519,12 +524,12 @@ class MockProviderServer implements MockProvider {
     let i = 0;
     const step = (): void => {
       if (i === stop) {
-        if (b.kind === 'cut') res.socket?.destroy();
+        if (b.kind === 'cut') drop(res);
         else res.end();
         return;
       }
       const c = chunks[i++];
-      if (b.kind === 'cut') res.socket?.write(Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]));
+      if (b.kind === 'cut' && !isH2(res)) res.socket?.write(Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]));
       else res.write(c);
       this.#later(res, 5, step);
     };
@@ -572,6 +577,12 @@ class MockProviderServer implements MockProvider {
     this.#selfClosed.add(res);
     res.writeHead(200, headers);
     res.flushHeaders();
+    if (isH2(res)) {
+      // Over HTTP/2 the cut is the stream's reset after its data; the session lives on.
+      if (bytes === '') drop(res);
+      else res.write(bytes, () => drop(res));
+      return;
+    }
     // Destroying in the socket's write callback lets the bytes reach the kernel first, so the
     // client sees them and then the drop. The frame goes straight to the socket because
     // res.write('') for a header-only cut writes nothing and so never calls back.
@@ -603,15 +614,34 @@ export function speechAudio(input: string): Buffer[] {
   return Array.from({ length: SPEECH_CHUNKS }, (_, i) => Buffer.concat([Buffer.from(`AUDIO${i}:${input}:`), all]));
 }
 
+/** An HTTP/2 response (the compatibility API), whose socket is shared by every stream of its session. */
+function isH2(res: ServerResponse): boolean {
+  return (res as unknown as Http2ServerResponse).stream !== undefined;
+}
+
+/**
+ * Whether the answer was written to its end. Over HTTP/2 the response reports itself finished
+ * whenever its stream closes, a client's RST_STREAM included: the stream's reset code tells.
+ */
+function answered(res: ServerResponse): boolean {
+  return isH2(res) ? (res as unknown as Http2ServerResponse).stream.rstCode === h2constants.NGHTTP2_NO_ERROR : res.writableFinished;
+}
+
+/** Drops the answer without an end: the connection over HTTP/1.1, the stream (RST_STREAM) over HTTP/2. */
+function drop(res: ServerResponse): void {
+  if (isH2(res)) (res as unknown as Http2ServerResponse).stream.close(h2constants.NGHTTP2_INTERNAL_ERROR);
+  else res.socket?.destroy();
+}
+
 // One chunked-encoding frame, as res.write would have framed it.
 function chunkFrame(s: string): string {
   return `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
 }
 
 export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
-  const server = opts.tls
-    ? createHttpsServer({ ...opts.tls, keepAliveTimeout: 30_000, noDelay: true }) as unknown as Server
-    : createServer({ keepAliveTimeout: 30_000, noDelay: true });
+  const server = opts.tls && opts.h2 ? createSecureServer({ ...opts.tls, allowHTTP1: true }) as unknown as Server
+    : opts.tls ? createHttpsServer({ ...opts.tls, keepAliveTimeout: 30_000, noDelay: true }) as unknown as Server
+      : createServer({ keepAliveTimeout: 30_000, noDelay: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => {

@@ -9,11 +9,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { secureContextOf, type Target } from '../../src/upstream/connector.js';
 import { OriginPool, type PoolOptions } from '../../src/upstream/origin-pool.js';
-import type { ResponseSink } from '../../src/upstream/response-sink.js';
 import { TransportError } from '../../src/upstream/transport-error.js';
 import { startHttpProxy } from '../support/http-proxy.js';
 import { startSocksProxy } from '../support/socks-proxy.js';
 import { waitFor } from '../support/wait.js';
+import { Collector, type Result } from '../support/response-collector.js';
 
 // The gateway's own HTTP/1.1 client against real servers on 127.0.0.1: node:http, node:https
 // with a test certificate, and raw TCP servers that misbehave on purpose.
@@ -21,50 +21,6 @@ import { waitFor } from '../support/wait.js';
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 const CERT = readFileSync(FIXTURES + 'localhost-cert.pem');
 const OPTIONS: PoolOptions = { connections: 4, connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, idleTimeoutMs: 30_000 };
-
-interface Result {
-  status: number;
-  contentType: string | null;
-  body: string;
-  error: TransportError | null;
-}
-
-/** A sink that collects everything; `pauseAfter` pauses once that many chunks arrived. */
-class Collector implements ResponseSink {
-  status = 0;
-  contentType: string | null = null;
-  chunks: Buffer[] = [];
-  error: TransportError | null = null;
-  readonly done: Promise<Result>;
-  #resolve!: (r: Result) => void;
-
-  constructor(readonly pauseAfter = Infinity) {
-    this.done = new Promise((r) => { this.#resolve = r; });
-  }
-
-  onResponseHead(status: number, contentType: string | null): void {
-    this.status = status;
-    this.contentType = contentType;
-  }
-
-  onResponseData(view: Buffer): boolean {
-    this.chunks.push(Buffer.from(view));
-    return this.chunks.length !== this.pauseAfter;
-  }
-
-  onResponseEnd(): void {
-    this.#finish();
-  }
-
-  onResponseError(err: TransportError): void {
-    this.error = err;
-    this.#finish();
-  }
-
-  #finish(): void {
-    this.#resolve({ status: this.status, contentType: this.contentType, body: Buffer.concat(this.chunks).toString(), error: this.error });
-  }
-}
 
 function post(path: string, body: string, host = '127.0.0.1'): string {
   return `POST ${path} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
