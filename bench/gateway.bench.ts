@@ -245,6 +245,7 @@ async function main(): Promise<void> {
           t.rounds[r].streams = await measureStreams({
             origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody, done: q.done,
             concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
+            cpu: new CpuProbe(t.server?.pid ?? null, (t.upstream ?? mock).pid),
           });
         });
       } finally {

@@ -3,6 +3,8 @@
 // gateway can be read against proxies that do none of its work (the floor, nginx). Figures are
 // medians over the rounds; each target's ratio is taken within a round, against the direct and
 // bare-proxy runs of that same round, and then the median (and range) of those is shown.
+import { grid, median, plusMs, times } from './grid.js';
+import { printIssue17 } from './issue17-report.js';
 import type { OneConnectionResult } from './one-connection.js';
 import type { StreamsResult } from './streams.js';
 import type { ThroughputResult } from './throughput.js';
@@ -27,12 +29,6 @@ export interface TargetResult {
 
 type Metric = (r: RoundResult) => number | undefined;
 
-function median(values: number[]): number | undefined {
-  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return undefined;
-  const m = v.length >> 1;
-  return v.length % 2 === 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 const over = (t: TargetResult, f: Metric): number | undefined =>
   median(t.rounds.map(f).filter((x): x is number => x !== undefined));
@@ -52,12 +48,6 @@ const COLUMNS: [string, (t: TargetResult) => string][] = [
   ['RSS MiB', (t) => (t.rssMiB == null ? '-' : t.rssMiB.toFixed(1))],
 ];
 
-function grid(head: string[], rows: string[][]): string {
-  const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
 
 function problems(t: TargetResult): string[] {
   const out: string[] = [];
@@ -80,8 +70,6 @@ interface Goal {
   format: (v: number) => string;
 }
 
-const times = (v: number): string => `${v.toFixed(2)}x`;
-const plusMs = (v: number): string => `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 
 /** Issue 2's four targets, each computed for every proxy measured in the run. */
 const GOALS: Goal[] = [
@@ -151,6 +139,7 @@ export function printReport(results: TargetResult[], rounds: number): void {
   console.log(`${'gateway RSS after the run'.padEnd(48)}${rss}`);
   printCpu(measured, gateway, by('bare-proxy'), by('floor'));
   printAgent(measured, by('direct'), by('bare-proxy'));
+  printIssue17(measured);
 }
 
 /** Issue 17's agent-sized targets: each ratio taken within a round against that round's bare proxy, then the median. */

@@ -1,6 +1,7 @@
 // Scenario 3: a few concurrent SSE streams. Time to first byte is what a chat user feels;
 // total time shows whether the proxy holds chunks back.
 import { Pool } from 'undici';
+import type { CpuPerRequest, CpuProbe } from './cpu-time.js';
 import { hrMs, spread, type Spread } from './stats.js';
 import { timedRequest } from './timed-request.js';
 
@@ -16,12 +17,16 @@ export interface StreamsOptions {
   warmupMs: number;
   /** What the last write of a finished stream holds (default `data: [DONE]`). */
   done?: Buffer;
+  /** Read around the measured streams (from the first one's start to the last one's end). */
+  cpu?: CpuProbe;
 }
 
 export interface StreamsResult {
   ttfb: Spread;
   total: Spread;
   failures: number;
+  /** CPU per measured stream. */
+  cpu: CpuPerRequest | null;
 }
 
 const DONE = Buffer.from('data: [DONE]');
@@ -38,7 +43,7 @@ export async function measureStreams(o: StreamsOptions): Promise<StreamsResult> 
   const worker = async (): Promise<void> => {
     while (measuredStarted < o.streams) {
       const measured = performance.now() >= warmupEnds;
-      if (measured) measuredStarted++;
+      if (measured && measuredStarted++ === 0) o.cpu?.start();
       try {
         const t = await timedRequest(pool, o);
         if (t.status !== 200 || !t.tail.includes(done)) failures += measured ? 1 : 0;
@@ -52,10 +57,13 @@ export async function measureStreams(o: StreamsOptions): Promise<StreamsResult> 
     }
   };
 
+  let cpu: CpuPerRequest | null = null;
   try {
     await Promise.all(Array.from({ length: o.concurrency }, worker));
+    // Streams still in the warm-up when the probe started overlap its first ~10 ms: noise.
+    cpu = o.cpu?.stop(measuredStarted) ?? null;
   } finally {
     await pool.close();
   }
-  return { ttfb: spread(ttfb), total: spread(total), failures };
+  return { ttfb: spread(ttfb), total: spread(total), failures, cpu };
 }
