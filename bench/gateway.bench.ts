@@ -22,7 +22,7 @@ import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_CHUNKS,
 } from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
@@ -157,6 +157,15 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
           origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
           request: { path: CHAT_PATH, body: CHAT_BODY_ANTHROPIC, streamBody: STREAM_BODY_ANTHROPIC },
         };
+      },
+    },
+    {
+      // Anthropic's Messages API in (Claude Code), chat completions to the OpenAI-compatible mock, Messages out.
+      name: 'gateway-messages',
+      start: async () => {
+        const g = await startGateway(ROOT, folder(tmp, 'gateway-messages'), `${mock.origin}/v1`);
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
+          request: { path: MESSAGES_PATH, body: MESSAGES_BODY, streamBody: MESSAGES_STREAM_BODY, done: MESSAGES_DONE } };
       },
     },
     {

@@ -15,7 +15,8 @@
 //                      gateway-stream-renamed (a model whose upstream id differs: every chunk renamed),
 //                      the two streams that go through the relay's line editor; gateway-anthropic
 //                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
-//                      (-stream): POST /v1/responses, translated to chat completions and back; floor-agent,
+//                      (-stream): POST /v1/responses, translated to chat completions and back; gateway-messages
+//                      (-stream): POST /v1/messages (Claude Code's API) on an OpenAI-compatible provider, likewise; floor-agent,
 //                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
 //                      Any gateway target with the suffix -traced (gateway-traced, gateway-stream-traced) runs with
 //                      OpenTelemetry traces on, posted to a collector in this process that answers 200
@@ -45,7 +46,7 @@ import { plainPort, startChild, stopAllChildren, type ChildServer } from './chil
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
@@ -108,13 +109,14 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   }
   const anthropic = name.startsWith('gateway-anthropic');
   const responses = name.startsWith('gateway-responses');
-  const path = responses ? RESPONSES_PATH : CHAT_PATH;
-  const streamBody = responses ? RESPONSES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
+  const messages = name.startsWith('gateway-messages');
+  const path = responses ? RESPONSES_PATH : messages ? MESSAGES_PATH : CHAT_PATH;
+  const streamBody = responses ? RESPONSES_STREAM_BODY : messages ? MESSAGES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
-  const body = responses ? RESPONSES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
+  const body = responses ? RESPONSES_BODY : messages ? MESSAGES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
-      ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : undefined })
+      ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })
       : await measureOneConnection({ origin: server.origin, path, headers, body, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);

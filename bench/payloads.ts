@@ -38,6 +38,14 @@ export const RESPONSES_STREAM_BODY = JSON.stringify({ ...JSON.parse(RESPONSES_BO
 /** What ends a finished Responses stream (its last write holds the whole final event). */
 export const RESPONSES_DONE = Buffer.from('"type":"response.completed"');
 
+/** The Anthropic Messages API path (Claude Code's): the same turn, translated to chat completions and back. */
+export const MESSAGES_PATH = '/v1/messages';
+export const MESSAGES_BODY = JSON.stringify({ model: BENCH_MODEL, max_tokens: 1024, system: chat.messages[0].content,
+  messages: [{ role: 'user', content: chat.messages[1].content }] });
+export const MESSAGES_STREAM_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_BODY), stream: true });
+/** What ends a finished Messages stream. */
+export const MESSAGES_DONE = Buffer.from('"type":"message_stop"');
+
 export function requestHeaders(apiKey?: string): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;

@@ -173,11 +173,12 @@ function tokensAt(raw: Buffer, span: MemberSpan | null): number | null | undefin
 /** `messages`: a non-empty array of objects, each with a non-empty string `role`. */
 function messagesValid(raw: Buffer, s: ObjectScan): boolean {
   const roles = s.elements;
-  if (roles === null || roles.length === 0) return false;
-  for (let i = 0; i < roles.length; i += 2) {
-    const start = roles[i];
+  if (roles === null || roles.count === 0) return false;
+  const spans = roles.spans;
+  for (let i = roles.from, last = roles.from + 2 * roles.count; i < last; i += 2) {
+    const start = spans[i];
     if (start < 0 || raw[start] !== QUOTE) return false;
-    const end = roles[i + 1];
+    const end = spans[i + 1];
     // A plain role is judged by its bytes; only an escaped one is decoded ("\u0000" is one character).
     if (end - start === 2 || (hasBackslash(raw, start, end) && (JSON.parse(raw.toString('utf8', start, end)) as string).length === 0)) return false;
   }

@@ -6,8 +6,9 @@ import { WASM_BASE64 } from './wasm/json-skip.js';
 // contents the gateway only forwards; decoding it to a string and parsing it cost ~350 µs at
 // 200 KB on the bench machine (Buffer#toString 200 µs — a string over 128 KB is a large
 // object, its pages faulted in fresh on every allocation — then JSON.parse 120 µs). The scan
-// walks the top-level object and the messages' members in JavaScript and skips every value it
-// does not read in WebAssembly, strings sixteen bytes at a time (src/lib/wasm/json-skip.wat).
+// walks the top-level object in JavaScript and the rest in WebAssembly (the messages array in
+// one call, every other value skipped whole), strings sixteen bytes at a time
+// (src/lib/wasm/json-skip.wat).
 //
 // The scan never refuses: it answers null for anything it does not prove valid (bad JSON,
 // invalid UTF-8, a byte order mark, nesting past the limit, a wanted name given twice), and the
@@ -88,8 +89,19 @@ export interface ObjectScan {
   readonly close: number;
   /** Per member in order: key offset and value end, two numbers each. */
   readonly layout: readonly number[];
-  /** Per element of the `elements` member: -1 when it is not an object or has no such key, else the key's value start and end, two numbers each; null when that member is absent or not an array. */
-  readonly elements: readonly number[] | null;
+  /** The `elements` member's elements' `elementKey` spans; null when that member is absent or not an array. */
+  readonly elements: ElementSpans | null;
+}
+
+/**
+ * Per element of an array, the start and end of one member's value, two numbers each from `from`
+ * in `spans`; -1 and -1 when the element is not an object or has no such member. Valid until the
+ * next scan: the spans may be the scanner's own memory.
+ */
+export interface ElementSpans {
+  readonly spans: ArrayLike<number>;
+  readonly from: number;
+  readonly count: number;
 }
 
 export interface ScanOptions {
@@ -145,7 +157,7 @@ function top(o: ScanOptions): ObjectScan | null {
   const open = p++;
   const members: (MemberSpan | null)[] = o.wanted.none.slice();
   const layout: number[] = [];
-  let elements: number[] | null = null;
+  let elements: ElementSpans | null = null;
   const elementKey = o.elementKey ?? null;
   ws();
   if (p < n && b[p] === CLOSE_BRACE) {
@@ -165,8 +177,14 @@ function top(o: ScanOptions): ObjectScan | null {
       ws();
       const start = p;
       if (wanted >= 0 && wanted === o.elements && elementKey !== null && p < n && b[p] === OPEN_BRACKET) {
-        elements = [];
-        if (!arrayOfObjects(elementKey, elements)) return null;
+        const found = elementsInWasm(elementKey);
+        if (found === null) return null;
+        if (found !== undefined) elements = found;
+        else {
+          const list: number[] = [];
+          if (!arrayOfObjects(elementKey, list)) return null;
+          elements = { spans: list, from: 0, count: list.length / 2 };
+        }
       } else if (!value(1)) return null;
       if (wanted >= 0) {
         if (members[wanted] !== null) return null;
@@ -209,9 +227,36 @@ function value(depth: number): boolean {
 }
 
 /**
+ * The top-level array whose elements' `key` member is recorded, walked in WebAssembly in one call
+ * (as arrayOfObjects does in JavaScript, pairs of -1 for elements without it): the spans, with `p`
+ * past the array; null when it is not valid JSON; undefined when JavaScript must walk it (a member
+ * name with an escape, or more elements than the module's room for them). Each call from
+ * JavaScript into the module costs ~500 instructions beyond its work, and the bench's agent body
+ * made ~1,100 of them, one per member of each of its 322 messages, with the members' names read in
+ * JavaScript (bench:instructions, gateway-agent: see docs/benchmarks.md).
+ */
+function elementsInWasm(key: Buffer): ElementSpans | null | undefined {
+  const m = wasm!;
+  const keyAt = (n + 7) & ~7;
+  const outAt = keyAt + ((key.length + 7) & ~7);
+  for (let j = 0; j < key.length; j++) wasmBytes![keyAt + j] = key[j];
+  const end = m.elements(p, n, keyAt, key.length, outAt, MAX_ELEMENTS, maxDepth);
+  if (end === -1) return null;
+  if (end < 0) return undefined;
+  p = end;
+  // Read where the module wrote them: a copy (Int32Array#slice) cost more than walking two messages in JavaScript.
+  return { spans: wasmWords!, from: (outAt >> 2) + 1, count: wasmWords![outAt >> 2] };
+}
+
+/** Elements whose spans the module records at once; a longer array is walked in JavaScript. */
+const MAX_ELEMENTS = 16_384;
+/** Room past the body for the key and the spans (elementsInWasm). */
+const SCRATCH_BYTES = 64 + 4 + 8 * MAX_ELEMENTS;
+
+/**
  * The top-level array whose elements' `key` member is recorded into `out` (value start and end,
- * or -1 for an element that is not an object or lacks it; an element giving it twice fails the
- * scan). Elements nest at depth 2, their members at 3.
+ * or -1 and -1 for an element that is not an object or lacks it; an element giving it twice fails
+ * the scan). Elements nest at depth 2, their members at 3. What elementsInWasm leaves to JavaScript.
  */
 function arrayOfObjects(key: Buffer, out: number[]): boolean {
   if (2 > maxDepth) return false;
@@ -226,7 +271,7 @@ function arrayOfObjects(key: Buffer, out: number[]): boolean {
       if (!objectWithKey(key, out)) return false;
     } else {
       if (!value(2)) return false;
-      out.push(-1);
+      out.push(-1, -1);
     }
     ws();
     if (p >= n) return false;
@@ -272,8 +317,7 @@ function objectWithKey(key: Buffer, out: number[]): boolean {
       ws();
     }
   }
-  if (start < 0) out.push(-1);
-  else out.push(start, end);
+  out.push(start, end);
   return true;
 }
 
@@ -332,8 +376,16 @@ interface WasmMemory {
   grow(pages: number): number;
 }
 
-let wasm: { memory: WasmMemory; value: (from: number, to: number, depth: number, max: number) => number } | null = null;
+interface SkipModule {
+  memory: WasmMemory;
+  value(from: number, to: number, depth: number, max: number): number;
+  elements(from: number, to: number, key: number, keyLength: number, out: number, cap: number, max: number): number;
+}
+
+let wasm: SkipModule | null = null;
+/** Views of the module's memory, made again only when it grows. */
 let wasmBytes: Uint8Array | null = null;
+let wasmWords: Int32Array | null = null;
 
 /** The skipper over a copy of `body` in the module's memory, grown to fit on first need. */
 function valueSkipper(body: Buffer): (from: number, to: number, depth: number, max: number) => number {
@@ -342,10 +394,12 @@ function valueSkipper(body: Buffer): (from: number, to: number, depth: number, m
     wasm = instance.exports as unknown as NonNullable<typeof wasm>;
   }
   // The memory's buffer is read only when it must grow: each read is a call into V8 (~130 instructions).
-  if (wasmBytes === null || wasmBytes.length < body.length) {
+  const need = body.length + SCRATCH_BYTES;
+  if (wasmBytes === null || wasmBytes.length < need) {
     const memory = wasm.memory;
-    if (memory.buffer.byteLength < body.length) memory.grow(Math.ceil((body.length - memory.buffer.byteLength) / 65536));
+    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
     wasmBytes = new Uint8Array(memory.buffer);
+    wasmWords = new Int32Array(memory.buffer);
   }
   wasmBytes.set(body, 0);
   return wasm.value;

@@ -3,7 +3,8 @@
 ;; the closing quote; `value(i, n, depth, max)` reads any JSON value starting at i (no whitespace
 ;; before it) held at nesting `depth` (its container's), objects and arrays nesting at most `max`,
 ;; and returns the offset just past it. Both return -1 when what they read is not valid JSON before
-;; n (a control byte in a string, a bad escape or number, too deep, unterminated).
+;; n (a control byte in a string, a bad escape or number, too deep, unterminated). `elements` reads
+;; an array of objects (a chat body's messages) and records one member of each element (its role).
 ;; Strings go sixteen bytes at a time while none is a quote, a backslash or a byte below 0x20;
 ;; byte by byte around escapes. UTF-8 is checked elsewhere (node:buffer isUtf8), as JSON.parse of
 ;; decoded text would see it. The grammar is JSON's (RFC 8259), as src/lib/json-scan.ts had it in
@@ -168,6 +169,92 @@
       (local.set $i (call $ws (local.get $i) (local.get $n)))
       (br $member))
     (i32.const -1))
+;; `elements(i, n, key, keyLength, out, cap, max)`: the array at i (its bracket) at nesting 2 (the
+  ;; top object's member), its elements at 2 and their members at 3. For each element it writes two
+  ;; i32 at out + 4 + 8k: the start and end of the value of its member named by the keyLength bytes
+  ;; at `key`, or -1 and -1 when the element is not an object or has no such member; the number of
+  ;; elements goes to out. Returns the offset past the array, -1 when it is not valid JSON (or too
+  ;; deep, or an element names the key twice), and -2 when JavaScript must decide: a member name
+  ;; written with an escape (it might spell the key), or more than `cap` elements.
+  (func $elements (export "elements") (param $i i32) (param $n i32) (param $key i32) (param $klen i32) (param $out i32) (param $cap i32)
+    (param $max i32) (result i32)
+    (local $c i32) (local $count i32) (local $k i32) (local $e i32) (local $j i32) (local $match i32) (local $start i32) (local $end i32)
+    (if (i32.gt_s (i32.const 2) (local.get $max)) (then (return (i32.const -1))))
+    (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+    (block $closed
+      (if (i32.lt_u (local.get $i) (local.get $n))
+        (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 93)) (then
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $closed)))))
+      (loop $element
+        (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+        (if (i32.ge_u (local.get $count) (local.get $cap)) (then (return (i32.const -2))))
+        (local.set $start (i32.const -1))
+        (local.set $end (i32.const -1))
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 123))
+          (then
+            (if (i32.gt_s (i32.const 3) (local.get $max)) (then (return (i32.const -1))))
+            (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+            (block $object
+              (if (i32.lt_u (local.get $i) (local.get $n))
+                (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 125)) (then
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br $object)))))
+              (loop $member
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 34)) (then (return (i32.const -1))))
+                (local.set $k (i32.add (local.get $i) (i32.const 1)))
+                (local.set $e (call $skip (local.get $k) (local.get $n)))
+                (if (i32.lt_s (local.get $e) (i32.const 0)) (then (return (i32.const -1))))
+                ;; The name is [k, e - 1): compared with the key byte by byte; an escape in it is JavaScript's to judge.
+                (local.set $match (i32.eq (i32.sub (i32.sub (local.get $e) (i32.const 1)) (local.get $k)) (local.get $klen)))
+                (local.set $j (i32.const 0))
+                (block $compared
+                  (loop $byte
+                    (br_if $compared (i32.ge_u (i32.add (local.get $k) (local.get $j)) (i32.sub (local.get $e) (i32.const 1))))
+                    (local.set $c (i32.load8_u (i32.add (local.get $k) (local.get $j))))
+                    (if (i32.eq (local.get $c) (i32.const 92)) (then (return (i32.const -2))))
+                    (if (local.get $match)
+                      (then (if (i32.ne (local.get $c) (i32.load8_u (i32.add (local.get $key) (local.get $j))))
+                        (then (local.set $match (i32.const 0))))))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                    (br $byte)))
+                (local.set $i (call $ws (local.get $e) (local.get $n)))
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
+                (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+                (local.set $j (local.get $i))
+                (local.set $i (call $value (local.get $i) (local.get $n) (i32.const 3) (local.get $max)))
+                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+                (if (local.get $match)
+                  (then
+                    (if (i32.ge_s (local.get $start) (i32.const 0)) (then (return (i32.const -1))))
+                    (local.set $start (local.get $j))
+                    (local.set $end (local.get $i))))
+                (local.set $i (call $ws (local.get $i) (local.get $n)))
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (local.set $c (i32.load8_u (local.get $i)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br_if $object (i32.eq (local.get $c) (i32.const 125)))
+                (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+                (local.set $i (call $ws (local.get $i) (local.get $n)))
+                (br $member))))
+          (else
+            (local.set $i (call $value (local.get $i) (local.get $n) (i32.const 2) (local.get $max)))
+            (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
+        (i32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))) (local.get $start))
+        (i32.store offset=8 (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))) (local.get $end))
+        (local.set $count (i32.add (local.get $count) (i32.const 1)))
+        (local.set $i (call $ws (local.get $i) (local.get $n)))
+        (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $closed (i32.eq (local.get $c) (i32.const 93)))
+        (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+        (local.set $i (call $ws (local.get $i) (local.get $n)))
+        (br $element)))
+    (i32.store (local.get $out) (local.get $count))
+    (local.get $i))
   ;; An array at i (its bracket), nesting at `depth`.
   (func $array (param $i i32) (param $n i32) (param $depth i32) (param $max i32) (result i32)
     (local $c i32)
