@@ -25,6 +25,9 @@ export interface H1Fallback {
   send(): RequestControl;
 }
 
+/** What an exchange's body becomes once its answer has begun. */
+const SENT = Buffer.alloc(0);
+
 /** Streams a session carries until the server's SETTINGS say otherwise (RFC 9113 suggests at least 100). */
 const ASSUMED_MAX_STREAMS = 100;
 /** Flow-control window per stream and for the session: a slow client pauses its stream, not its neighbours. */
@@ -44,7 +47,8 @@ const enum Phase {
  */
 class H2Exchange implements RequestControl {
   readonly headers: OutgoingHttpHeaders;
-  readonly body: string | Buffer | readonly Buffer[];
+  /** Let go once the answer's head is in (it is resent only before then), as the HTTP/1.1 exchange does. */
+  body: string | Buffer | readonly Buffer[];
   readonly sink: ResponseSink;
   readonly fallback: H1Fallback;
   stream: ClientHttp2Stream | null = null;
@@ -409,6 +413,7 @@ class H2Session implements ConnectHandler {
       if (x.phase !== Phase.Headers) return;
       x.phase = Phase.Body;
       x.activity = true;
+      x.body = SENT;
       const status = Number(h[':status']);
       const type = h['content-type'];
       const length = h['content-length'];

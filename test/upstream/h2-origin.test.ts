@@ -7,8 +7,13 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { H2Origin, type H2Options } from '../../src/upstream/h2-origin.js';
+import type { TunnelProxy } from '../../src/upstream/connector.js';
 import { OriginPool } from '../../src/upstream/origin-pool.js';
+import type { RequestControl } from '../../src/upstream/response-sink.js';
+import { startHttpProxy } from '../support/http-proxy.js';
 import { Collector } from '../support/response-collector.js';
 import { waitFor } from '../support/wait.js';
 
@@ -66,9 +71,9 @@ async function close(l: Listening<Http2SecureServer | HttpsServer | NetServer>):
 }
 
 /** The HTTP/2 sessions of one origin, and its HTTP/1.1 pool as the fallback, the way the upstream client pairs them. */
-function origin(port: number, options: Partial<H2Options> = {}): { h2: H2Origin; pool: OriginPool; send(body: string, path?: string): Collector; close(): Promise<void> } {
-  const pool = new OriginPool(new URL(`https://127.0.0.1:${port}`), { connections: 8, connectTimeoutMs: 2000, headersTimeoutMs: 2000,
-    bodyTimeoutMs: 2000, idleTimeoutMs: 30_000, ca: CERT });
+function origin(port: number, options: Partial<H2Options> = {}, proxy?: TunnelProxy): { h2: H2Origin; pool: OriginPool; send(body: string, path?: string): Collector; close(): Promise<void> } {
+  const pool = new OriginPool(new URL(`https://${proxy ? 'localhost' : '127.0.0.1'}:${port}`), { connections: 8, connectTimeoutMs: 2000, headersTimeoutMs: 2000,
+    bodyTimeoutMs: 2000, idleTimeoutMs: 30_000, ca: CERT, proxy });
   const h2 = new H2Origin(pool.target, { ...OPTIONS, ...options }, (s) => pool.adopt(s));
   return {
     h2, pool,
@@ -132,6 +137,55 @@ test('an origin that offers only HTTP/1.1: the first socket joins the HTTP/1.1 p
     for (const r of more) assert.is(r.body, 'http/1.1');
     assert.equal(o.h2.load(), { sessions: 0, streams: 0 });
     assert.is(o.pool.load().open, 2);
+  } finally {
+    await o.close();
+    await close(server);
+  }
+});
+
+test('through an HTTP proxy: one CONNECT tunnel carries the HTTP/2 session, TLS end to end', async () => {
+  const server = await h2Server(echo);
+  const proxy = await startHttpProxy({ user: 'gw', password: 's3cret' });
+  const authorization = `Basic ${Buffer.from('gw:s3cret').toString('base64')}`;
+  const o = origin(server.port, {}, { host: '127.0.0.1', port: proxy.port, tls: false, authorization });
+  try {
+    const rs = await Promise.all([o.send('{"a":1}').done, o.send('{"a":2}').done, o.send('{"a":3}').done]);
+    for (const r of rs) {
+      assert.is(r.error, null);
+      assert.is(JSON.parse(r.body).version, '2.0');
+    }
+    assert.equal(proxy.log, [{ method: 'CONNECT', target: `localhost:${server.port}`, authorization }], 'one tunnel for three streams');
+  } finally {
+    await o.close();
+    await proxy.close();
+    await close(server);
+  }
+});
+
+test('a held stream keeps no copy of its request once the answer has begun', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const server = await h2Server((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: a\n\n');
+  });
+  const o = origin(server.port);
+  try {
+    const c = new Collector();
+    // An agent's turn: the whole conversation, resent with every request.
+    const send = (): { control: RequestControl; sent: WeakRef<Buffer> } => {
+      const body = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: 'y'.repeat(512 * 1024) }] }));
+      const control = o.h2.request({ ':method': 'POST', ':path': '/', ':authority': `127.0.0.1:${server.port}` }, body, c,
+        { send: () => { throw new Error('not HTTP/1.1'); } });
+      return { control, sent: new WeakRef(body) };
+    };
+    const { control, sent } = send();
+    await waitFor(() => c.chunks.length === 1, 2000, 'the stream\'s first event');
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.is(sent.deref(), undefined, 'the 512 KiB request was let go while its answer streams');
+    control.abort();
+    assert.is((await c.done).error?.code, 'aborted');
   } finally {
     await o.close();
     await close(server);
