@@ -22,7 +22,8 @@ import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
+  MESSAGES_NATIVE_AGENT_BODY, MESSAGES_NATIVE_BODY, MESSAGES_NATIVE_STREAM_BODY, RESPONSES_AGENT_BODY, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_CHUNKS,
 } from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
@@ -46,8 +47,11 @@ const SETTINGS = Object.freeze({
   agentOneConnectionRequests: 500,
 });
 
-/** Targets measured with the agent-sized body too: those whose request is the chat-completions one. */
-const AGENT_TARGETS = new Set(['direct', 'bare-proxy', 'floor', 'nginx', 'gateway']);
+/**
+ * Targets measured with the agent-sized body too: those whose request is the chat-completions one,
+ * and the translated inbound formats with the same conversation in theirs (Codex's, Claude Code's).
+ */
+const AGENT_TARGETS = new Set(['direct', 'bare-proxy', 'floor', 'nginx', 'gateway', 'gateway-responses', 'gateway-messages', 'gateway-messages-native']);
 
 interface Started {
   origin: string;
@@ -87,6 +91,8 @@ interface BenchRequest {
   streamBody: string;
   /** What ends a stream when it is not `data: [DONE]` (the Responses API's last event). */
   done?: Buffer;
+  /** The agent-sized body in this format (default: the chat-completions one). */
+  agentBody?: string;
 }
 
 const CHAT: BenchRequest = { path: CHAT_PATH, body: CHAT_BODY, streamBody: STREAM_BODY };
@@ -165,7 +171,16 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       start: async () => {
         const g = await startGateway(ROOT, folder(tmp, 'gateway-messages'), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
-          request: { path: MESSAGES_PATH, body: MESSAGES_BODY, streamBody: MESSAGES_STREAM_BODY, done: MESSAGES_DONE } };
+          request: { path: MESSAGES_PATH, body: MESSAGES_BODY, streamBody: MESSAGES_STREAM_BODY, done: MESSAGES_DONE, agentBody: MESSAGES_AGENT_BODY } };
+      },
+    },
+    {
+      // Claude Code on a Claude model: Messages in, the Anthropic mock's own Messages API out (native: nothing translated).
+      name: 'gateway-messages-native',
+      start: async () => {
+        const g = await startGateway(ROOT, folder(tmp, 'gateway-messages-native'), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
+        return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
+          request: { path: MESSAGES_PATH, body: MESSAGES_NATIVE_BODY, streamBody: MESSAGES_NATIVE_STREAM_BODY, done: MESSAGES_DONE, agentBody: MESSAGES_NATIVE_AGENT_BODY } };
       },
     },
     {
@@ -174,7 +189,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       start: async () => {
         const g = await startGateway(ROOT, folder(tmp, 'gateway-responses'), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
-          request: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY, done: RESPONSES_DONE } };
+          request: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY, done: RESPONSES_DONE, agentBody: RESPONSES_AGENT_BODY } };
       },
     },
   ];
@@ -237,13 +252,15 @@ async function main(): Promise<void> {
       });
       const agents = running.filter((t) => AGENT_TARGETS.has(t.name));
       await eachTarget(agents, skipped, `${(AGENT_BODY.length / 1024).toFixed(0)} KB bodies, ${SETTINGS.agentConnections} connections for ${SETTINGS.durationS}s`, async (t) => {
+        const path = t.request?.agentBody === undefined ? CHAT_PATH : t.request.path;
+        const body = t.request?.agentBody ?? AGENT_BODY;
         t.rounds[r].agent = await measureThroughput({
-          url: t.origin + CHAT_PATH, headers: t.headers, body: AGENT_BODY,
+          url: t.origin + path, headers: t.headers, body,
           connections: SETTINGS.agentConnections, durationS: SETTINGS.durationS, warmupS: SETTINGS.warmupS,
           cpu: new CpuProbe(t.server?.pid ?? null, mock.pid),
         });
         t.rounds[r].agentOne = await measureOneConnection({
-          origin: t.origin, path: CHAT_PATH, headers: t.headers, body: AGENT_BODY,
+          origin: t.origin, path, headers: t.headers, body,
           requests: SETTINGS.agentOneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });

@@ -16,7 +16,9 @@
 //                      the two streams that go through the relay's line editor; gateway-anthropic
 //                      (-stream): chat completions in, Anthropic's Messages API out (translated both ways); gateway-responses
 //                      (-stream): POST /v1/responses, translated to chat completions and back; gateway-messages
-//                      (-stream): POST /v1/messages (Claude Code's API) on an OpenAI-compatible provider, likewise; floor-agent,
+//                      (-stream, -agent): POST /v1/messages (Claude Code's API) on an OpenAI-compatible provider, likewise
+//                      (gateway-responses-agent too: the agent-sized conversation in each format); gateway-messages-native
+//                      (-stream, -agent): POST /v1/messages on a Claude model, sent on to Anthropic's own API; floor-agent,
 //                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
 //                      Any gateway target with the suffix -traced (gateway-traced, gateway-stream-traced) runs with
 //                      OpenTelemetry traces on, posted to a collector in this process that answers 200
@@ -46,7 +48,8 @@ import { plainPort, startChild, stopAllChildren, type ChildServer } from './chil
 import { startGateway } from './gateway-target.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
+  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
+  MESSAGES_NATIVE_AGENT_BODY, MESSAGES_NATIVE_BODY, MESSAGES_NATIVE_STREAM_BODY, RESPONSES_AGENT_BODY, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
@@ -110,10 +113,13 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const anthropic = name.startsWith('gateway-anthropic');
   const responses = name.startsWith('gateway-responses');
   const messages = name.startsWith('gateway-messages');
+  const native = name.startsWith('gateway-messages-native');
   const path = responses ? RESPONSES_PATH : messages ? MESSAGES_PATH : CHAT_PATH;
-  const streamBody = responses ? RESPONSES_STREAM_BODY : messages ? MESSAGES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
+  const streamBody = responses ? RESPONSES_STREAM_BODY : native ? MESSAGES_NATIVE_STREAM_BODY : messages ? MESSAGES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
-  const body = responses ? RESPONSES_BODY : messages ? MESSAGES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
+  const agent = name.endsWith('-agent');
+  const body = responses ? (agent ? RESPONSES_AGENT_BODY : RESPONSES_BODY)
+    : native ? (agent ? MESSAGES_NATIVE_AGENT_BODY : MESSAGES_NATIVE_BODY) : messages ? (agent ? MESSAGES_AGENT_BODY : MESSAGES_BODY) : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })
@@ -159,7 +165,7 @@ async function main(): Promise<void> {
   }
   const results: Counted[] = [];
   const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
-  const anthropicMock = TARGETS.some((t) => t.startsWith('gateway-anthropic'))
+  const anthropicMock = TARGETS.some((t) => t.startsWith('gateway-anthropic') || t.startsWith('gateway-messages-native'))
     ? await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort })
     : null;
   const collector = TARGETS.some((t) => t.endsWith('-traced')) ? await startCollector() : null;

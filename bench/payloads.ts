@@ -77,3 +77,41 @@ export function agentBody(targetBytes: number, extra: Record<string, unknown> = 
 
 /** The agent-sized scenario: a ~200 KB conversation, answered with a short JSON completion. */
 export const AGENT_BODY = agentBody(200 * 1024);
+
+/** The same agent's conversation as the Responses API carries it (Codex CLI): input items, with function calls and their outputs. */
+export function responsesAgentBody(targetBytes: number): string {
+  const chatTurns = (JSON.parse(agentBody(targetBytes)) as { messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[] }).messages;
+  const input: Record<string, unknown>[] = [];
+  for (const m of chatTurns.slice(1)) {
+    if (m.role === 'user') input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: m.content }] });
+    else if (m.role === 'assistant') for (const c of m.tool_calls ?? []) input.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
+    else input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
+  }
+  return JSON.stringify({ model: BENCH_MODEL, instructions: chatTurns[0].content, input, store: false });
+}
+
+/** The same conversation as Anthropic's Messages API carries it (Claude Code): text, tool_use and tool_result blocks. */
+export function messagesAgentBody(targetBytes: number): string {
+  const chatTurns = (JSON.parse(agentBody(targetBytes)) as { messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[] }).messages;
+  // Roles alternate, as Anthropic requires: a tool's result and the user's next words are one turn.
+  const messages: { role: string; content: Record<string, unknown>[] }[] = [];
+  for (const m of chatTurns.slice(1)) {
+    const last = messages[messages.length - 1];
+    if (m.role === 'assistant') {
+      messages.push({ role: 'assistant', content: (m.tool_calls ?? []).map((c) => ({ type: 'tool_use', id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) })) });
+      continue;
+    }
+    const block = m.role === 'user' ? { type: 'text', text: m.content } : { type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content };
+    if (last?.role === 'user') last.content.push(block);
+    else messages.push({ role: 'user', content: [block] });
+  }
+  return JSON.stringify({ model: BENCH_MODEL, max_tokens: 4096, system: [{ type: 'text', text: chatTurns[0].content }], messages });
+}
+
+export const RESPONSES_AGENT_BODY = responsesAgentBody(200 * 1024);
+export const MESSAGES_AGENT_BODY = messagesAgentBody(200 * 1024);
+
+/** Claude Code on a Claude model: the Messages API in, Anthropic's own API out (the native path: no translation). */
+export const MESSAGES_NATIVE_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_BODY), model: ANTHROPIC_MODEL });
+export const MESSAGES_NATIVE_STREAM_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_STREAM_BODY), model: ANTHROPIC_MODEL });
+export const MESSAGES_NATIVE_AGENT_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_AGENT_BODY), model: ANTHROPIC_MODEL });

@@ -11,7 +11,7 @@ const check = process.argv.includes('--check');
 const wabt = await wabtInit();
 let stale = 0;
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.wat'))) {
-  const mod = wabt.parseWat(file, readFileSync(join(dir, file), 'utf8'), { simd: true });
+  const mod = wabt.parseWat(file, readFileSync(join(dir, file), 'utf8'), { simd: true, bulk_memory: true });
   mod.validate();
   const { buffer } = mod.toBinary({});
   mod.destroy();

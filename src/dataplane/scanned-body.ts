@@ -17,7 +17,7 @@ const ENCODING_FORMAT = 7;
 const FIRST_EXTENSION = 8;
 const WANTED = new WantedNames(['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'input',
   'encoding_format', ...EXTENSION_NAMES]);
-const CHAT_SCAN = { wanted: WANTED, elements: MESSAGES, elementKey: Buffer.from('role'), maxDepth: MAX_JSON_DEPTH };
+const CHAT_SCAN = { wanted: WANTED, elements: MESSAGES, elementKeys: [Buffer.from('role')], maxDepth: MAX_JSON_DEPTH };
 const EMBEDDINGS_SCAN = { wanted: WANTED, maxDepth: MAX_JSON_DEPTH };
 
 const QUOTE = 0x22;
@@ -175,7 +175,7 @@ function messagesValid(raw: Buffer, s: ObjectScan): boolean {
   const roles = s.elements;
   if (roles === null || roles.count === 0) return false;
   const spans = roles.spans;
-  for (let i = roles.from, last = roles.from + 2 * roles.count; i < last; i += 2) {
+  for (let i = roles.from, last = roles.from + 4 * roles.count; i < last; i += 4) {
     const start = spans[i];
     if (start < 0 || raw[start] !== QUOTE) return false;
     const end = spans[i + 1];

@@ -105,7 +105,7 @@ export class UpstreamClient {
     // three identity comparisons, where finding them again was five map reads (~1k
     // instructions a request, bench:instructions).
     const last = this.#last;
-    if (Buffer.isBuffer(body) && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
+    if (Buffer.isBuffer(body) && call.headers === undefined && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
       && last.path === call.path && last.publicOnly === publicOnly && !(last.h2 && (client.stream === true || this.#h2All))) {
       exchange.control = last.pool.request(jsonRequest(last.head, body), exchange);
       abort.onAbort(() => exchange.cancel());
@@ -117,12 +117,7 @@ export class UpstreamClient {
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
     }
-    if (typeof body === 'string') {
-      exchange.control = this.#pool(base, publicOnly).request(this.#h1Request(base, call, headers), exchange);
-      abort.onAbort(() => exchange.cancel());
-      return exchange.started;
-    }
-    if (Buffer.isBuffer(body)) {
+    if (Buffer.isBuffer(body) && call.headers === undefined) {
       const head = this.#head(base, call.path, headers, false).bytes;
       const pool = this.#pool(base, publicOnly);
       this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool, h2: base.h2 };
@@ -143,7 +138,10 @@ export class UpstreamClient {
       return call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
         : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
     }
-    if (Buffer.isBuffer(body)) return jsonRequest(this.#head(base, call.path, headers, false).bytes, body);
+    if (Buffer.isBuffer(body)) {
+      const head = this.#head(base, call.path, headers, false);
+      return jsonRequest(call.headers === undefined ? head.bytes : Buffer.from(withCallHeaders(head.text, call.headers), 'latin1'), body);
+    }
     let length = 0;
     for (const piece of body) length += piece.length;
     // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).

@@ -80,7 +80,7 @@ export class WantedNames {
 /**
  * What a scan found: each wanted member's span (null when absent), every member's key offset and
  * value end (for cutting members out), the object's braces, and for one array-valued member (the
- * chat body's `messages`) the span of each element's `elementKey` member.
+ * chat body's `messages`) the spans of each element's `elementKeys` members.
  */
 export interface ObjectScan {
   readonly members: readonly (MemberSpan | null)[];
@@ -89,14 +89,15 @@ export interface ObjectScan {
   readonly close: number;
   /** Per member in order: key offset and value end, two numbers each. */
   readonly layout: readonly number[];
-  /** The `elements` member's elements' `elementKey` spans; null when that member is absent or not an array. */
+  /** The `elements` member's elements' `elementKeys` spans; null when that member is absent or not an array. */
   readonly elements: ElementSpans | null;
 }
 
 /**
- * Per element of an array, the start and end of one member's value, two numbers each from `from`
- * in `spans`; -1 and -1 when the element is not an object or has no such member. Valid until the
- * next scan: the spans may be the scanner's own memory.
+ * Per element of an array, four numbers from `from + 4k` in `spans`: the start and end of the
+ * value of its member named by the first key, then by the second (-1 and -1 when there is no
+ * second key, the element is not an object or it has no such member). Valid until the next scan:
+ * the spans may be the scanner's own memory.
  */
 export interface ElementSpans {
   readonly spans: ArrayLike<number>;
@@ -106,10 +107,10 @@ export interface ElementSpans {
 
 export interface ScanOptions {
   wanted: WantedNames;
-  /** Index in `wanted` of an array member whose elements' `elementKey` is recorded. */
+  /** Index in `wanted` of an array member whose elements' `elementKeys` members are recorded. */
   elements?: number;
   /** The element member's name as UTF-8 bytes (made once by the caller). */
-  elementKey?: Buffer;
+  elementKeys?: readonly Buffer[];
   /** Deepest nesting of arrays and objects accepted, the top object counting 1. */
   maxDepth: number;
 }
@@ -158,7 +159,7 @@ function top(o: ScanOptions): ObjectScan | null {
   const members: (MemberSpan | null)[] = o.wanted.none.slice();
   const layout: number[] = [];
   let elements: ElementSpans | null = null;
-  const elementKey = o.elementKey ?? null;
+  const elementKeys = o.elementKeys ?? null;
   ws();
   if (p < n && b[p] === CLOSE_BRACE) {
     p++;
@@ -176,15 +177,9 @@ function top(o: ScanOptions): ObjectScan | null {
       p++;
       ws();
       const start = p;
-      if (wanted >= 0 && wanted === o.elements && elementKey !== null && p < n && b[p] === OPEN_BRACKET) {
-        const found = elementsInWasm(elementKey);
-        if (found === null) return null;
-        if (found !== undefined) elements = found;
-        else {
-          const list: number[] = [];
-          if (!arrayOfObjects(elementKey, list)) return null;
-          elements = { spans: list, from: 0, count: list.length / 2 };
-        }
+      if (wanted >= 0 && wanted === o.elements && elementKeys !== null && p < n && b[p] === OPEN_BRACKET) {
+        elements = arrayOf(elementKeys, 2);
+        if (elements === null) return null;
       } else if (!value(1)) return null;
       if (wanted >= 0) {
         if (members[wanted] !== null) return null;
@@ -227,20 +222,31 @@ function value(depth: number): boolean {
 }
 
 /**
- * The top-level array whose elements' `key` member is recorded, walked in WebAssembly in one call
- * (as arrayOfObjects does in JavaScript, pairs of -1 for elements without it): the spans, with `p`
- * past the array; null when it is not valid JSON; undefined when JavaScript must walk it (a member
- * name with an escape, or more elements than the module's room for them). Each call from
- * JavaScript into the module costs ~500 instructions beyond its work, and the bench's agent body
- * made ~1,100 of them, one per member of each of its 322 messages, with the members' names read in
- * JavaScript (bench:instructions, gateway-agent: see docs/benchmarks.md).
+ * The array at `p` (nesting `depth`), its elements' `keys` members recorded (one or two names),
+ * `p` advanced past it; null when it is not valid JSON. Walked in WebAssembly in one call, or in
+ * JavaScript where the module leaves it (a member name with an escape, or more elements than the
+ * module has room for). Each call from JavaScript into the module costs ~500 instructions beyond
+ * its work, and the bench's agent body made ~1,100 of them, one per member of each of its 322
+ * messages, with the names read in JavaScript (bench:instructions, gateway-agent: docs/benchmarks.md).
  */
-function elementsInWasm(key: Buffer): ElementSpans | null | undefined {
+function arrayOf(keys: readonly Buffer[], depth: number): ElementSpans | null {
+  const found = elementsInWasm(keys, depth);
+  if (found !== undefined) return found;
+  const list: number[] = [];
+  return arrayOfObjects(keys, depth, list) ? { spans: list, from: 0, count: list.length / 4 } : null;
+}
+
+/** arrayOf in the module: the spans where it wrote them, null when not valid, undefined when JavaScript must walk it. */
+function elementsInWasm(keys: readonly Buffer[], depth: number): ElementSpans | null | undefined {
   const m = wasm!;
+  const key = keys[0];
+  const key2 = keys.length > 1 ? keys[1] : EMPTY;
   const keyAt = (n + 7) & ~7;
-  const outAt = keyAt + ((key.length + 7) & ~7);
+  const key2At = keyAt + ((key.length + 7) & ~7);
+  const outAt = key2At + ((key2.length + 7) & ~7);
   for (let j = 0; j < key.length; j++) wasmBytes![keyAt + j] = key[j];
-  const end = m.elements(p, n, keyAt, key.length, outAt, MAX_ELEMENTS, maxDepth);
+  for (let j = 0; j < key2.length; j++) wasmBytes![key2At + j] = key2[j];
+  const end = m.elements(p, n, keyAt, key.length, key2At, key2.length, outAt, MAX_ELEMENTS, depth, maxDepth);
   if (end === -1) return null;
   if (end < 0) return undefined;
   p = end;
@@ -250,16 +256,39 @@ function elementsInWasm(key: Buffer): ElementSpans | null | undefined {
 
 /** Elements whose spans the module records at once; a longer array is walked in JavaScript. */
 const MAX_ELEMENTS = 16_384;
-/** Room past the body for the key and the spans (elementsInWasm). */
-const SCRATCH_BYTES = 64 + 4 + 8 * MAX_ELEMENTS;
+/** Room past the body for the keys and the spans (elementsInWasm). */
+const SCRATCH_BYTES = 256 + 4 + 16 * MAX_ELEMENTS;
 
 /**
- * The top-level array whose elements' `key` member is recorded into `out` (value start and end,
- * or -1 and -1 for an element that is not an object or lacks it; an element giving it twice fails
- * the scan). Elements nest at depth 2, their members at 3. What elementsInWasm leaves to JavaScript.
+ * Where the JSON value at `at` in `body` (an array) has its elements' `keys` members, for a check
+ * of a nested array after scanObject: null when that is not valid JSON or nests deeper than
+ * `maxDepth` (the array at nesting `depth`). The body is copied into the module's memory again
+ * only when it is not the one last scanned.
  */
-function arrayOfObjects(key: Buffer, out: number[]): boolean {
-  if (2 > maxDepth) return false;
+export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], depth: number, maxDepthGiven: number): ElementSpans | null {
+  b = body;
+  n = body.length;
+  p = at;
+  maxDepth = maxDepthGiven;
+  try {
+    if (copied !== body) {
+      if (!isUtf8(body)) return null;
+      skipValue = valueSkipper(body);
+    }
+    return p < n && b[p] === OPEN_BRACKET ? arrayOf(keys, depth) : null;
+  } finally {
+    b = EMPTY;
+    skipValue = null;
+  }
+}
+
+/**
+ * The array whose elements' `keys` members are recorded into `out`, four numbers an element as
+ * ElementSpans has them (an element giving a key twice fails the scan); the array at nesting
+ * `depth`, its elements' members one deeper. What elementsInWasm leaves to JavaScript.
+ */
+function arrayOfObjects(keys: readonly Buffer[], depth: number, out: number[]): boolean {
+  if (depth > maxDepth) return false;
   p++;
   ws();
   if (p < n && b[p] === CLOSE_BRACKET) {
@@ -268,10 +297,10 @@ function arrayOfObjects(key: Buffer, out: number[]): boolean {
   }
   for (;;) {
     if (p < n && b[p] === OPEN_BRACE) {
-      if (!objectWithKey(key, out)) return false;
+      if (!objectWithKeys(keys, depth + 1, out)) return false;
     } else {
-      if (!value(2)) return false;
-      out.push(-1, -1);
+      if (!value(depth)) return false;
+      out.push(-1, -1, -1, -1);
     }
     ws();
     if (p >= n) return false;
@@ -282,12 +311,11 @@ function arrayOfObjects(key: Buffer, out: number[]): boolean {
   }
 }
 
-function objectWithKey(key: Buffer, out: number[]): boolean {
-  if (3 > maxDepth) return false;
+function objectWithKeys(keys: readonly Buffer[], depth: number, out: number[]): boolean {
+  if (depth > maxDepth) return false;
   p++;
   ws();
-  let start = -1;
-  let end = -1;
+  const found = [-1, -1, -1, -1];
   if (p < n && b[p] === CLOSE_BRACE) {
     p++;
   } else {
@@ -295,19 +323,22 @@ function objectWithKey(key: Buffer, out: number[]): boolean {
       if (p >= n || b[p] !== QUOTE) return false;
       const k = p;
       if (!string()) return false;
-      const match = hadEscape ? key.equals(Buffer.from(decodedKey(k), 'utf8')) : spells(key, k + 1, p - 1);
+      let match = -1;
+      for (let w = 0; w < keys.length; w++) {
+        if (hadEscape ? keys[w].equals(Buffer.from(decodedKey(k), 'utf8')) : spells(keys[w], k + 1, p - 1)) match = w;
+      }
       // Spelled with escapes, it is left to the full parse, as a top-level one is.
-      if (match && hadEscape) return false;
+      if (match >= 0 && hadEscape) return false;
       ws();
       if (p >= n || b[p] !== COLON) return false;
       p++;
       ws();
       const from = p;
-      if (!value(3)) return false;
-      if (match) {
-        if (start >= 0) return false;
-        start = from;
-        end = p;
+      if (!value(depth)) return false;
+      if (match >= 0) {
+        if (found[2 * match] >= 0) return false;
+        found[2 * match] = from;
+        found[2 * match + 1] = p;
       }
       ws();
       if (p >= n) return false;
@@ -317,7 +348,7 @@ function objectWithKey(key: Buffer, out: number[]): boolean {
       ws();
     }
   }
-  out.push(start, end);
+  out.push(found[0], found[1], found[2], found[3]);
   return true;
 }
 
@@ -379,13 +410,16 @@ interface WasmMemory {
 interface SkipModule {
   memory: WasmMemory;
   value(from: number, to: number, depth: number, max: number): number;
-  elements(from: number, to: number, key: number, keyLength: number, out: number, cap: number, max: number): number;
+  elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, out: number, cap: number,
+    depth: number, max: number): number;
 }
 
 let wasm: SkipModule | null = null;
 /** Views of the module's memory, made again only when it grows. */
 let wasmBytes: Uint8Array | null = null;
 let wasmWords: Int32Array | null = null;
+/** The body whose copy the module's memory holds. */
+let copied: Buffer | null = null;
 
 /** The skipper over a copy of `body` in the module's memory, grown to fit on first need. */
 function valueSkipper(body: Buffer): (from: number, to: number, depth: number, max: number) => number {
@@ -402,6 +436,7 @@ function valueSkipper(body: Buffer): (from: number, to: number, depth: number, m
     wasmWords = new Int32Array(memory.buffer);
   }
   wasmBytes.set(body, 0);
+  copied = body;
   return wasm.value;
 }
 

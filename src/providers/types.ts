@@ -20,7 +20,7 @@ export interface UpstreamCall {
   contentType?: string;
   /**
    * Request headers of this call only, after the route's (a client's `anthropic-beta` on a
-   * native pass-through); JSON text bodies only. Values are checked where they are read.
+   * native pass-through); JSON bodies only. Values are checked where they are read.
    */
   headers?: Record<string, string>;
 }

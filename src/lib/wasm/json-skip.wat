@@ -169,17 +169,19 @@
       (local.set $i (call $ws (local.get $i) (local.get $n)))
       (br $member))
     (i32.const -1))
-;; `elements(i, n, key, keyLength, out, cap, max)`: the array at i (its bracket) at nesting 2 (the
-  ;; top object's member), its elements at 2 and their members at 3. For each element it writes two
-  ;; i32 at out + 4 + 8k: the start and end of the value of its member named by the keyLength bytes
-  ;; at `key`, or -1 and -1 when the element is not an object or has no such member; the number of
-  ;; elements goes to out. Returns the offset past the array, -1 when it is not valid JSON (or too
-  ;; deep, or an element names the key twice), and -2 when JavaScript must decide: a member name
-  ;; written with an escape (it might spell the key), or more than `cap` elements.
-  (func $elements (export "elements") (param $i i32) (param $n i32) (param $key i32) (param $klen i32) (param $out i32) (param $cap i32)
-    (param $max i32) (result i32)
-    (local $c i32) (local $count i32) (local $k i32) (local $e i32) (local $j i32) (local $match i32) (local $start i32) (local $end i32)
-    (if (i32.gt_s (i32.const 2) (local.get $max)) (then (return (i32.const -1))))
+;; `elements(i, n, key, keyLength, key2, key2Length, out, cap, depth, max)`: the array at i (its
+  ;; bracket) at nesting `depth`, its elements there too and their members one deeper. For each
+  ;; element it writes four i32 at out + 4 + 16k: the start and end of the value of its member named
+  ;; by the keyLength bytes at `key`, then of the one named by the key2Length bytes at key2 (none
+  ;; when key2Length is 0), each -1 and -1 when the element is not an object or has no such member;
+  ;; the number of elements goes to out. Returns the offset past the array, -1 when it is not
+  ;; valid JSON (or too deep, or an element names a key twice), and -2 when JavaScript must decide:
+  ;; a member name written with an escape (it might spell a key), or more than `cap` elements.
+  (func $elements (export "elements") (param $i i32) (param $n i32) (param $key i32) (param $klen i32) (param $key2 i32) (param $klen2 i32)
+    (param $out i32) (param $cap i32) (param $depth i32) (param $max i32) (result i32)
+    (local $c i32) (local $count i32) (local $k i32) (local $e i32) (local $j i32) (local $m1 i32) (local $m2 i32)
+    (local $s1 i32) (local $e1 i32) (local $s2 i32) (local $e2 i32) (local $at i32)
+    (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
     (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
     (block $closed
       (if (i32.lt_u (local.get $i) (local.get $n))
@@ -189,11 +191,13 @@
       (loop $element
         (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
         (if (i32.ge_u (local.get $count) (local.get $cap)) (then (return (i32.const -2))))
-        (local.set $start (i32.const -1))
-        (local.set $end (i32.const -1))
+        (local.set $s1 (i32.const -1))
+        (local.set $e1 (i32.const -1))
+        (local.set $s2 (i32.const -1))
+        (local.set $e2 (i32.const -1))
         (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 123))
           (then
-            (if (i32.gt_s (i32.const 3) (local.get $max)) (then (return (i32.const -1))))
+            (if (i32.gt_s (i32.add (local.get $depth) (i32.const 1)) (local.get $max)) (then (return (i32.const -1))))
             (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
             (block $object
               (if (i32.lt_u (local.get $i) (local.get $n))
@@ -206,31 +210,29 @@
                 (local.set $k (i32.add (local.get $i) (i32.const 1)))
                 (local.set $e (call $skip (local.get $k) (local.get $n)))
                 (if (i32.lt_s (local.get $e) (i32.const 0)) (then (return (i32.const -1))))
-                ;; The name is [k, e - 1): compared with the key byte by byte; an escape in it is JavaScript's to judge.
-                (local.set $match (i32.eq (i32.sub (i32.sub (local.get $e) (i32.const 1)) (local.get $k)) (local.get $klen)))
-                (local.set $j (i32.const 0))
-                (block $compared
-                  (loop $byte
-                    (br_if $compared (i32.ge_u (i32.add (local.get $k) (local.get $j)) (i32.sub (local.get $e) (i32.const 1))))
-                    (local.set $c (i32.load8_u (i32.add (local.get $k) (local.get $j))))
-                    (if (i32.eq (local.get $c) (i32.const 92)) (then (return (i32.const -2))))
-                    (if (local.get $match)
-                      (then (if (i32.ne (local.get $c) (i32.load8_u (i32.add (local.get $key) (local.get $j))))
-                        (then (local.set $match (i32.const 0))))))
-                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                    (br $byte)))
+                ;; The name is [k, e - 1); an escape in it is JavaScript's to judge.
+                (local.set $m1 (call $name (local.get $k) (i32.sub (local.get $e) (i32.const 1)) (local.get $key) (local.get $klen)
+                  (local.get $key2) (local.get $klen2)))
+                (if (i32.and (local.get $m1) (i32.const 4)) (then (return (i32.const -2))))
+                (local.set $m2 (i32.and (local.get $m1) (i32.const 2)))
+                (local.set $m1 (i32.and (local.get $m1) (i32.const 1)))
                 (local.set $i (call $ws (local.get $e) (local.get $n)))
                 (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
                 (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
                 (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
                 (local.set $j (local.get $i))
-                (local.set $i (call $value (local.get $i) (local.get $n) (i32.const 3) (local.get $max)))
+                (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
                 (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
-                (if (local.get $match)
+                (if (local.get $m1)
                   (then
-                    (if (i32.ge_s (local.get $start) (i32.const 0)) (then (return (i32.const -1))))
-                    (local.set $start (local.get $j))
-                    (local.set $end (local.get $i))))
+                    (if (i32.ge_s (local.get $s1) (i32.const 0)) (then (return (i32.const -1))))
+                    (local.set $s1 (local.get $j))
+                    (local.set $e1 (local.get $i))))
+                (if (local.get $m2)
+                  (then
+                    (if (i32.ge_s (local.get $s2) (i32.const 0)) (then (return (i32.const -1))))
+                    (local.set $s2 (local.get $j))
+                    (local.set $e2 (local.get $i))))
                 (local.set $i (call $ws (local.get $i) (local.get $n)))
                 (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
                 (local.set $c (i32.load8_u (local.get $i)))
@@ -240,10 +242,13 @@
                 (local.set $i (call $ws (local.get $i) (local.get $n)))
                 (br $member))))
           (else
-            (local.set $i (call $value (local.get $i) (local.get $n) (i32.const 2) (local.get $max)))
+            (local.set $i (call $value (local.get $i) (local.get $n) (local.get $depth) (local.get $max)))
             (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
-        (i32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))) (local.get $start))
-        (i32.store offset=8 (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))) (local.get $end))
+        (local.set $at (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 4))))
+        (i32.store offset=4 (local.get $at) (local.get $s1))
+        (i32.store offset=8 (local.get $at) (local.get $e1))
+        (i32.store offset=12 (local.get $at) (local.get $s2))
+        (i32.store offset=16 (local.get $at) (local.get $e2))
         (local.set $count (i32.add (local.get $count) (i32.const 1)))
         (local.set $i (call $ws (local.get $i) (local.get $n)))
         (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
@@ -255,6 +260,42 @@
         (br $element)))
     (i32.store (local.get $out) (local.get $count))
     (local.get $i))
+  ;; The member name [k, e) against the two keys, in one pass: 1 when it is the first, 2 the
+  ;; second (none when klen2 is 0), 4 when it holds a backslash.
+  (func $name (param $k i32) (param $e i32) (param $key i32) (param $klen i32) (param $key2 i32) (param $klen2 i32) (result i32)
+    (local $j i32) (local $c i32) (local $r i32) (local $len i32) (local $v v128) (local $all i32)
+    (local.set $len (i32.sub (local.get $e) (local.get $k)))
+    ;; A name of up to sixteen bytes (nearly all) in one load: the bytes after it, in the body or
+    ;; the scratch room past it, are masked off.
+    (if (i32.le_u (local.get $len) (i32.const 16))
+      (then
+        (local.set $v (v128.load align=1 (local.get $k)))
+        (local.set $all (i32.sub (i32.shl (i32.const 1) (local.get $len)) (i32.const 1)))
+        (if (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (i8x16.splat (i32.const 92)))) (local.get $all)) (then (return (i32.const 4))))
+        (if (i32.eq (local.get $len) (local.get $klen))
+          (then (if (i32.eq (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (v128.load align=1 (local.get $key)))) (local.get $all)) (local.get $all))
+            (then (local.set $r (i32.const 1))))))
+        (if (i32.and (i32.ne (local.get $klen2) (i32.const 0)) (i32.eq (local.get $len) (local.get $klen2)))
+          (then (if (i32.eq (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (v128.load align=1 (local.get $key2)))) (local.get $all)) (local.get $all))
+            (then (local.set $r (i32.or (local.get $r) (i32.const 2)))))))
+        (return (local.get $r))))
+    (if (i32.eq (i32.sub (local.get $e) (local.get $k)) (local.get $klen)) (then (local.set $r (i32.const 1))))
+    (if (i32.and (i32.ne (local.get $klen2) (i32.const 0)) (i32.eq (i32.sub (local.get $e) (local.get $k)) (local.get $klen2)))
+      (then (local.set $r (i32.or (local.get $r) (i32.const 2)))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (i32.add (local.get $k) (local.get $j)) (local.get $e)))
+        (local.set $c (i32.load8_u (i32.add (local.get $k) (local.get $j))))
+        (if (i32.eq (local.get $c) (i32.const 92)) (then (return (i32.const 4))))
+        (if (i32.and (local.get $r) (i32.const 1))
+          (then (if (i32.ne (local.get $c) (i32.load8_u (i32.add (local.get $key) (local.get $j))))
+            (then (local.set $r (i32.and (local.get $r) (i32.const 6)))))))
+        (if (i32.and (local.get $r) (i32.const 2))
+          (then (if (i32.ne (local.get $c) (i32.load8_u (i32.add (local.get $key2) (local.get $j))))
+            (then (local.set $r (i32.and (local.get $r) (i32.const 5)))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $next)))
+    (local.get $r))
   ;; An array at i (its bracket), nesting at `depth`.
   (func $array (param $i i32) (param $n i32) (param $depth i32) (param $max i32) (result i32)
     (local $c i32)

@@ -1,4 +1,4 @@
-import { writeJson } from '../../lib/json-write.js';
+import { writeJsonBytes } from '../../lib/json-bytes.js';
 import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
 import { markStablePrefix } from './cache-markers.js';
@@ -30,7 +30,7 @@ export const anthropicAdapter: ProviderAdapter = {
     const beta = headers['anthropic-beta'];
     const body = { ...payload, model: upstreamModel };
     if (caps?.promptCache === true) markStablePrefix(body, upstreamModel);
-    const call: UpstreamCall = { path: '/messages', body: writeJson(body) };
+    const call: UpstreamCall = { path: '/messages', body: writeJsonBytes(body) };
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },

@@ -1,4 +1,4 @@
-import { writeJson } from '../../lib/json-write.js';
+import { writeJsonBytes } from '../../lib/json-bytes.js';
 import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js';
 import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
@@ -21,10 +21,10 @@ export const openAiCompatibleAdapter: ProviderAdapter = {
         ? { ...(given as object), include_usage: true }
         : { include_usage: true };
     }
-    // A chat body's long strings (its messages) are written by writeJson at a fraction of
-    // JSON.stringify's cost (lib/json-write.ts); embeddings inputs may be long arrays of token
+    // A chat body's long strings (its messages) are written as bytes at a fraction of
+    // JSON.stringify's cost (lib/json-bytes.ts); embeddings inputs may be long arrays of token
     // ids, which JSON.stringify writes faster.
-    return { path: PATHS[endpoint], body: endpoint === 'chat' ? writeJson(out) : JSON.stringify(out) };
+    return { path: PATHS[endpoint], body: endpoint === 'chat' ? writeJsonBytes(out) : JSON.stringify(out) };
   },
   buildForwardCall(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
     return { path: PATHS[endpoint], body: body.for(upstreamModel, endpoint === 'chat' && caps.streamOptions) };
