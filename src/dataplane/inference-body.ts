@@ -4,7 +4,7 @@ import { parseJsonObject } from '../domain/json-body.js';
 import { readExtensions, type Extensions } from '../domain/extensions.js';
 import type { ForwardBody } from './forward-body.js';
 import { scannedBody } from './scanned-body.js';
-import type { NativeFormat, TokenEndpoint } from '../providers/types.js';
+import type { ClientBytes, NativeFormat, TokenEndpoint } from '../providers/types.js';
 
 export interface InferenceBody {
   payload: Record<string, unknown>;
@@ -34,6 +34,12 @@ export interface NativeRequest {
   payload: Record<string, unknown>;
   /** The client's headers of that format a native provider is sent too (`anthropic-beta`), values already checked. */
   headers: Record<string, string>;
+  /**
+   * The client's bytes as a native provider can be sent them (model id and extension members
+   * edited in place), for a body the scan read (scanned-messages.ts); absent when `payload` is
+   * what is sent.
+   */
+  forward?: ClientBytes | null;
 }
 
 // Only what the gateway itself relies on is checked; every other OpenAI field passes untouched.

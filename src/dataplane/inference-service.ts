@@ -212,14 +212,18 @@ export class InferenceService {
     const native = nativeRequest !== null && adapter.nativeFormat === nativeRequest.format ? new NativeBytes() : null;
     const caps = { streamOptions: a.route.provider.entry.streamOptions, promptCache };
     // `body.payload` is decoded only here, for a provider that cannot take the client's bytes.
-    const call = native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
+    // A native request goes as the client's bytes when the scan read it and no prompt-cache markers are to be added.
+    const forward = native !== null && !promptCache ? nativeRequest!.forward ?? null : null;
+    const call = forward !== null && adapter.buildNativeForwardCall !== undefined
+      ? adapter.buildNativeForwardCall(endpoint, forward, a.route.upstreamModel, nativeRequest!.headers)
+      : native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
         : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
     const res: UpstreamResponse = adapter.streamTranslator === undefined ? sent
-      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body.payload), native,
+      : new TranslatedResponse(sent, adapter, endpoint, a.route.upstreamModel, encodingOf(endpoint, body), native,
         a.route.upstreamModel === body.model ? undefined : body.model);
     const ttfbMs = performance.now() - started;
     try {
@@ -268,8 +272,11 @@ export class InferenceService {
 }
 
 /** The embeddings encoding the client asked for, which a translated answer must be written in. */
-function encodingOf(endpoint: TokenEndpoint, payload: Record<string, unknown>): string {
-  return endpoint === 'embeddings' && typeof payload.encoding_format === 'string' ? payload.encoding_format : '';
+/** An embeddings request's encoding_format ('' for chat: its payload, which may be decoded on first use, is not read). */
+function encodingOf(endpoint: TokenEndpoint, body: InferenceBody): string {
+  if (endpoint !== 'embeddings') return '';
+  const f = body.payload.encoding_format;
+  return typeof f === 'string' ? f : '';
 }
 
 function usageAsked(options: unknown): boolean {

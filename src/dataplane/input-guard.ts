@@ -42,8 +42,9 @@ export function guardedInput(endpoint: TokenEndpoint, body: InferenceBody, guard
   if (native !== null) guardMessagesBody(native.payload, guard);
   const keepNative = !guard.policy.outputs;
   if (!guard.redacted && (native === null || keepNative)) return body;
+  // A redacted native body is sent as its decoded payload, never as the client's bytes.
   return {
     payload, model: body.model, stream: body.stream, maxTokens: body.maxTokens, bytes: body.bytes, ext: body.ext, raw: null,
-    usageAsked: body.usageAsked, native: keepNative ? native : null,
+    usageAsked: body.usageAsked, native: keepNative && native !== null ? { format: native.format, payload: native.payload, headers: native.headers, forward: null } : null,
   };
 }

@@ -1,9 +1,10 @@
 import { estimatePromptTokens } from '../billing/token-estimate.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
-import { messagesToChat, stopSequencesOf } from '../formats/messages/request.js';
+import { messagesToChat } from '../formats/messages/request.js';
 import { MessagesReply } from '../formats/messages/reply.js';
 import { TranslatingReply } from '../formats/translating-reply.js';
+import { messagesBody } from './messages-body.js';
 import type { InferenceService } from './inference-service.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import type { RoutePlanner } from './route-planner.js';
@@ -41,10 +42,12 @@ export class MessagesService {
   handle(req: MessagesRequest, reply: ClientReply): Promise<number> {
     const format = new MessagesReply(reply.requestId);
     return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails }, new TranslatingReply(reply, format), (raw) => {
-      const body = messagesToChat(raw, false, req.beta);
+      // An Anthropic route is sent the client's bytes; the translation is made only if something needs it.
+      const body = messagesBody(raw, req.beta);
       format.model = body.model;
-      format.stops = stopSequencesOf(body.payload);
-      if (body.stream) format.inputEstimate = estimatePromptTokens('chat', body.payload);
+      format.stops = body.stops;
+      // Only a translated stream's message_start reads it.
+      if (body.stream) format.inputEstimate = () => estimatePromptTokens('chat', body.payload);
       return body;
     });
   }

@@ -138,16 +138,19 @@ export class UpstreamClient {
       return call.headers === undefined ? `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`
         : `${withCallHeaders(head, call.headers)}${Buffer.byteLength(body)}\r\n\r\n${body}`;
     }
-    if (Buffer.isBuffer(body)) {
-      const head = this.#head(base, call.path, headers, false);
-      return jsonRequest(call.headers === undefined ? head.bytes : Buffer.from(withCallHeaders(head.text, call.headers), 'latin1'), body);
-    }
+    if (Buffer.isBuffer(body)) return jsonRequest(this.#jsonHead(base, call, headers), body);
     let length = 0;
     for (const piece of body) length += piece.length;
     // The client's JSON in pieces around the gateway's edits (dataplane/forward-body.ts).
-    if (call.contentType === undefined) return [framed(this.#head(base, call.path, headers, false).bytes, length, null), ...body];
+    if (call.contentType === undefined) return [framed(this.#jsonHead(base, call, headers), length, null), ...body];
     const head = `${this.#head(base, call.path, headers, true).text}content-type: ${call.contentType}\r\ncontent-length: ${length}\r\n\r\n`;
     return [Buffer.from(head, 'latin1'), ...body];
+  }
+
+  /** A JSON request's head up to the length, the call's own headers (if any) before it. */
+  #jsonHead(base: BaseUrl, call: UpstreamCall, headers: Record<string, string>): Buffer {
+    const head = this.#head(base, call.path, headers, false);
+    return call.headers === undefined ? head.bytes : Buffer.from(withCallHeaders(head.text, call.headers), 'latin1');
   }
 
   /**

@@ -22,6 +22,9 @@ const OPTIMIZE = new Set(['price', 'latency', 'throughput']);
 const POLICIES = new Set(['india_only', 'no_training', 'zero_retention']);
 const EXTENSION_FIELDS = ['optimize', 'provider', 'data_policy', 'upstream_key', 'cache', 'guardrails'] as const;
 
+/** A body that gives none. */
+export const NO_EXTENSIONS: Extensions = Object.freeze({ optimize: null, provider: null, dataPolicy: null, upstreamKey: null, cache: null, guardrails: null });
+
 /** The extension members' names, as a scan looks for them. */
 export const EXTENSION_NAMES: readonly string[] = EXTENSION_FIELDS;
 

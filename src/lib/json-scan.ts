@@ -274,6 +274,8 @@ export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], 
     if (copied !== body) {
       if (!isUtf8(body)) return null;
       skipValue = valueSkipper(body);
+    } else {
+      skipValue = wasm!.value;
     }
     return p < n && b[p] === OPEN_BRACKET ? arrayOf(keys, depth) : null;
   } finally {

@@ -91,6 +91,11 @@ export interface ProviderAdapter {
    */
   buildNativeCall?(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>, caps?: AdapterCaps): UpstreamCall;
   /**
+   * The same, from the client's own bytes (model id and the gateway's members edited in place),
+   * for a body the scan read and nothing needs to change beyond that (no prompt-cache markers).
+   */
+  buildNativeForwardCall?(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, headers: Record<string, string>): UpstreamCall;
+  /**
    * Needs no credential: the provider is usable without a platform key, and a caller's key
    * (`upstream_key`) is never sent to it.
    */

@@ -100,6 +100,38 @@ test('a Messages request to an Anthropic route is sent as the client wrote it, a
   assert.is(row.provider, 'anthropic');
 });
 
+test('Claude Code\'s 200 KB turn reaches the Anthropic route as its own bytes: only the model id changed and the gateway\'s member cut', async () => {
+  const turn = 'Refactor the billing module.\n\t"quoted" é 😀 '.repeat(4000);
+  const written = `{ "model" : "${CLAUDE}", "max_tokens": 64, "data_policy": "no_training",\n "messages": [{"role":"user","content":[{"type":"text","text":${JSON.stringify(turn)}}]}],\n "system": "Be brief \\u0041" }`;
+  const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: written });
+  assert.is(res.status, 200, await res.text());
+  const raw = anthropic.requests[0].raw.toString('utf8');
+  // The client's spacing, escapes and order, byte for byte, around the two edits (a cut member
+  // goes with everything up to the next one's key).
+  const expected = written.replace(`"${CLAUDE}"`, `"${CLAUDE_UPSTREAM}"`).replace('"data_policy": "no_training",\n ', '');
+  assert.ok(raw === expected, `sent ${raw.length} bytes, not the ${expected.length} expected: ${raw.slice(0, 120)}`);
+});
+
+test('a content block or tool chat has no place for reaches an Anthropic route; on a failover to another provider it is refused as 400', async () => {
+  const body = {
+    model: CLAUDE, max_tokens: 64,
+    messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'The policy.' } }, { type: 'text', text: 'Summarise.' }] }],
+    tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }],
+  };
+  const post = () => fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const served = await post();
+  assert.is(served.status, 200, await served.text());
+  assert.equal(anthropic.requests[0].body.tools, body.tools, 'Anthropic\'s own server tool, as written');
+  anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  const failedOver = await post();
+  assert.is(failedOver.status, 400);
+  const e = await failedOver.json() as any;
+  assert.is(e.type, 'error');
+  assert.is(e.error.type, 'invalid_request_error');
+  assert.match(e.error.message, /'document' at 'messages\.0\.content\.0'/);
+  assert.is(groq.requests.length, 0, 'nothing the provider could not read was sent to it');
+});
+
 test('a guarded Messages request reaches its Anthropic route natively with its text redacted; guarded answers are translated and checked', async () => {
   const post = (guardrails: string) => fetch(`${gw.url}/v1/messages`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'x-gw-guardrails': guardrails },

@@ -7,6 +7,7 @@ import { MAX_JSON_DEPTH } from '../../src/domain/json-body.js';
 import { jsonNestsDeeperThan } from '../../src/lib/json-depth.js';
 import { scanObject, WantedNames } from '../../src/lib/json-scan.js';
 import type { TokenEndpoint } from '../../src/providers/types.js';
+import { mutate } from '../support/json-mutate.js';
 import { rng } from '../support/seeded-random.js';
 
 // The scan against JSON.parse, on bodies mutated at random (a fixed seed, so a failure repeats):
@@ -29,31 +30,8 @@ const CORPUS: string[] = [
   JSON.stringify({ model: 'agent', messages: Array.from({ length: 40 }, (_, i) => ({ role: 'tool', content: `line ${i}\n\t"${'x'.repeat(1700 + i)}"\\ é😀\u0001` })) }),
 ];
 
-const INTERESTING = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x3a, 0x2c, 0x20, 0x09, 0x0a, 0x0d, 0x00, 0x01, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xe0,
-  0xed, 0xf0, 0xff, 0x30, 0x31, 0x39, 0x2d, 0x2b, 0x2e, 0x65, 0x45, 0x75, 0x6e, 0x74, 0x66, 0x61, 0x46];
 const SNIPPETS = ['"model":"x",', '"model":', '"stream":true,', '"max_tokens":5,', '"messages":[],', '\\u', '\\ud800', '\\x', '[', ']', '{', '}',
   '"', ',', ':', 'null', 'tru', '1e', '-', '0', '00', '"optimize":"speed",', '"provider":[],', '"role":"",', '"role":1,', '\u00e9', '\ufeff'];
-
-function mutate(src: Buffer, r: () => number): Buffer {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-  let b = Buffer.from(src);
-  const edits = 1 + Math.floor(r() * 3);
-  for (let e = 0; e < edits; e++) {
-    const at = Math.floor(r() * (b.length + 1));
-    switch (Math.floor(r() * 6)) {
-      case 0: if (at < b.length) b[at] = pick(INTERESTING); break;
-      case 1: b = Buffer.concat([b.subarray(0, at), Buffer.from([pick(INTERESTING)]), b.subarray(at)]); break;
-      case 2: b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + Math.floor(r() * 8)))]); break;
-      case 3: b = Buffer.concat([b.subarray(0, at), Buffer.from(pick(SNIPPETS)), b.subarray(at)]); break;
-      case 4: b = b.subarray(0, at); break;
-      default: {
-        const from = Math.floor(r() * b.length);
-        b = Buffer.concat([b.subarray(0, at), b.subarray(from, from + Math.floor(r() * 20)), b.subarray(at)]);
-      }
-    }
-  }
-  return b;
-}
 
 /** What the full parse says about a body: the body it reads, or the error it refuses with. */
 function fully(endpoint: TokenEndpoint, raw: Buffer): InferenceBody | Error {
@@ -115,7 +93,7 @@ test('whatever the scan accepts, JSON.parse reads the same, and the provider is 
   let accepted = 0;
   for (let i = 0; i < 40_000; i++) {
     const seed = Buffer.from(CORPUS[i % CORPUS.length]);
-    const b = mutate(seed, r);
+    const b = mutate(seed, r, SNIPPETS);
     const endpoint: TokenEndpoint = i % 5 === 0 ? 'embeddings' : 'chat';
     if (agrees(endpoint, b, `case ${i}`)) accepted++;
   }
@@ -127,7 +105,7 @@ test('the scan itself: anything it accepts is valid JSON, an object, UTF-8 and w
   const wanted = new WantedNames(['model', 'messages', 'stream', 'a', 'b']);
   const r = rng(99);
   for (let i = 0; i < 40_000; i++) {
-    const b = mutate(Buffer.from(CORPUS[i % CORPUS.length]), r);
+    const b = mutate(Buffer.from(CORPUS[i % CORPUS.length]), r, SNIPPETS);
     const s = scanObject(b, { wanted, maxDepth: MAX_JSON_DEPTH });
     if (s === null) continue;
     let v: unknown;

@@ -29,6 +29,8 @@ export interface AnthropicRequest {
   path: string;
   headers: Record<string, string>;
   body: any;
+  /** The body's bytes as they arrived. */
+  raw: Buffer;
 }
 
 export const MOCK_TEXT = 'Namaste! The answer is 42.';
@@ -61,11 +63,12 @@ export async function startMockAnthropic(opts: { record?: boolean; oneWrite?: bo
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(parts);
       let body: any = null;
       try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+        body = JSON.parse(raw.toString('utf8'));
       } catch { /* refused below */ }
-      if (opts.record !== false) requests.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
+      if (opts.record !== false) requests.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body, raw });
       serve(req, res, body, queue.shift() ?? fallback, opts.oneWrite === true);
     });
   });

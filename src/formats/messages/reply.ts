@@ -3,6 +3,8 @@ import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
 import { chatToMessage } from './answer.js';
 import { MessagesStream } from './stream.js';
 
+const NO_ESTIMATE = (): number => 0;
+
 /**
  * The Messages API's half of a request's answers. The request's parser fills in what the
  * answers need (the model asked for, its stop sequences, the input estimate) once the body is
@@ -11,7 +13,8 @@ import { MessagesStream } from './stream.js';
 export class MessagesReply implements ReplyFormat {
   model = '';
   stops: readonly string[] = [];
-  inputEstimate = 0;
+  /** The input tokens message_start says before the real count arrives; called only for a stream this format writes. */
+  inputEstimate: () => number = NO_ESTIMATE;
   readonly #requestId: string;
 
   constructor(requestId: string) {
@@ -31,6 +34,6 @@ export class MessagesReply implements ReplyFormat {
   }
 
   stream(): ChatStreamTranslator {
-    return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate, requestId: this.#requestId });
+    return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate(), requestId: this.#requestId });
   }
 }

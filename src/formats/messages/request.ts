@@ -50,7 +50,7 @@ export interface MessagesAsChat {
 }
 
 /** Beta flag names, comma-separated: visible ASCII only, as it becomes a header of the upstream request. */
-function betaHeader(v: string): string {
+export function anthropicBetaHeader(v: string): string {
   const t = v.trim();
   if (!/^[\x21-\x2b\x2d-\x7e]+(?:[ \t]*,[ \t]*[\x21-\x2b\x2d-\x7e]+)*$/.test(t) || t.length > 1024) {
     throw errors.badRequest("Invalid 'anthropic-beta' header: expected comma-separated beta names");
@@ -59,16 +59,34 @@ function betaHeader(v: string): string {
 }
 
 /**
+ * A Messages body parsed and checked (400 bad_request naming the field), its extensions read and
+ * taken out, and `beta` (the client's `anthropic-beta` header, '' when absent) checked: what a
+ * route whose provider speaks Messages (Anthropic) is sent, and what translateMessages turns
+ * into chat completions for any other route.
+ */
+export interface MessagesRequest {
+  body: Obj;
+  ext: Extensions;
+  forCount: boolean;
+  /** The header a native route is sent with the body. */
+  headers: Record<string, string>;
+}
+
+export function readMessages(raw: Buffer, forCount = false, beta = ''): MessagesRequest {
+  const body = parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK);
+  const ext = readExtensions(body);
+  return { body, ext, forCount, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) } };
+}
+
+/**
  * A Messages API body → the chat-completions body every provider adapter takes. Fields with no
  * chat counterpart are dropped, as docs/formats/messages.md lists: `thinking`, `top_k`,
  * `cache_control`, `service_tier`, `container`, `mcp_servers`. Throws 400 bad_request naming
  * the field for anything it cannot translate. (`output_config`, `context_management`, as Claude Code sends
- * them, are dropped too; an Anthropic route is sent the body whole.) `beta`: the client's `anthropic-beta` header ('' when absent), sent on to an Anthropic route
- * with the body as written.
+ * them, are dropped too; an Anthropic route is sent the body whole.)
  */
-export function messagesToChat(raw: Buffer, forCount = false, beta = ''): MessagesAsChat {
-  const body = parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK);
-  const ext = readExtensions(body);
+export function translateMessages(r: MessagesRequest): Obj {
+  const body = r.body;
   const messages: ChatMessage[] = [];
   if (body.system !== undefined) {
     const text = typeof body.system === 'string' ? body.system : textOf(body.system as Obj[], 'system');
@@ -81,7 +99,7 @@ export function messagesToChat(raw: Buffer, forCount = false, beta = ''): Messag
   });
   const stream = body.stream === true;
   const chat: Obj = { model: body.model, messages };
-  if (!forCount) chat.max_tokens = body.max_tokens;
+  if (!r.forCount) chat.max_tokens = body.max_tokens;
   if (stream) {
     chat.stream = true;
     // Usage arrives in the chat stream's last chunk only when asked for; message_delta needs it.
@@ -94,11 +112,18 @@ export function messagesToChat(raw: Buffer, forCount = false, beta = ''): Messag
   if (typeof user === 'string') chat.user = user;
   if (body.tools !== undefined && (body.tools as Obj[]).length > 0) chat.tools = (body.tools as Obj[]).map(tool);
   if (body.tool_choice !== undefined) Object.assign(chat, toolChoice(body.tool_choice as Obj, chat.tools !== undefined));
+  return chat;
+}
+
+/** Both at once (count_tokens, which estimates on the chat body; the tests). */
+export function messagesToChat(raw: Buffer, forCount = false, beta = ''): MessagesAsChat {
+  const r = readMessages(raw, forCount, beta);
+  const body = r.body;
   return {
-    payload: chat, model: body.model as string, stream, maxTokens: forCount ? null : body.max_tokens as number,
-    bytes: raw.length, ext, raw: null,
+    payload: translateMessages(r), model: body.model as string, stream: body.stream === true, maxTokens: forCount ? null : body.max_tokens as number,
+    bytes: raw.length, ext: r.ext, raw: null,
     // An Anthropic route is sent the client's own body (extension fields already taken out).
-    native: forCount ? null : { format: 'anthropic-messages', payload: body, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': betaHeader(beta) } },
+    native: forCount ? null : { format: 'anthropic-messages', payload: body, headers: r.headers },
   };
 }
 

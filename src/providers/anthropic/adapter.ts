@@ -1,5 +1,5 @@
 import { writeJsonBytes } from '../../lib/json-bytes.js';
-import type { AdapterCaps, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
+import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
 import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
@@ -31,6 +31,13 @@ export const anthropicAdapter: ProviderAdapter = {
     const body = { ...payload, model: upstreamModel };
     if (caps?.promptCache === true) markStablePrefix(body, upstreamModel);
     const call: UpstreamCall = { path: '/messages', body: writeJsonBytes(body) };
+    if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
+    return call;
+  },
+  buildNativeForwardCall(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, headers: Record<string, string>): UpstreamCall {
+    if (endpoint !== 'chat') throw new Error(`the anthropic adapter serves chat, not ${endpoint}`);
+    const beta = headers['anthropic-beta'];
+    const call: UpstreamCall = { path: '/messages', body: body.for(upstreamModel, false) };
     if (beta !== undefined) call.headers = { 'anthropic-beta': beta };
     return call;
   },

@@ -1,0 +1,241 @@
+import { MAX_JSON_DEPTH } from '../domain/json-body.js';
+import { EXTENSION_NAMES, type Extensions } from '../domain/extensions.js';
+import { anthropicBetaHeader, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
+import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
+import type { ClientBytes, NativeFormat } from '../providers/types.js';
+import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
+import { ForwardBody } from './forward-body.js';
+import type { InferenceBody, NativeRequest } from './inference-body.js';
+
+// A Messages API body (POST /v1/messages, Claude Code's) as the data plane takes it. Nearly every
+// body is read by the scan, as scanned-body.ts reads a chat body: what routing, limits and billing
+// need comes from the members' bytes, every check of MessagesBodySchema is made on them, and a
+// route whose provider speaks Messages itself (Anthropic) is sent the client's own bytes, with the
+// model id and the gateway's extensions edited in place. Before, every such request was parsed
+// and written again whole: an agent's 200 KB turn cost 3.5x the chat pass-through's CPU (npm run
+// bench, gateway-messages-native, docs/benchmarks.md). What the scan cannot prove is parsed whole
+// (readMessages), which refuses what it always refused. Either way the translation to chat
+// completions, for a route of another provider, a guardrail or an estimate, is made only when
+// something asks for it.
+
+const MODEL = 0;
+const MAX_TOKENS = 1;
+const MESSAGES = 2;
+const SYSTEM = 3;
+const STREAM = 4;
+const STOP_SEQUENCES = 5;
+const TEMPERATURE = 6;
+const TOP_P = 7;
+const TOP_K = 8;
+const METADATA = 9;
+const TOOLS = 10;
+const TOOL_CHOICE = 11;
+const FIRST_EXTENSION = 12;
+const WANTED = new WantedNames(['model', 'max_tokens', 'messages', 'system', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k',
+  'metadata', 'tools', 'tool_choice', ...EXTENSION_NAMES]);
+const ROLE = Buffer.from('role');
+const CONTENT = Buffer.from('content');
+const TYPE = Buffer.from('type');
+const NAME = Buffer.from('name');
+const SCAN = { wanted: WANTED, elements: MESSAGES, elementKeys: [ROLE, CONTENT], maxDepth: MAX_JSON_DEPTH };
+const ROLES = [Buffer.from('"user"'), Buffer.from('"assistant"'), Buffer.from('"system"')];
+
+const QUOTE = 0x22;
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+
+/** A Messages request's InferenceBody, and the stop sequences the answer's stop_reason is told by. */
+export interface MessagesBody extends InferenceBody {
+  readonly stops: readonly string[];
+}
+
+/** `beta`: the client's anthropic-beta header ('' when absent). Throws 400 for a body the schema refuses. */
+export function messagesBody(raw: Buffer, beta: string): MessagesBody {
+  const scanned = scannedMessages(raw, beta);
+  if (scanned !== null) return scanned;
+  const r = readMessages(raw, false, beta);
+  const b = r.body;
+  const stops = Array.isArray(b.stop_sequences) ? b.stop_sequences as string[] : NO_STOPS;
+  return new LazyMessagesBody(raw, beta, r, b.model as string, b.stream === true, b.max_tokens as number, r.ext, stops, r.headers, null);
+}
+
+/**
+ * The scanned form of a Messages body, or null when the scan cannot prove it valid against
+ * MessagesBodySchema: the full parse then refuses it with its own message.
+ */
+export function scannedMessages(raw: Buffer, beta: string): MessagesBody | null {
+  const s = scanObject(raw, SCAN);
+  if (s === null) return null;
+  const m = s.members;
+  const modelSpan = m[MODEL];
+  const model = modelSpan === null ? null : modelAt(raw, modelSpan);
+  if (model === null || model.length === 0) return null;
+  const maxTokens = m[MAX_TOKENS] === null ? undefined : tokensAt(raw, m[MAX_TOKENS]);
+  if (typeof maxTokens !== 'number') return null;
+  const stream = booleanAt(raw, m[STREAM]);
+  if (stream === null) return null;
+  if (!messagesValid(raw, s.elements)) return null;
+  const system = m[SYSTEM];
+  if (system !== null && raw[system.start] !== QUOTE && !blocksValid(raw, system, 2)) return null;
+  const stops = stopsAt(raw, m[STOP_SEQUENCES]);
+  if (stops === null) return null;
+  if (!numberAt(raw, m[TEMPERATURE], false) || !numberAt(raw, m[TOP_P], false) || !numberAt(raw, m[TOP_K], true)) return null;
+  if (!metadataValid(raw, m[METADATA]) || !toolsValid(raw, m[TOOLS]) || !toolChoiceValid(raw, m[TOOL_CHOICE])) return null;
+  const headers = beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) };
+  const { ext, cuts } = extensionsAt(raw, s, WANTED, FIRST_EXTENSION);
+  // Nothing to add to a Messages body: usage comes with every Anthropic answer.
+  const forward = new ForwardBody(raw, {
+    modelStart: modelSpan!.start, modelEnd: modelSpan!.end, modelPlain: !hasBackslash(raw, modelSpan!.start, modelSpan!.end),
+    model, streamOptions: null, stream: false, usageAsked: true, open: s.open, cuts,
+  });
+  return new LazyMessagesBody(raw, beta, null, model, stream, maxTokens, ext, stops, headers, forward);
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/**
+ * The body as the data plane takes it. `payload` (the chat body every adapter takes) is
+ * translated on first use: a route that is not Anthropic's, a guardrail, a usage estimate. A
+ * translation it cannot make (a content block chat has no place for) is refused then, as 400,
+ * for that route; an Anthropic route never needs it. A scanned body is decoded only when asked
+ * for as well (a prompt-cache marker or a guardrail on a native route).
+ */
+class LazyMessagesBody implements MessagesBody {
+  readonly raw = null;
+  readonly bytes: number;
+  /** The chat body asks for usage on a stream (translateMessages does), so the data plane never drops it. */
+  readonly usageAsked: boolean;
+  readonly native: NativeRequest;
+  readonly #body: Buffer;
+  readonly #beta: string;
+  #decoded: MessagesRequest | null;
+  #payload: Record<string, unknown> | null = null;
+
+  constructor(body: Buffer, beta: string, decoded: MessagesRequest | null, readonly model: string, readonly stream: boolean,
+    readonly maxTokens: number, readonly ext: Extensions, readonly stops: readonly string[], headers: Record<string, string>,
+    forward: ClientBytes | null) {
+    this.#body = body;
+    this.#beta = beta;
+    this.#decoded = decoded;
+    this.bytes = body.length;
+    this.usageAsked = stream;
+    this.native = new LazyNative(this, headers, forward);
+  }
+
+  get payload(): Record<string, unknown> {
+    return this.#payload ??= translateMessages(this.decoded());
+  }
+
+  /** The body parsed whole, once. */
+  decoded(): MessagesRequest {
+    return this.#decoded ??= readMessages(this.#body, false, this.#beta);
+  }
+}
+
+/** The native route's request: the client's bytes to forward (when scanned), its decoded body on demand. */
+class LazyNative implements NativeRequest {
+  readonly format: NativeFormat = 'anthropic-messages';
+  readonly #of: LazyMessagesBody;
+
+  constructor(of: LazyMessagesBody, readonly headers: Record<string, string>, readonly forward: ClientBytes | null) {
+    this.#of = of;
+  }
+
+  get payload(): Record<string, unknown> {
+    return this.#of.decoded().body;
+  }
+}
+
+/** A non-empty array of objects, each with a role of user, assistant or system and content that is a string or an array of blocks. */
+function messagesValid(raw: Buffer, e: ElementSpans | null): boolean {
+  if (e === null || e.count === 0) return false;
+  const spans = e.spans;
+  // The spans may be the scanner's memory, which the scans of the block arrays write over: the
+  // arrays' spans are kept first, then scanned.
+  const arrays: number[] = [];
+  for (let i = e.from, last = e.from + 4 * e.count; i < last; i += 4) {
+    const roleStart = spans[i];
+    if (roleStart < 0 || !isRole(raw, roleStart, spans[i + 1])) return false;
+    const contentStart = spans[i + 2];
+    if (contentStart < 0) return false;
+    if (raw[contentStart] !== QUOTE) arrays.push(contentStart, spans[i + 3]);
+  }
+  for (let i = 0; i < arrays.length; i += 2) if (!blocksValid(raw, { key: -1, start: arrays[i], end: arrays[i + 1] }, 4)) return false;
+  return true;
+}
+
+/** The role's bytes, exactly: an escaped spelling is left to the full parse. */
+function isRole(raw: Buffer, start: number, end: number): boolean {
+  for (const r of ROLES) {
+    if (end - start !== r.length) continue;
+    let j = 0;
+    while (j < r.length && raw[start + j] === r[j]) j++;
+    if (j === r.length) return true;
+  }
+  return false;
+}
+
+/** An array (at nesting `depth`) of objects, each with a non-empty string `type`. */
+function blocksValid(raw: Buffer, span: MemberSpan, depth: number): boolean {
+  if (raw[span.start] !== OPEN_BRACKET) return false;
+  const types = scanElements(raw, span.start, [TYPE], depth, MAX_JSON_DEPTH);
+  if (types === null) return false;
+  const spans = types.spans;
+  for (let i = types.from, last = types.from + 4 * types.count; i < last; i += 4) {
+    if (!nonEmptyString(raw, spans[i], spans[i + 1])) return false;
+  }
+  return true;
+}
+
+/** An array of objects, each with a non-empty string `name` and, when given, a string `type`. */
+function toolsValid(raw: Buffer, span: MemberSpan | null): boolean {
+  if (span === null) return true;
+  if (raw[span.start] !== OPEN_BRACKET) return false;
+  const tools = scanElements(raw, span.start, [NAME, TYPE], 2, MAX_JSON_DEPTH);
+  if (tools === null) return false;
+  const spans = tools.spans;
+  for (let i = tools.from, last = tools.from + 4 * tools.count; i < last; i += 4) {
+    if (!nonEmptyString(raw, spans[i], spans[i + 1])) return false;
+    if (spans[i + 2] >= 0 && raw[spans[i + 2]] !== QUOTE) return false;
+  }
+  // A tool that is not an object has no name: refused above.
+  return true;
+}
+
+/** A string value of at least one character ("\u0000" is one; an escape always decodes to some). */
+function nonEmptyString(raw: Buffer, start: number, end: number): boolean {
+  return start >= 0 && raw[start] === QUOTE && end - start > 2;
+}
+
+/** `stop_sequences`: an array of strings ([] when absent), or null when it is not. Small: decoded. */
+function stopsAt(raw: Buffer, span: MemberSpan | null): readonly string[] | null {
+  if (span === null) return NO_STOPS;
+  if (raw[span.start] !== OPEN_BRACKET) return null;
+  const v = JSON.parse(raw.toString('utf8', span.start, span.end)) as unknown[];
+  return v.every((x) => typeof x === 'string') ? v as string[] : null;
+}
+
+const NO_STOPS: readonly string[] = Object.freeze([]);
+
+/** A number (`integer`: a whole one) when given; JSON's grammar, which the scan checked, starts one with a digit or a minus. */
+function numberAt(raw: Buffer, span: MemberSpan | null, integer: boolean): boolean {
+  if (span === null) return true;
+  const c = raw[span.start];
+  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return false;
+  return !integer || Number.isInteger(Number(raw.toString('latin1', span.start, span.end)));
+}
+
+/** `metadata`: an object whose user_id, when given, is a string or null. */
+function metadataValid(raw: Buffer, span: MemberSpan | null): boolean {
+  if (span === null) return true;
+  if (raw[span.start] !== OPEN_BRACE) return false;
+  const v = JSON.parse(raw.toString('utf8', span.start, span.end)) as { user_id?: unknown };
+  return v.user_id === undefined || v.user_id === null || typeof v.user_id === 'string';
+}
+
+/** `tool_choice`: an object with a string type. */
+function toolChoiceValid(raw: Buffer, span: MemberSpan | null): boolean {
+  if (span === null) return true;
+  if (raw[span.start] !== OPEN_BRACE) return false;
+  return typeof (JSON.parse(raw.toString('utf8', span.start, span.end)) as { type?: unknown }).type === 'string';
+}
