@@ -103,6 +103,8 @@ export interface ElementSpans {
   readonly spans: ArrayLike<number>;
   readonly from: number;
   readonly count: number;
+  /** Whether the scan made the `nestedKey` check (ScanOptions) on the way; when not, the caller makes it. */
+  readonly nestedChecked: boolean;
 }
 
 export interface ScanOptions {
@@ -111,6 +113,12 @@ export interface ScanOptions {
   elements?: number;
   /** The element member's name as UTF-8 bytes (made once by the caller). */
   elementKeys?: readonly Buffer[];
+  /**
+   * With two elementKeys: a second key's value that is an array must hold objects that each have a
+   * non-empty string member of this name (a Messages body's blocks and their `type`), else the
+   * scan fails. Made in WebAssembly on the first walk where it can (ElementSpans.nestedChecked).
+   */
+  nestedKey?: Buffer;
   /** Deepest nesting of arrays and objects accepted, the top object counting 1. */
   maxDepth: number;
 }
@@ -178,7 +186,7 @@ function top(o: ScanOptions): ObjectScan | null {
       ws();
       const start = p;
       if (wanted >= 0 && wanted === o.elements && elementKeys !== null && p < n && b[p] === OPEN_BRACKET) {
-        elements = arrayOf(elementKeys, 2);
+        elements = arrayOf(elementKeys, 2, o.nestedKey ?? null);
         if (elements === null) return null;
       } else if (!value(1)) return null;
       if (wanted >= 0) {
@@ -229,29 +237,32 @@ function value(depth: number): boolean {
  * its work, and the bench's agent body made ~1,100 of them, one per member of each of its 322
  * messages, with the names read in JavaScript (bench:instructions, gateway-agent: docs/benchmarks.md).
  */
-function arrayOf(keys: readonly Buffer[], depth: number): ElementSpans | null {
-  const found = elementsInWasm(keys, depth);
+function arrayOf(keys: readonly Buffer[], depth: number, nested: Buffer | null): ElementSpans | null {
+  const found = elementsInWasm(keys, depth, nested);
   if (found !== undefined) return found;
   const list: number[] = [];
-  return arrayOfObjects(keys, depth, list) ? { spans: list, from: 0, count: list.length / 4 } : null;
+  return arrayOfObjects(keys, depth, list) ? { spans: list, from: 0, count: list.length / 4, nestedChecked: false } : null;
 }
 
 /** arrayOf in the module: the spans where it wrote them, null when not valid, undefined when JavaScript must walk it. */
-function elementsInWasm(keys: readonly Buffer[], depth: number): ElementSpans | null | undefined {
+function elementsInWasm(keys: readonly Buffer[], depth: number, nested: Buffer | null): ElementSpans | null | undefined {
   const m = wasm!;
   const key = keys[0];
   const key2 = keys.length > 1 ? keys[1] : EMPTY;
+  const key3 = nested !== null && keys.length > 1 ? nested : EMPTY;
   const keyAt = (n + 7) & ~7;
   const key2At = keyAt + ((key.length + 7) & ~7);
-  const outAt = key2At + ((key2.length + 7) & ~7);
+  const key3At = key2At + ((key2.length + 7) & ~7);
+  const outAt = key3At + ((key3.length + 7) & ~7);
   for (let j = 0; j < key.length; j++) wasmBytes![keyAt + j] = key[j];
   for (let j = 0; j < key2.length; j++) wasmBytes![key2At + j] = key2[j];
-  const end = m.elements(p, n, keyAt, key.length, key2At, key2.length, outAt, MAX_ELEMENTS, depth, maxDepth);
+  for (let j = 0; j < key3.length; j++) wasmBytes![key3At + j] = key3[j];
+  const end = m.elements(p, n, keyAt, key.length, key2At, key2.length, key3At, key3.length, outAt, MAX_ELEMENTS, depth, maxDepth);
   if (end === -1) return null;
   if (end < 0) return undefined;
   p = end;
   // Read where the module wrote them: a copy (Int32Array#slice) cost more than walking two messages in JavaScript.
-  return { spans: wasmWords!, from: (outAt >> 2) + 1, count: wasmWords![outAt >> 2] };
+  return { spans: wasmWords!, from: (outAt >> 2) + 1, count: wasmWords![outAt >> 2], nestedChecked: key3.length > 0 };
 }
 
 /** Elements whose spans the module records at once; a longer array is walked in JavaScript. */
@@ -277,7 +288,7 @@ export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], 
     } else {
       skipValue = wasm!.value;
     }
-    return p < n && b[p] === OPEN_BRACKET ? arrayOf(keys, depth) : null;
+    return p < n && b[p] === OPEN_BRACKET ? arrayOf(keys, depth, null) : null;
   } finally {
     b = EMPTY;
     skipValue = null;
@@ -412,8 +423,8 @@ interface WasmMemory {
 interface SkipModule {
   memory: WasmMemory;
   value(from: number, to: number, depth: number, max: number): number;
-  elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, out: number, cap: number,
-    depth: number, max: number): number;
+  elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, key3: number, key3Length: number,
+    out: number, cap: number, depth: number, max: number): number;
 }
 
 let wasm: SkipModule | null = null;

@@ -169,16 +169,19 @@
       (local.set $i (call $ws (local.get $i) (local.get $n)))
       (br $member))
     (i32.const -1))
-;; `elements(i, n, key, keyLength, key2, key2Length, out, cap, depth, max)`: the array at i (its
-  ;; bracket) at nesting `depth`, its elements there too and their members one deeper. For each
-  ;; element it writes four i32 at out + 4 + 16k: the start and end of the value of its member named
-  ;; by the keyLength bytes at `key`, then of the one named by the key2Length bytes at key2 (none
-  ;; when key2Length is 0), each -1 and -1 when the element is not an object or has no such member;
-  ;; the number of elements goes to out. Returns the offset past the array, -1 when it is not
-  ;; valid JSON (or too deep, or an element names a key twice), and -2 when JavaScript must decide:
-  ;; a member name written with an escape (it might spell a key), or more than `cap` elements.
+;; `elements(i, n, key, keyLength, key2, key2Length, key3, key3Length, out, cap, depth, max)`: the
+  ;; array at i (its bracket) at nesting `depth`, its elements there too and their members one
+  ;; deeper. For each element it writes four i32 at out + 4 + 16k: the start and end of the value
+  ;; of its member named by the keyLength bytes at `key`, then of the one named by the key2Length
+  ;; bytes at key2 (none when key2Length is 0), each -1 and -1 when the element is not an object or
+  ;; has no such member; the number of elements goes to out. With key3, a key2 value that is an
+  ;; array must hold objects that each have a non-empty string member named by key3 (a Messages
+  ;; body's content blocks and their `type`), checked on the way. Returns the offset past the
+  ;; array, -1 when it is not valid JSON (or too deep, or an element names a key twice, or fails
+  ;; the key3 check), and -2 when JavaScript must decide: a member name written with an escape (it
+  ;; might spell a key), or more than `cap` elements.
   (func $elements (export "elements") (param $i i32) (param $n i32) (param $key i32) (param $klen i32) (param $key2 i32) (param $klen2 i32)
-    (param $out i32) (param $cap i32) (param $depth i32) (param $max i32) (result i32)
+    (param $key3 i32) (param $klen3 i32) (param $out i32) (param $cap i32) (param $depth i32) (param $max i32) (result i32)
     (local $c i32) (local $count i32) (local $k i32) (local $e i32) (local $j i32) (local $m1 i32) (local $m2 i32)
     (local $s1 i32) (local $e1 i32) (local $s2 i32) (local $e2 i32) (local $at i32)
     (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
@@ -221,8 +224,15 @@
                 (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
                 (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
                 (local.set $j (local.get $i))
-                (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
-                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+                (if (i32.and (i32.and (i32.ne (local.get $m2) (i32.const 0)) (i32.ne (local.get $klen3) (i32.const 0)))
+                      (i32.and (i32.lt_u (local.get $i) (local.get $n)) (i32.eq (i32.load8_u (local.get $i)) (i32.const 91))))
+                  (then
+                    (local.set $i (call $typed (local.get $i) (local.get $n) (local.get $key3) (local.get $klen3)
+                      (i32.add (local.get $depth) (i32.const 2)) (local.get $max)))
+                    (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (local.get $i)))))
+                  (else
+                    (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
+                    (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
                 (if (local.get $m1)
                   (then
                     (if (i32.ge_s (local.get $s1) (i32.const 0)) (then (return (i32.const -1))))
@@ -260,6 +270,69 @@
         (br $element)))
     (i32.store (local.get $out) (local.get $count))
     (local.get $i))
+  ;; The array at i (its bracket, at nesting `depth`) of objects that each have a non-empty string
+  ;; member named by the klen bytes at key: the offset past it, -1 when it is not valid JSON or not
+  ;; such an array, -2 when a member name has an escape (JavaScript decides).
+  (func $typed (param $i i32) (param $n i32) (param $key i32) (param $klen i32) (param $depth i32) (param $max i32) (result i32)
+    (local $c i32) (local $k i32) (local $e i32) (local $r i32) (local $found i32) (local $vs i32)
+    (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
+    (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+    (if (i32.lt_u (local.get $i) (local.get $n))
+      (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 93)) (then (return (i32.add (local.get $i) (i32.const 1)))))))
+    (loop $element
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 123)) (then (return (i32.const -1))))
+      (if (i32.gt_s (i32.add (local.get $depth) (i32.const 1)) (local.get $max)) (then (return (i32.const -1))))
+      (local.set $found (i32.const 0))
+      (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      ;; An empty object has no such member.
+      (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 125)) (then (return (i32.const -1))))
+      (block $object
+        (loop $member
+          (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+          (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 34)) (then (return (i32.const -1))))
+          (local.set $k (i32.add (local.get $i) (i32.const 1)))
+          (local.set $e (call $skip (local.get $k) (local.get $n)))
+          (if (i32.lt_s (local.get $e) (i32.const 0)) (then (return (i32.const -1))))
+          (local.set $r (call $name (local.get $k) (i32.sub (local.get $e) (i32.const 1)) (local.get $key) (local.get $klen) (local.get $key) (i32.const 0)))
+          (if (i32.and (local.get $r) (i32.const 4)) (then (return (i32.const -2))))
+          (local.set $i (call $ws (local.get $e) (local.get $n)))
+          (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+          (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
+          (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+          (if (local.get $r)
+            (then
+              ;; The key's value: a string of at least one character, given once.
+              (if (local.get $found) (then (return (i32.const -1))))
+              (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+              (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 34)) (then (return (i32.const -1))))
+              (local.set $vs (local.get $i))
+              (local.set $i (call $skip (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+              (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+              (if (i32.le_u (i32.sub (local.get $i) (local.get $vs)) (i32.const 2)) (then (return (i32.const -1))))
+              (local.set $found (i32.const 1)))
+            (else
+              (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
+              (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
+          (local.set $i (call $ws (local.get $i) (local.get $n)))
+          (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+          (local.set $c (i32.load8_u (local.get $i)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br_if $object (i32.eq (local.get $c) (i32.const 125)))
+          (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+          (local.set $i (call $ws (local.get $i) (local.get $n)))
+          (br $member)))
+      (if (i32.eqz (local.get $found)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (if (i32.eq (local.get $c) (i32.const 93)) (then (return (local.get $i))))
+      (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+      (local.set $i (call $ws (local.get $i) (local.get $n)))
+      (br $element))
+    (i32.const -1))
   ;; The member name [k, e) against the two keys, in one pass: 1 when it is the first, 2 the
   ;; second (none when klen2 is 0), 4 when it holds a backslash.
   (func $name (param $k i32) (param $e i32) (param $key i32) (param $klen i32) (param $key2 i32) (param $klen2 i32) (result i32)
