@@ -4,10 +4,14 @@ import type { KeyRecord } from '../domain/key-record.js';
 import { messagesToChat } from '../formats/messages/request.js';
 import { MessagesReply } from '../formats/messages/reply.js';
 import { TranslatingReply } from '../formats/translating-reply.js';
+import { kindsSpeaking } from '../providers/registry.js';
 import { messagesBody } from './messages-body.js';
 import type { InferenceService } from './inference-service.js';
 import type { KeyAuthenticator } from './key-auth.js';
 import type { RoutePlanner } from './route-planner.js';
+
+/** The provider kinds that take Messages bodies as their own (Anthropic's). */
+const NATIVE_KINDS = kindsSpeaking('anthropic-messages');
 
 export interface MessagesDeps {
   inference: InferenceService;
@@ -43,7 +47,7 @@ export class MessagesService {
     const format = new MessagesReply(reply.requestId);
     return this.#d.inference.handle('chat', { key: req.key, body: req.body, guardrails: req.guardrails }, new TranslatingReply(reply, format), (raw) => {
       // An Anthropic route is sent the client's bytes; the translation is made only if something needs it.
-      const body = messagesBody(raw, req.beta);
+      const body = messagesBody(raw, req.beta, (model) => this.#d.planner.mayUseKind(model, NATIVE_KINDS, req.key.orgId));
       format.model = body.model;
       format.stops = body.stops;
       // Only a translated stream's message_start reads it.

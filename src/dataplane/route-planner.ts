@@ -138,6 +138,20 @@ export class RoutePlanner {
     byName.set(name, { provider, headers: headersFor(provider.entry.kind, ep.key), compliant: ep.compliant });
   }
 
+  /**
+   * Whether a request for `modelId` could be served by a provider of one of `kinds` (its catalog
+   * routes, or the org's saved chain for it): a hint for work a route of that kind would need,
+   * true when the model is not a catalog one (`provider/model-id`, custom endpoints).
+   */
+  mayUseKind(modelId: string, kinds: ReadonlySet<string>, orgId: string | null): boolean {
+    const model = this.#catalog.models.get(modelId);
+    if (!model) return true;
+    for (const r of model.routes) if (kinds.has(r.provider.entry.kind)) return true;
+    const chain = orgId === null ? undefined : this.#chains.get(orgId)?.get(modelId);
+    if (chain !== undefined) for (const r of chain.routes) if (kinds.has(r.provider.entry.kind)) return true;
+    return false;
+  }
+
   plan(modelId: string, endpoint: Endpoint, ext: Extensions, orgId: string | null = null): Attempt[] {
     const model = this.#catalog.models.get(modelId);
     // A caller's own key in the request outranks the org's saved ones, and goes to the route it pins.

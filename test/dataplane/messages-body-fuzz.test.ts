@@ -174,4 +174,19 @@ test('the translation is made only when asked for, and refused then: an Anthropi
   assert.throws(() => messagesBody(raw, 'bad header\n'), /anthropic-beta/);
 });
 
+test('a body that names its model first, a model no Anthropic route serves: not scanned (only the translation reads it)', () => {
+  const body = (first: boolean) => Buffer.from(first ? '{"model":"llama","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}'
+    : '{"max_tokens":9,"model":"llama","messages":[{"role":"user","content":"hi"}]}');
+  const asked: string[] = [];
+  const native = (model: string): boolean => {
+    asked.push(model);
+    return model.startsWith('claude');
+  };
+  assert.is(messagesBody(body(true), '', native).native!.forward, null, 'decoded: no bytes kept for a native route');
+  assert.equal(asked, ['llama']);
+  assert.ok(messagesBody(body(false), '', native).native!.forward, 'not named first: scanned as before');
+  assert.ok(messagesBody(Buffer.from('{"model":"claude-x","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}'), '', native).native!.forward);
+  assert.equal(messagesBody(body(true), '', native).payload, { model: 'llama', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] });
+});
+
 test.run();
