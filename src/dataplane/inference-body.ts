@@ -3,6 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseJsonObject } from '../domain/json-body.js';
 import { readExtensions, type Extensions } from '../domain/extensions.js';
 import type { ForwardBody } from './forward-body.js';
+import type { LiteralTable } from '../lib/json-literals.js';
 import { scannedBody } from './scanned-body.js';
 import type { ClientBytes, NativeFormat, TokenEndpoint } from '../providers/types.js';
 
@@ -27,6 +28,12 @@ export interface InferenceBody {
    * answer passed through, so nothing the translation cannot carry is lost.
    */
   native?: NativeRequest | null;
+  /**
+   * `payload` with its long strings as placeholders for the client's literals (lib/json-literals.ts),
+   * for an adapter that can write them as they came (buildLiteralCall); `payload` itself is the
+   * same with every placeholder decoded, for everything else that reads the body.
+   */
+  literal?: { payload: Record<string, unknown>; literals: LiteralTable } | null;
 }
 
 export interface NativeRequest {

@@ -218,7 +218,9 @@ export class InferenceService {
       ? adapter.buildNativeForwardCall(endpoint, forward, a.route.upstreamModel, nativeRequest!.headers)
       : native !== null ? adapter.buildNativeCall!(endpoint, nativeRequest!.payload, a.route.upstreamModel, nativeRequest!.headers, caps)
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
-        : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
+        : body.literal != null && adapter.buildLiteralCall !== undefined
+          ? adapter.buildLiteralCall(endpoint, body.literal.payload, body.literal.literals, a.route.upstreamModel, caps)
+          : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.

@@ -1,6 +1,7 @@
 import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { EXTENSION_NAMES, type Extensions } from '../domain/extensions.js';
-import { anthropicBetaHeader, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
+import { anthropicBetaHeader, messagesRequest, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
+import { decodeWithLiterals, type LiteralTable } from '../lib/json-literals.js';
 import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
 import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
@@ -61,15 +62,25 @@ export interface MessagesBody extends InferenceBody {
  */
 export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: string) => boolean = ALWAYS): MessagesBody {
   const named = leadingModel(raw);
-  const scanned = named !== null && !mayBeNative(named) ? null : scannedMessages(raw, beta);
+  const translated = named !== null && !mayBeNative(named);
+  const scanned = translated ? null : scannedMessages(raw, beta);
   if (scanned !== null) return scanned;
-  const r = readMessages(raw, false, beta);
+  // Sure to be translated, an agent's turn is decoded with the long strings of its conversation
+  // left as the client's literals: the translation moves them, and they are sent copied.
+  const decoded = translated && raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, CONVERSATION, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
+  const r = decoded === null ? readMessages(raw, false, beta) : messagesRequest(decoded.body, false, beta, decoded.literals);
   const b = r.body;
   const stops = Array.isArray(b.stop_sequences) ? b.stop_sequences as string[] : NO_STOPS;
   return new LazyMessagesBody(raw, beta, r, b.model as string, b.stream === true, b.max_tokens as number, r.ext, stops, r.headers, null);
 }
 
 const ALWAYS = (): boolean => true;
+
+/** Bodies from this size on are decoded with literals left (when sure to be translated); a smaller one has none worth it. */
+const LITERALS_FROM = 16 * 1024;
+/** A string literal this long or longer (quotes included) is left as it came. */
+const LITERAL_BYTES = 256;
+const CONVERSATION: ReadonlySet<string> = new Set(['messages', 'system']);
 
 const LEADING_MODEL = Buffer.from('{"model":"');
 
@@ -141,6 +152,7 @@ class LazyMessagesBody implements MessagesBody {
   readonly #beta: string;
   #decoded: MessagesRequest | null;
   #payload: Record<string, unknown> | null = null;
+  #literal: { payload: Record<string, unknown>; literals: LiteralTable } | null = null;
 
   constructor(body: Buffer, beta: string, decoded: MessagesRequest | null, readonly model: string, readonly stream: boolean,
     readonly maxTokens: number, readonly ext: Extensions, readonly stops: readonly string[], headers: Record<string, string>,
@@ -154,8 +166,20 @@ class LazyMessagesBody implements MessagesBody {
   }
 
   get payload(): Record<string, unknown> {
-    return this.#payload ??= translateMessages(this.decoded());
+    if (this.#payload === null) {
+      const literals = this.decoded().literals;
+      this.#payload = literals === null ? translateMessages(this.decoded()) : literals.expand(this.literal!.payload);
+    }
+    return this.#payload;
   }
+
+  /** The translation with placeholders for the client's literals, for an adapter that copies them; null when the body has none. */
+  get literal(): { payload: Record<string, unknown>; literals: LiteralTable } | null {
+    const literals = this.decoded().literals;
+    if (literals === null) return null;
+    return this.#literal ??= { payload: translateMessages(this.decoded()), literals };
+  }
+
 
   /** The body parsed whole, once. */
   decoded(): MessagesRequest {
@@ -173,7 +197,8 @@ class LazyNative implements NativeRequest {
   }
 
   get payload(): Record<string, unknown> {
-    return this.#of.decoded().body;
+    const d = this.#of.decoded();
+    return d.literals === null ? d.body : d.literals.expand(d.body);
   }
 }
 

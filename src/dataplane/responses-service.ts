@@ -1,5 +1,7 @@
 import { itemId } from '../formats/responses/answer.js';
-import { parseJsonObject } from '../domain/json-body.js';
+import { checkBody, MAX_JSON_DEPTH, parseJsonObject } from '../domain/json-body.js';
+import { decodeWithLiterals, type LiteralTable } from '../lib/json-literals.js';
+import { LiteralBody } from './literal-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import type { ResponseStore } from '../domain/response-store.js';
@@ -26,6 +28,11 @@ export interface ResponsesDeps {
 }
 
 const CHECK = TypeCompiler.Compile(ResponsesBodySchema);
+/** Bodies from this size on are decoded with their input's long strings left as literals; a smaller one has none worth it. */
+const LITERALS_FROM = 16 * 1024;
+/** A string literal this long or longer (quotes included) is left as it came. */
+const LITERAL_BYTES = 256;
+const INPUT: ReadonlySet<string> = new Set(['input']);
 
 /**
  * The OpenAI Responses API (POST/GET/DELETE /v1/responses): a request is translated into a chat
@@ -68,13 +75,22 @@ export class ResponsesService {
   }
 
   #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | Promise<InferenceBody> {
-    const p = parseJsonObject(raw.toString('utf8'), CHECK);
+    // An agent's turn (Codex sends the whole conversation) is decoded with the long strings of its
+    // input left as the client's literals: the translation moves them, and they are sent copied.
+    const decoded = raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
+    let p: Record<string, unknown>;
+    if (decoded === null) p = parseJsonObject(raw.toString('utf8'), CHECK);
+    else {
+      p = decoded.body;
+      checkBody(CHECK, p);
+    }
+    const literals = decoded?.literals ?? null;
     const ext = readExtensions(p);
     const previous = p.previous_response_id;
-    if (typeof previous !== 'string') return this.#request(raw, key, format, p, ext, null);
+    if (typeof previous !== 'string') return this.#request(raw, key, format, p, ext, null, literals);
     const continued = (row: { items: string } | null): InferenceBody => {
       if (row === null) throw errors.responseNotFound(previous);
-      return this.#request(raw, key, format, p, ext, row.items);
+      return this.#request(raw, key, format, p, ext, row.items, literals);
     };
     const row = this.#d.store.find(key.orgId, previous);
     return row instanceof Promise ? row.then(continued) : continued(row);
@@ -82,19 +98,23 @@ export class ResponsesService {
 
   /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */
   #request(raw: Buffer, key: KeyRecord, format: ResponsesFormat, p: Record<string, unknown>, ext: ReturnType<typeof readExtensions>,
-    historyJson: string | null): InferenceBody {
+    historyJson: string | null, literals: LiteralTable | null): InferenceBody {
     const history = historyJson === null ? [] : JSON.parse(historyJson) as Item[];
     const historyBytes = historyJson === null ? 0 : Buffer.byteLength(historyJson);
     const { chat, input, echo } = responsesToChat(p, history);
     const model = p.model as string;
     const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo };
-    const onComplete = echo.store ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, input) : null;
+    // A stored conversation keeps the input's text, not its placeholders.
+    const onComplete = echo.store
+      ? (response: Record<string, unknown>) => this.#save(key, ctx.id, model, response, history, literals === null ? input : literals.expand(input))
+      : null;
     format.begin(ctx, onComplete);
-    return {
-      payload: chat, model, stream: chat.stream === true, maxTokens: (chat.max_tokens ?? null) as number | null,
-      // A stored conversation is part of the prompt: the usage bounds must allow for it.
-      bytes: raw.length + historyBytes, ext, raw: null,
-    };
+    const stream = chat.stream === true;
+    const maxTokens = (chat.max_tokens ?? null) as number | null;
+    // A stored conversation is part of the prompt: the usage bounds must allow for it.
+    const bytes = raw.length + historyBytes;
+    if (literals !== null) return new LiteralBody(chat, literals, model, stream, maxTokens, bytes, ext);
+    return { payload: chat, model, stream, maxTokens, bytes, ext, raw: null };
   }
 
   #save(key: KeyRecord, id: string, model: string, response: Record<string, unknown>, history: Item[], input: Item[]): void {

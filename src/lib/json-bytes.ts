@@ -1,3 +1,4 @@
+import { eachPlaceholder, OPEN, type LiteralTable } from './json-literals.js';
 import { WASM_BASE64 } from './wasm/json-escape.js';
 
 // JSON.stringify's text for the plain data a translator builds, written as UTF-8 bytes: the body
@@ -32,15 +33,27 @@ let wasm: EscapeModule | null = null;
 let mem: Buffer = Buffer.alloc(0);
 /** Where the next byte goes. `var`: a module-level `let` is checked for its temporal dead zone on every read (json-scan.ts). */
 var pos = 0;
+/** The literals placeholders stand for in this call's value (lib/json-literals.ts), or null. */
+var literals: LiteralTable | null = null;
 
-/** The UTF-8 bytes of JSON.stringify(value), for a value that is not undefined at the top. */
-export function writeJsonBytes(value: unknown): Buffer {
+/**
+ * The UTF-8 bytes of JSON.stringify(value), for a value that is not undefined at the top. With
+ * `table`, the placeholders in the value's strings are written as the literals they stand for,
+ * copied from the client's body: JSON.stringify of the value with every placeholder replaced by
+ * its text says the same.
+ */
+export function writeJsonBytes(value: unknown, table: LiteralTable | null = null): Buffer {
   if (wasm === null) {
     wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as unknown as EscapeModule;
     mem = Buffer.from(wasm.memory.buffer);
   }
   pos = 0;
-  if (!write(value, 0)) return Buffer.from(JSON.stringify(value) ?? '', 'utf8');
+  literals = table;
+  try {
+    if (!write(value, 0)) return Buffer.from(JSON.stringify(table === null ? value : table.expand(value)) ?? '', 'utf8');
+  } finally {
+    literals = null;
+  }
   // Out of the module's memory into a buffer of its own (the socket may hold it after the call),
   // not zero-filled first as Buffer.copyBytesFrom's is: 15% of this writer's time on an agent's
   // 200 KB request went to that (--cpu-prof).
@@ -134,6 +147,10 @@ function text(s: string): void {
 
 /** A string's JSON literal: short plain ASCII ones here, the rest through the module. */
 function string(s: string): void {
+  if (literals !== null && s.indexOf(OPEN) >= 0) {
+    withLiterals(s, literals);
+    return;
+  }
   const n = s.length;
   if (n < SHORT) {
     reserve(n + 2);
@@ -164,6 +181,26 @@ function string(s: string): void {
     pos -= m;
     mem = Buffer.from(wasm!.memory.buffer);
   }
+}
+
+/** A string holding placeholders: its text escaped as usual, each placeholder as its literal's inside, copied. */
+function withLiterals(s: string, t: LiteralTable): void {
+  byte(QUOTE);
+  eachPlaceholder(s, (from, to) => inside(s.slice(from, to)), (k) => {
+    const [a, b] = t.inner(k);
+    reserve(b - a);
+    t.raw.copy(mem, pos, a, b);
+    pos += b - a;
+  });
+  byte(QUOTE);
+}
+
+/** A string's literal without its quotes. */
+function inside(s: string): void {
+  const at = pos;
+  string(s);
+  mem.copyWithin(at, at + 1, pos - 1);
+  pos -= 2;
 }
 
 /** ES2024's String#isWellFormed (Node 20 has it; the compiler's library is ES2023): O(1) on a one-byte string. */

@@ -295,6 +295,47 @@ export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], 
   }
 }
 
+/** A JSON value with its long strings left where they were: see compactValue. */
+export interface CompactValue {
+  /** The value's JSON text, each long string value replaced by a placeholder (lib/json-literals.ts). */
+  readonly text: Buffer;
+  /** Per placeholder k, the start and end in the body of the literal it stands for, quotes included: at 2k and 2k + 1. */
+  readonly spans: Int32Array;
+}
+
+/** Most long strings one value may have taken out; past it the value is decoded as it is. */
+const MAX_LITERALS = 65_536;
+
+/**
+ * The JSON value at [start, end) of `body`, at nesting `depth` (its container's), with every string
+ * value (never a key) of at least `minBytes`, quotes included, replaced by a placeholder, walked in
+ * WebAssembly (`compact` in json-skip.wat); null when it is not valid JSON, nests past
+ * `maxDepthGiven` or has more long strings than MAX_LITERALS. What the placeholders stand for is
+ * read from the body's bytes when the value is written again (lib/json-bytes.ts) or decoded.
+ */
+export function compactValue(body: Buffer, start: number, end: number, depth: number, maxDepthGiven: number, minBytes: number): CompactValue | null {
+  if (copied !== body) {
+    if (!isUtf8(body)) return null;
+    valueSkipper(body);
+  }
+  const m = wasm!;
+  const outAt = (body.length + 7) & ~7;
+  const tableAt = (outAt + (end - start) + 7) & ~7;
+  const need = tableAt + 4 + 8 * MAX_LITERALS;
+  if (wasmBytes!.length < need) {
+    m.memory.grow(Math.ceil((need - m.memory.buffer.byteLength) / 65536));
+    wasmBytes = new Uint8Array(m.memory.buffer);
+    wasmWords = new Int32Array(m.memory.buffer);
+  }
+  const length = m.compact(start, end, outAt, minBytes, tableAt, MAX_LITERALS, depth, maxDepthGiven);
+  if (length < 0) return null;
+  const count = wasmWords![tableAt >> 2];
+  return {
+    text: Buffer.copyBytesFrom(wasmBytes!, outAt, length),
+    spans: wasmWords!.slice((tableAt >> 2) + 1, (tableAt >> 2) + 1 + 2 * count),
+  };
+}
+
 /**
  * The array whose elements' `keys` members are recorded into `out`, four numbers an element as
  * ElementSpans has them (an element giving a key twice fails the scan); the array at nesting
@@ -422,6 +463,7 @@ interface WasmMemory {
 
 interface SkipModule {
   memory: WasmMemory;
+  compact(from: number, to: number, out: number, min: number, table: number, cap: number, depth: number, max: number): number;
   value(from: number, to: number, depth: number, max: number): number;
   elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, key3: number, key3Length: number,
     out: number, cap: number, depth: number, max: number): number;

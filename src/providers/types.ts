@@ -1,3 +1,4 @@
+import type { LiteralTable } from '../lib/json-literals.js';
 import type { FormPart } from '../lib/multipart.js';
 
 /** The client's JSON body as bytes to forward (dataplane/forward-body.ts). */
@@ -59,6 +60,11 @@ export interface ProviderAdapter {
    * `for()` sets the model id and, when the provider needs asking, the stream's usage.
    */
   buildForwardCall?(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
+  /**
+   * buildCall for a payload whose long strings are placeholders for the client's own literals
+   * (lib/json-literals.ts): an adapter that writes the payload as JSON copies them instead.
+   */
+  buildLiteralCall?(endpoint: Endpoint, payload: Record<string, unknown>, literals: LiteralTable, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
   /**
    * A multipart upload: the client's fields (its `model` and the gateway's extensions already
    * taken out) sent on with the upstream's model id. May throw a GatewayError (400) for a request

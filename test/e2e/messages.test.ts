@@ -204,6 +204,29 @@ test('a streamed tool call arrives as input_json_delta and finalMessage() parses
   assert.equal(msg.usage.output_tokens, 9);
 });
 
+test('Claude Code\'s turn on another provider\'s model, agent-sized: the chat request has the text as written, tool inputs as JSON', async () => {
+  const code = 'fn main() { println!("{}", "é \\ 😀"); }\n\t'.repeat(400);
+  const body = {
+    model: 'llama-3.3-70b-instruct', max_tokens: 512, system: [{ type: 'text', text: 'You are Claude Code. '.repeat(100) }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: code }, { type: 'text', text: 'why?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { path: 'main.rs', content: code } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: code, is_error: true }] },
+    ],
+  };
+  const written = JSON.stringify(body).replace(/é/g, '\\u00e9');
+  assert.ok(written.length > 50_000);
+  const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: written });
+  assert.is(res.status, 200, (await res.clone().text()).slice(0, 300));
+  const sent = mock.requests.at(-1)!.body;
+  assert.equal(sent.messages, [
+    { role: 'system', content: body.system[0].text },
+    { role: 'user', content: `${code}\n\nwhy?` },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'Write', arguments: JSON.stringify({ path: 'main.rs', content: code }) } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', content: `Error: ${code}` },
+  ]);
+});
+
 test('Authorization: Bearer works as well as x-api-key', async () => {
   const bearer = new Anthropic({ authToken: key, apiKey: null, baseURL: gw.url, maxRetries: 0 });
   const msg = await bearer.messages.create({ model: 'sandbox/echo', ...hello });

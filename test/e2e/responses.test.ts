@@ -226,6 +226,37 @@ test('a stored response is in the database under its org, with the conversation 
   assert.equal(items.map((i) => [i.type, i.role]), [['message', 'user'], ['message', 'assistant']]);
 });
 
+test('a Codex-sized turn (its long strings sent as the client wrote them) reaches the provider as the chat request, and is stored as sent', async () => {
+  const code = 'export const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0); // "sum" é 😀\n\t\\\n'.repeat(300);
+  const body = {
+    model: LLAMA, instructions: 'You are Codex. '.repeat(200), store: true,
+    input: [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Fix this:\n${code}` }] },
+      { type: 'function_call', call_id: 'c1', name: 'shell', arguments: JSON.stringify({ command: ['cat', 'src/a.ts'], note: code }) },
+      { type: 'function_call_output', call_id: 'c1', output: code },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and ' }, { type: 'input_text', text: code }] },
+    ],
+  };
+  // The client's own escapes, which JSON.stringify would not write: the provider reads the same text.
+  const written = JSON.stringify(body).replace(/é/g, '\\u00e9');
+  assert.ok(written.length > 100_000);
+  const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: bearer(key), body: written });
+  const answer = await res.json() as any;
+  assert.is(res.status, 200, JSON.stringify(answer).slice(0, 300));
+  const sent = mock.requests[0].body;
+  assert.equal(sent.messages, [
+    { role: 'system', content: body.instructions },
+    { role: 'user', content: `Fix this:\n${code}` },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shell', arguments: body.input[1].arguments } }] },
+    { role: 'tool', tool_call_id: 'c1', content: code },
+    { role: 'user', content: [{ type: 'text', text: 'and ' }, { type: 'text', text: code }] },
+  ]);
+  const items = await client.responses.inputItems.list(answer.id);
+  const texts = JSON.stringify(items.data);
+  assert.ok(texts.includes(JSON.stringify(code).slice(1, 200)), 'the stored items hold the text, not placeholders');
+  assert.not.ok(texts.includes('\ue000') || texts.includes('\uE000') || texts.includes('\ue000'), 'no placeholder stored');
+});
+
 test('invalid bodies are 400 bad_request in the error envelope, never a 500', async () => {
   const cases: [unknown, string][] = [
     [{ input: 'x' }, "Invalid 'model'"],

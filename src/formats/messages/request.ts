@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { parseJsonObject } from '../../domain/json-body.js';
+import { checkBody, parseJsonObject } from '../../domain/json-body.js';
+import type { LiteralTable } from '../../lib/json-literals.js';
 import { errors } from '../../errors/catalog.js';
 import { readExtensions, type Extensions } from '../../domain/extensions.js';
 
@@ -70,12 +71,19 @@ export interface MessagesRequest {
   forCount: boolean;
   /** The header a native route is sent with the body. */
   headers: Record<string, string>;
+  /** What the body's placeholders stand for, when it was decoded with its long strings left as literals (lib/json-literals.ts). */
+  literals: LiteralTable | null;
 }
 
 export function readMessages(raw: Buffer, forCount = false, beta = ''): MessagesRequest {
-  const body = parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK);
+  return messagesRequest(parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK), forCount, beta, null);
+}
+
+/** readMessages for a body already decoded, perhaps with literals left (lib/json-literals.ts): the schema checked, extensions read. */
+export function messagesRequest(body: Obj, forCount: boolean, beta: string, literals: LiteralTable | null): MessagesRequest {
+  if (literals !== null) checkBody(forCount ? COUNT_CHECK : CHECK, body);
   const ext = readExtensions(body);
-  return { body, ext, forCount, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) } };
+  return { body, ext, forCount, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) }, literals };
 }
 
 /**
@@ -93,7 +101,7 @@ export function translateMessages(r: MessagesRequest): Obj {
     if (text.length > 0) messages.push({ role: 'system', content: text });
   }
   (body.messages as Obj[]).forEach((m, i) => {
-    if (m.role === 'assistant') messages.push(assistantMessage(m.content as string | Obj[], i));
+    if (m.role === 'assistant') messages.push(assistantMessage(m.content as string | Obj[], i, r.literals));
     else if (m.role === 'system') messages.push({ role: 'system', content: typeof m.content === 'string' ? m.content : textOf(m.content as Obj[], `messages.${i}.content`) });
     else messages.push(...userMessages(m.content as string | Obj[], i));
   });
@@ -153,7 +161,7 @@ function userMessages(content: string | Obj[], i: number): ChatMessage[] {
   return out;
 }
 
-function assistantMessage(content: string | Obj[], i: number): ChatMessage {
+function assistantMessage(content: string | Obj[], i: number, literals: LiteralTable | null): ChatMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
   const texts: string[] = [];
   const calls: Obj[] = [];
@@ -164,7 +172,9 @@ function assistantMessage(content: string | Obj[], i: number): ChatMessage {
       case 'tool_use': {
         const input = b.input ?? {};
         if (typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest(`Invalid '${where}.input': expected an object`);
-        calls.push({ id: str(b.id, `${where}.id`), type: 'function', function: { name: str(b.name, `${where}.name`), arguments: JSON.stringify(input) } });
+        // The input's text, not its placeholders: within JSON text a string is escaped once more.
+        const args = JSON.stringify(literals === null ? input : literals.expand(input));
+        calls.push({ id: str(b.id, `${where}.id`), type: 'function', function: { name: str(b.name, `${where}.name`), arguments: args } });
         break;
       }
       case 'thinking': case 'redacted_thinking': break;
