@@ -49,6 +49,15 @@ export function writeJsonBytes(value: unknown, table: LiteralTable | null = null
   }
   pos = 0;
   literals = table;
+  // With literals, the client's body goes first into the memory, and the text after it: each
+  // literal is then copied within the memory (a builtin, where Buffer#copy from the body cost
+  // ~1 µs a call: half of writing an agent's Responses turn, --cpu-prof).
+  if (table !== null) {
+    reserve(table.raw.length + 8);
+    mem.set(table.raw, 0);
+    pos = (table.raw.length + 7) & ~7;
+  }
+  const start = pos;
   try {
     if (!write(value, 0)) return Buffer.from(JSON.stringify(table === null ? value : table.expand(value)) ?? '', 'utf8');
   } finally {
@@ -57,8 +66,8 @@ export function writeJsonBytes(value: unknown, table: LiteralTable | null = null
   // Out of the module's memory into a buffer of its own (the socket may hold it after the call),
   // not zero-filled first as Buffer.copyBytesFrom's is: 15% of this writer's time on an agent's
   // 200 KB request went to that (--cpu-prof).
-  const out = Buffer.allocUnsafe(pos);
-  mem.copy(out, 0, 0, pos);
+  const out = Buffer.allocUnsafe(pos - start);
+  out.set(mem.subarray(start, pos), 0);
   return out;
 }
 
@@ -187,9 +196,10 @@ function string(s: string): void {
 function withLiterals(s: string, t: LiteralTable): void {
   byte(QUOTE);
   eachPlaceholder(s, (from, to) => inside(s.slice(from, to)), (k) => {
+    // The literal's inside, from the body's copy at the memory's start.
     const [a, b] = t.inner(k);
     reserve(b - a);
-    t.raw.copy(mem, pos, a, b);
+    mem.copyWithin(pos, a, b);
     pos += b - a;
   });
   byte(QUOTE);

@@ -10,15 +10,14 @@ import { compactValue } from './json-scan.js';
 // JSON literals of the same text may differ in how they escape it (`\u00e9` or `é`, `\/` or `/`);
 // both say the same string, so the provider reads what the client sent.
 //
-// A placeholder is U+E000, the string's index in decimal, U+E001 (private-use characters): a body
-// in which U+E000 appears at all, written or escaped, is decoded whole instead, so no string of
-// the client's can be taken for one.
+// A placeholder is U+0001, the string's index in decimal, U+0002: control characters, which a
+// JSON string can hold only escaped, so the scan that makes the placeholders sees every one a
+// client wrote; a body holding either is decoded whole instead, and no string of the client's can
+// be taken for a placeholder.
 
 /** The character that opens a placeholder, and the one that closes it. */
-export const OPEN = '\uE000';
-const CLOSE = '\uE001';
-const OPEN_UTF8 = Buffer.from(OPEN, 'utf8');
-const OPEN_ESCAPES = [Buffer.from('\\ue000'), Buffer.from('\\uE000')];
+export const OPEN = '\u0001';
+const CLOSE = '\u0002';
 
 /** The long strings of one body: their literals' spans in it, quotes included. */
 export class LiteralTable {
@@ -91,12 +90,11 @@ function expandValue(v: unknown, t: LiteralTable): unknown {
 /**
  * `raw` (a JSON object) decoded with the long string values (at least `minBytes` of literal) of
  * the members named in `keep` left as placeholders, and every other member as JSON.parse reads it;
- * null when the body is not valid JSON, nests past `maxDepth`, or holds U+E000 anywhere: it is
- * then decoded as before, which refuses what it always refused.
+ * null when the body is not valid JSON, nests past `maxDepth`, or holds U+0001 or U+0002 in a
+ * string: it is then decoded as before, which refuses what it always refused.
  */
 export function decodeWithLiterals(raw: Buffer, keep: ReadonlySet<string>, minBytes: number, maxDepth: number):
   { body: Record<string, unknown>; literals: LiteralTable } | null {
-  if (raw.indexOf(OPEN_UTF8) >= 0 || OPEN_ESCAPES.some((e) => raw.indexOf(e) >= 0)) return null;
   let start = 0;
   let end = raw.length;
   while (start < end && isSpace(raw[start])) start++;

@@ -28,13 +28,17 @@ test('random values: written with their literals, they read as the plain decode;
   for (let i = 0; i < 3000; i++) {
     const raw = written({ value: randomValue(r, 0), n: i }, r);
     const d = decodeWithLiterals(raw, ALL, 64, 128);
-    assert.ok(d !== null, `case ${i}: decoded`);
+    // A string with U+0001 or U+0002 (the placeholders' characters) leaves the body to the plain decode.
+    if (d === null) {
+      assert.ok(/\\u000[12]/.test(raw.toString('utf8')), `case ${i}: decoded`);
+      continue;
+    }
     if (d!.literals.spans.length > 0) withLiterals++;
     const plain = parse(raw);
     assert.equal(d!.literals.expand(d!.body), plain, `case ${i}: expanded`);
     assert.equal(parse(writeJsonBytes(d!.body, d!.literals)), plain, `case ${i}: written`);
   }
-  assert.ok(withLiterals > 500, `${withLiterals} values had long strings`);
+  assert.ok(withLiterals > 200, `${withLiterals} values had long strings`);
 });
 
 test('placeholders within longer strings (a translation joins texts) are written as the joined text', () => {
@@ -48,12 +52,12 @@ test('placeholders within longer strings (a translation joins texts) are written
   assert.equal(parse(writeJsonBytes(joined, d.literals)), { text: `Error: ${parts.join('\n\n')}`, data: `data:image/png;base64,${parts[0]}` });
 });
 
-test('members outside `keep` are decoded; a body holding U+E000 in any spelling, or not JSON, is left to the plain decode', () => {
+test('members outside `keep` are decoded; a body holding U+0001 or U+0002 (as a placeholder is written), or not JSON, is left to the plain decode', () => {
   const long = 'x'.repeat(300);
   const d = decodeWithLiterals(Buffer.from(JSON.stringify({ input: long, instructions: long })), new Set(['input']), 64, 128)!;
   assert.is.not(d.body.input, long, 'a placeholder');
   assert.is(d.body.instructions, long, 'decoded');
-  for (const text of [`{"input":"${long}\ue000"}`, `{"input":"${long}\\ue000"}`, `{"input":"${long}\\uE000"}`, `{"input":"${long}"`, ` ["${long}"]`,
+  for (const text of [`{"input":"${long}\\u0001"}`, `{"input":"short \\u0002","x":"${long}"}`, `{"input":"${long}"`, ` ["${long}"]`,
     `{"input":${'['.repeat(130)}${']'.repeat(130)}}`]) {
     assert.is(decodeWithLiterals(Buffer.from(text), ALL, 64, 128), null, text.slice(0, 40));
   }

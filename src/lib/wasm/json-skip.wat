@@ -50,6 +50,9 @@
                 (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=3 (local.get $i)))))
                 (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=4 (local.get $i)))))
                 (br_if $fail (i32.eqz (call $hex (i32.load8_u offset=5 (local.get $i)))))
+                ;; \u0001 and \u0002 are the characters `compact`'s placeholders are made of: noted.
+                (if (i32.eq (i32.load offset=2 align=1 (local.get $i)) (i32.const 0x31303030)) (then (global.set $marked (i32.const 1))))
+                (if (i32.eq (i32.load offset=2 align=1 (local.get $i)) (i32.const 0x32303030)) (then (global.set $marked (i32.const 1))))
                 (local.set $i (i32.add (local.get $i) (i32.const 6)))
                 (br $next)))
             ;; " \ / b f n r t
@@ -388,19 +391,23 @@
       (local.set $i (call $ws (local.get $i) (local.get $n)))
       (br $element))
     (i32.const -1))
-;; `compact(i, n, o, min, table, cap, depth, max)`: the JSON value at i (nesting `depth`) copied
+  ;; `compact(i, n, o, min, table, cap, depth, max)`: the JSON value at i (nesting `depth`) copied
   ;; to o, each string value (an array's element or an object member's value, never a key) at least
-  ;; `min` bytes long, quotes included, replaced by a placeholder: a quote, U+E000 (EE 80 80), the
-  ;; string's index in decimal, U+E001 (EE 80 81), a quote. The string's start and end go to
-  ;; table + 4 + 8k, and their number to table. Returns the length written: at most the value's, as a placeholder is shorter than
-  ;; what it replaces; -1 when the value is not valid JSON or nests past `max`, -2 when more than
-  ;; `cap` strings are long. lib/json-literals.ts reads the result.
+  ;; `min` bytes long, quotes included, replaced by a placeholder: a quote, \u0001 (escaped), the
+  ;; string's index in decimal, \u0002 (escaped), a quote: ASCII, so that the text it is part of
+  ;; stays one byte a character in V8 (JSON.parse of text holding U+E000, an earlier marker, took
+  ;; twice as long). The string's start and end go to table + 4 + 8k, and their number to table.
+  ;; Returns the length written: at most the value's, as a placeholder is shorter than what it
+  ;; replaces; -1 when the value is not valid JSON or nests past `max`, -2 when more than `cap`
+  ;; strings are long, -3 when a string of the value holds \u0001 or \u0002 itself (it could be
+  ;; taken for a placeholder). lib/json-literals.ts reads the result.
   (global $w (mut i32) (i32.const 0))
   (global $from (mut i32) (i32.const 0))
   (global $count (mut i32) (i32.const 0))
   (global $table (mut i32) (i32.const 0))
   (global $cap (mut i32) (i32.const 0))
   (global $min (mut i32) (i32.const 0))
+  (global $marked (mut i32) (i32.const 0))
   (func $compact (export "compact") (param $i i32) (param $n i32) (param $o i32) (param $min i32) (param $table i32) (param $cap i32)
     (param $depth i32) (param $max i32) (result i32)
     (local $e i32)
@@ -410,8 +417,10 @@
     (global.set $table (local.get $table))
     (global.set $cap (local.get $cap))
     (global.set $min (local.get $min))
+    (global.set $marked (i32.const 0))
     (local.set $e (call $cvalue (local.get $i) (local.get $n) (local.get $depth) (local.get $max)))
     (if (i32.lt_s (local.get $e) (i32.const 0)) (then (return (local.get $e))))
+    (if (global.get $marked) (then (return (i32.const -3))))
     (call $flush (local.get $e))
     (i32.store (local.get $table) (global.get $count))
     (i32.sub (global.get $w) (local.get $o)))
@@ -427,10 +436,10 @@
     (call $flush (local.get $s))
     (i32.store offset=4 (i32.add (global.get $table) (i32.shl (global.get $count) (i32.const 3))) (local.get $s))
     (i32.store offset=8 (i32.add (global.get $table) (i32.shl (global.get $count) (i32.const 3))) (local.get $e))
+    ;; "\u0001
     (i32.store8 (global.get $w) (i32.const 34))
-    (i32.store8 offset=1 (global.get $w) (i32.const 0xee))
-    (i32.store8 offset=2 (global.get $w) (i32.const 0x80))
-    (i32.store8 offset=3 (global.get $w) (i32.const 0x80))
+    (i32.store offset=1 align=1 (global.get $w) (i32.const 0x3030755c))
+    (i32.store16 offset=5 align=1 (global.get $w) (i32.const 0x3130))
     ;; The index's digits, most significant first.
     (local.set $k (global.get $count))
     (local.set $digits (i32.const 1))
@@ -441,18 +450,18 @@
         (local.set $digits (i32.add (local.get $digits) (i32.const 1)))
         (br $more)))
     (local.set $k (global.get $count))
-    (local.set $at (i32.add (global.get $w) (i32.add (i32.const 3) (local.get $digits))))
+    (local.set $at (i32.add (global.get $w) (i32.add (i32.const 6) (local.get $digits))))
     (loop $digit
       (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $k) (i32.const 10))))
       (local.set $k (i32.div_u (local.get $k) (i32.const 10)))
       (local.set $at (i32.sub (local.get $at) (i32.const 1)))
       (br_if $digit (local.get $k)))
-    (local.set $at (i32.add (global.get $w) (i32.add (i32.const 4) (local.get $digits))))
-    (i32.store8 (local.get $at) (i32.const 0xee))
-    (i32.store8 offset=1 (local.get $at) (i32.const 0x80))
-    (i32.store8 offset=2 (local.get $at) (i32.const 0x81))
-    (i32.store8 offset=3 (local.get $at) (i32.const 34))
-    (global.set $w (i32.add (local.get $at) (i32.const 4)))
+    ;; \u0002"
+    (local.set $at (i32.add (global.get $w) (i32.add (i32.const 7) (local.get $digits))))
+    (i32.store align=1 (local.get $at) (i32.const 0x3030755c))
+    (i32.store16 offset=4 align=1 (local.get $at) (i32.const 0x3230))
+    (i32.store8 offset=6 (local.get $at) (i32.const 34))
+    (global.set $w (i32.add (local.get $at) (i32.const 7)))
     (global.set $from (local.get $e))
     (global.set $count (i32.add (global.get $count) (i32.const 1)))
     (i32.const 1))
