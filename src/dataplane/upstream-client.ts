@@ -249,65 +249,64 @@ export class UpstreamClient {
    * the number; with `ownType`, without the route's content-type and the length, for a call that sets both.
    */
   #head(base: BaseUrl, path: string, headers: Record<string, string>, ownType: boolean): RequestHead {
-    const all = ownType ? this.#formHeads : this.#heads;
-    let byBase = all.get(headers);
-    if (byBase === undefined) {
-      byBase = new Map();
-      all.set(headers, byBase);
-    }
-    let byPath = byBase.get(base);
-    if (byPath === undefined) {
-      byPath = new Map();
-      byBase.set(base, byPath);
-    }
-    let cached = byPath.get(path);
-    if (cached === undefined) {
+    return memoised(ownType ? this.#formHeads : this.#heads, headers, base, path, () => {
       const absolute = base.proxy !== null && base.proxy.socks === null && base.origin.startsWith('http:');
       let head = `POST ${absolute ? base.origin : ''}${base.path}${path} HTTP/1.1\r\nhost: ${base.host}\r\n`;
       if (absolute && base.proxy!.authorization !== null) head += `proxy-authorization: ${base.proxy!.authorization}\r\n`;
       for (const [name, value] of Object.entries(headers)) {
         if (ownType && name === 'content-type') continue;
-        if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-          throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
-        }
+        checkHeader(name, value);
         head += `${name}: ${value}\r\n`;
       }
       // Without it any content coding is acceptable (RFC 9110 12.5.3), and the gateway relays
       // and scans bytes: a gzip answer would reach the client undecodable.
       head += ownType ? 'accept-encoding: identity\r\n' : 'accept-encoding: identity\r\ncontent-length: ';
-      cached = { text: head, bytes: Buffer.from(head, 'latin1') };
-      byPath.set(path, cached);
-    }
-    return cached;
+      return { text: head, bytes: Buffer.from(head, 'latin1') };
+    });
   }
 
   /** The HTTP/2 form of #head: pseudo-headers, the route's headers and `accept-encoding`, made once. */
   #h2Head(base: BaseUrl, path: string, headers: Record<string, string>): OutgoingHttpHeaders {
-    let byBase = this.#h2Heads.get(headers);
-    if (byBase === undefined) {
-      byBase = new Map();
-      this.#h2Heads.set(headers, byBase);
-    }
-    let byPath = byBase.get(base);
-    if (byPath === undefined) {
-      byPath = new Map();
-      byBase.set(base, byPath);
-    }
-    let cached = byPath.get(path);
-    if (cached === undefined) {
-      cached = { ':method': 'POST', ':path': `${base.path}${path}`, ':authority': base.host };
+    return memoised(this.#h2Heads, headers, base, path, () => {
+      const head: OutgoingHttpHeaders = { ':method': 'POST', ':path': `${base.path}${path}`, ':authority': base.host };
       for (const [name, value] of Object.entries(headers)) {
-        if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-          throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
-        }
+        checkHeader(name, value);
         // HTTP/2 names are lower-case, and connection-specific fields are not allowed (RFC 9113 8.2).
         const lower = name.toLowerCase();
-        if (!H2_FORBIDDEN.has(lower)) cached[lower] = value;
+        if (!H2_FORBIDDEN.has(lower)) head[lower] = value;
       }
-      cached['accept-encoding'] = 'identity';
-      byPath.set(path, cached);
-    }
-    return cached;
+      head['accept-encoding'] = 'identity';
+      return head;
+    });
+  }
+
+}
+
+/** A request head by the route's header set, base URL and path: objects and constant strings, so no key is built per request. */
+function memoised<T>(all: WeakMap<Record<string, string>, Map<BaseUrl, Map<string, T>>>, headers: Record<string, string>, base: BaseUrl,
+  path: string, make: () => T): T {
+  let byBase = all.get(headers);
+  if (byBase === undefined) {
+    byBase = new Map();
+    all.set(headers, byBase);
+  }
+  let byPath = byBase.get(base);
+  if (byPath === undefined) {
+    byPath = new Map();
+    byBase.set(base, byPath);
+  }
+  let cached = byPath.get(path);
+  if (cached === undefined) {
+    cached = make();
+    byPath.set(path, cached);
+  }
+  return cached;
+}
+
+/** A route's header, refused when a value could end the header early or the name is not a token. */
+function checkHeader(name: string, value: string): void {
+  if (UNSAFE_HEADER.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    throw new RouteFailure('invalid_upstream_header', `the ${name} header for this provider contains characters HTTP does not allow`);
   }
 }
 
