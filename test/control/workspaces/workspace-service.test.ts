@@ -26,10 +26,13 @@ eachBackend('workspaces', (test, be) => {
   let as: (p: Person, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: object) => ReturnType<ReturnType<StoreBackend['injector']>>;
   let a: Person;
   let b: Person;
+  // A clock that moves on each read: workspaces made in one millisecond would otherwise be listed
+  // by their random ids, and the listing order is what one test checks.
+  let clockAt = Date.now();
 
   test.before(async () => {
     const call = be().injector(workspaceRoutes(new WorkspaceService({
-      workspaces: be().pick(sqliteWorkspaceStore, postgresWorkspaceStore), clock: { now: () => Date.now() },
+      workspaces: be().pick(sqliteWorkspaceStore, postgresWorkspaceStore), clock: { now: () => (clockAt += 1) },
       keyChanged: (id) => keysChanged.push(id), workspaceChanged: (id) => workspacesChanged.push(id),
     })));
     as = (p, method, url, body) => call({ method, url, headers: p.headers, body });
