@@ -99,6 +99,12 @@ export class ResponsesService {
   /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */
   #request(raw: Buffer, key: KeyRecord, format: ResponsesFormat, p: Record<string, unknown>, ext: ReturnType<typeof readExtensions>,
     historyJson: string | null, literals: LiteralTable | null): InferenceBody {
+    // A stored conversation holding U+0001 (a client may send it escaped in a small request)
+    // could read as a placeholder beside this request's: the request is then decoded whole.
+    if (literals !== null && historyJson !== null && historyJson.includes('\\u0001')) {
+      p = literals.expand(p);
+      literals = null;
+    }
     const history = historyJson === null ? [] : JSON.parse(historyJson) as Item[];
     const historyBytes = historyJson === null ? 0 : Buffer.byteLength(historyJson);
     const { chat, input, echo } = responsesToChat(p, history);

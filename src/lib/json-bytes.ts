@@ -1,4 +1,4 @@
-import { eachPlaceholder, OPEN, type LiteralTable } from './json-literals.js';
+import { writeWithLiterals, type LiteralTable } from './json-literals.js';
 import { WASM_BASE64 } from './wasm/json-escape.js';
 
 // JSON.stringify's text for the plain data a translator builds, written as UTF-8 bytes: the body
@@ -33,41 +33,26 @@ let wasm: EscapeModule | null = null;
 let mem: Buffer = Buffer.alloc(0);
 /** Where the next byte goes. `var`: a module-level `let` is checked for its temporal dead zone on every read (json-scan.ts). */
 var pos = 0;
-/** The literals placeholders stand for in this call's value (lib/json-literals.ts), or null. */
-var literals: LiteralTable | null = null;
 
 /**
  * The UTF-8 bytes of JSON.stringify(value), for a value that is not undefined at the top. With
  * `table`, the placeholders in the value's strings are written as the literals they stand for,
  * copied from the client's body: JSON.stringify of the value with every placeholder replaced by
- * its text says the same.
+ * its text says the same (writeWithLiterals, lib/json-literals.ts).
  */
 export function writeJsonBytes(value: unknown, table: LiteralTable | null = null): Buffer {
+  if (table !== null) return writeWithLiterals(value, table);
   if (wasm === null) {
     wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as unknown as EscapeModule;
     mem = Buffer.from(wasm.memory.buffer);
   }
   pos = 0;
-  literals = table;
-  // With literals, the client's body goes first into the memory, and the text after it: each
-  // literal is then copied within the memory (a builtin, where Buffer#copy from the body cost
-  // ~1 µs a call: half of writing an agent's Responses turn, --cpu-prof).
-  if (table !== null) {
-    reserve(table.raw.length + 8);
-    mem.set(table.raw, 0);
-    pos = (table.raw.length + 7) & ~7;
-  }
-  const start = pos;
-  try {
-    if (!write(value, 0)) return Buffer.from(JSON.stringify(table === null ? value : table.expand(value)) ?? '', 'utf8');
-  } finally {
-    literals = null;
-  }
+  if (!write(value, 0)) return Buffer.from(JSON.stringify(value) ?? '', 'utf8');
   // Out of the module's memory into a buffer of its own (the socket may hold it after the call),
   // not zero-filled first as Buffer.copyBytesFrom's is: 15% of this writer's time on an agent's
   // 200 KB request went to that (--cpu-prof).
-  const out = Buffer.allocUnsafe(pos - start);
-  out.set(mem.subarray(start, pos), 0);
+  const out = Buffer.allocUnsafe(pos);
+  out.set(mem.subarray(0, pos), 0);
   return out;
 }
 
@@ -156,10 +141,6 @@ function text(s: string): void {
 
 /** A string's JSON literal: short plain ASCII ones here, the rest through the module. */
 function string(s: string): void {
-  if (literals !== null && s.indexOf(OPEN) >= 0) {
-    withLiterals(s, literals);
-    return;
-  }
   const n = s.length;
   if (n < SHORT) {
     reserve(n + 2);
@@ -190,27 +171,6 @@ function string(s: string): void {
     pos -= m;
     mem = Buffer.from(wasm!.memory.buffer);
   }
-}
-
-/** A string holding placeholders: its text escaped as usual, each placeholder as its literal's inside, copied. */
-function withLiterals(s: string, t: LiteralTable): void {
-  byte(QUOTE);
-  eachPlaceholder(s, (from, to) => inside(s.slice(from, to)), (k) => {
-    // The literal's inside, from the body's copy at the memory's start.
-    const [a, b] = t.inner(k);
-    reserve(b - a);
-    mem.copyWithin(pos, a, b);
-    pos += b - a;
-  });
-  byte(QUOTE);
-}
-
-/** A string's literal without its quotes. */
-function inside(s: string): void {
-  const at = pos;
-  string(s);
-  mem.copyWithin(at, at + 1, pos - 1);
-  pos -= 2;
 }
 
 /** ES2024's String#isWellFormed (Node 20 has it; the compiler's library is ES2023): O(1) on a one-byte string. */

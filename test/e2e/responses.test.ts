@@ -254,7 +254,23 @@ test('a Codex-sized turn (its long strings sent as the client wrote them) reache
   const items = await client.responses.inputItems.list(answer.id);
   const texts = JSON.stringify(items.data);
   assert.ok(texts.includes(JSON.stringify(code).slice(1, 200)), 'the stored items hold the text, not placeholders');
-  assert.not.ok(texts.includes('\ue000') || texts.includes('\uE000') || texts.includes('\ue000'), 'no placeholder stored');
+  assert.not.ok(texts.includes('\\u0001') || texts.includes('\\u0002'), 'no placeholder stored');
+});
+
+test('a stored turn whose text looks like a placeholder is continued by a Codex-sized turn as the text it is', async () => {
+  // U+0001 0 U+0002 is how a long string's placeholder reads inside the gateway; sent escaped in a
+  // small request, it is the client's text, stored as such.
+  const odd = 'look: \u00010\u0002 and \u0001 alone';
+  const first = await client.responses.create({ model: LLAMA, input: odd });
+  const code = 'const answer = 42; // "the" answer\n'.repeat(600);
+  const res = await post({
+    model: LLAMA, previous_response_id: first.id, store: false,
+    input: [{ type: 'function_call_output', call_id: 'c9', output: code }, { type: 'message', role: 'user', content: code }],
+  });
+  assert.is(res.status, 200, await res.clone().text());
+  const sent = mock.requests.at(-1)!.body;
+  assert.equal(sent.messages[0], { role: 'user', content: odd });
+  assert.equal(sent.messages.slice(2), [{ role: 'tool', tool_call_id: 'c9', content: code }, { role: 'user', content: code }]);
 });
 
 test('invalid bodies are 400 bad_request in the error envelope, never a 500', async () => {

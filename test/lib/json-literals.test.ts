@@ -52,6 +52,33 @@ test('placeholders within longer strings (a translation joins texts) are written
   assert.equal(parse(writeJsonBytes(joined, d.literals)), { text: `Error: ${parts.join('\n\n')}`, data: `data:image/png;base64,${parts[0]}` });
 });
 
+test('placeholders side by side, beside a backslash and u0001 spelled out, in non-ASCII text; U+0001 that begins no placeholder is text', () => {
+  const long = (s: string): string => s.repeat(40);
+  const parts = [long('first\n'), long('second "two"'), long('third é')];
+  const raw = Buffer.from(JSON.stringify({ value: parts }), 'utf8');
+  const d = decodeWithLiterals(raw, ALL, 64, 128)!;
+  const [a, b, c] = d.body.value as string[];
+  const value = {
+    adjacent: a + b + c,
+    escapedText: `\\u0001${a}\\u00011\\u0002`,
+    nonAscii: ['ünïcödé 😀', `${b} ✓ ${c}`],
+    // Strings a placeholder's characters are in without making one (none comes from a body's
+    // decode, but the writer and expand must agree on them): no close, not digits, out of range.
+    stray: ['\u0001', '\u00017', '\u0001x\u0002', `\u0001${a}`, '\u000199\u0002', '\u0002\u0001'],
+  };
+  const expanded = {
+    adjacent: parts.join(''),
+    escapedText: `\\u0001${parts[0]}\\u00011\\u0002`,
+    nonAscii: ['ünïcödé 😀', `${parts[1]} ✓ ${parts[2]}`],
+    stray: ['\u0001', '\u00017', '\u0001x\u0002', `\u0001${parts[0]}`, '\u000199\u0002', '\u0002\u0001'],
+  };
+  assert.equal(d.literals.expand(value), expanded);
+  assert.equal(parse(writeJsonBytes(value, d.literals)), expanded);
+  // ASCII throughout: the written bytes are the client's literals, copied.
+  const ascii = { adjacent: a + b };
+  assert.is(writeJsonBytes(ascii, d.literals).toString('utf8'), `{"adjacent":"${JSON.stringify(parts[0]).slice(1, -1)}${JSON.stringify(parts[1]).slice(1, -1)}"}`);
+});
+
 test('members outside `keep` are decoded; a body holding U+0001 or U+0002 (as a placeholder is written), or not JSON, is left to the plain decode', () => {
   const long = 'x'.repeat(300);
   const d = decodeWithLiterals(Buffer.from(JSON.stringify({ input: long, instructions: long })), new Set(['input']), 64, 128)!;
