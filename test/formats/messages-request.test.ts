@@ -89,6 +89,11 @@ test('bad bodies are 400s naming the offending place, never something else', () 
     "tool type 'web_search_20250305'");
   assert.match(refusal({ ...base, messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'maybe' } }).message, 'tool_choice.type');
   assert.match(refusal({ ...base, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: [1] }] }] }).message, '.input');
+  assert.match(refusal({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'tool_use', name: 'f', input: {} }] }] }).message,
+    "'messages.1.content.1.id'");
+  assert.match(refusal(m([{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'ok' }, { type: 'text' }] }])).message, "'messages.0.content.0.content.1.text'");
+  assert.match(refusal(m([{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'video' }] }])).message, "'video' at 'messages.0.content.0.content.0'");
+  assert.match(refusal(m([{ type: 'tool_result', content: 'x' }])).message, "'messages.0.content.0.tool_use_id'");
   assert.match(refusal({ ...base, messages: [{ role: 'user', content: 'x' }], provider: 7 }).message, "'provider'");
   assert.is(refusal([1]).status, 400);
 });

@@ -147,14 +147,13 @@ function userMessages(content: string | Obj[], i: number): ChatMessage[] {
   const out: ChatMessage[] = [];
   const parts: Obj[] = [];
   content.forEach((b, j) => {
-    const where = `messages.${i}.content.${j}`;
     switch (b.type) {
-      case 'text': parts.push({ type: 'text', text: str(b.text, `${where}.text`) }); break;
-      case 'image': parts.push(imagePart(b, where)); break;
-      case 'tool_result': out.push(...toolResult(b, where)); break;
+      case 'text': parts.push({ type: 'text', text: blockString(b, 'text', i, j) }); break;
+      case 'image': parts.push(imagePart(b, blockPath(i, j))); break;
+      case 'tool_result': toolResult(b, i, j, out); break;
       // Reasoning of an earlier turn: chat has no place for it.
       case 'thinking': case 'redacted_thinking': break;
-      default: throw unsupported(b.type, where);
+      default: throw unsupported(b.type, blockPath(i, j));
     }
   });
   if (parts.length > 0) out.push({ role: 'user', content: allText(parts) ? parts.map((x) => x.text).join('\n\n') : parts });
@@ -166,19 +165,18 @@ function assistantMessage(content: string | Obj[], i: number, literals: LiteralT
   const texts: string[] = [];
   const calls: Obj[] = [];
   content.forEach((b, j) => {
-    const where = `messages.${i}.content.${j}`;
     switch (b.type) {
-      case 'text': texts.push(str(b.text, `${where}.text`)); break;
+      case 'text': texts.push(blockString(b, 'text', i, j)); break;
       case 'tool_use': {
         const input = b.input ?? {};
-        if (typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest(`Invalid '${where}.input': expected an object`);
+        if (typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest(`Invalid '${blockPath(i, j)}.input': expected an object`);
         // The input's text, not its placeholders: within JSON text a string is escaped once more.
         const args = JSON.stringify(literals === null ? input : literals.expand(input));
-        calls.push({ id: str(b.id, `${where}.id`), type: 'function', function: { name: str(b.name, `${where}.name`), arguments: args } });
+        calls.push({ id: blockString(b, 'id', i, j), type: 'function', function: { name: blockString(b, 'name', i, j), arguments: args } });
         break;
       }
       case 'thinking': case 'redacted_thinking': break;
-      default: throw unsupported(b.type, where);
+      default: throw unsupported(b.type, blockPath(i, j));
     }
   });
   const m: ChatMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
@@ -191,25 +189,23 @@ function assistantMessage(content: string | Obj[], i: number, literals: LiteralT
  * One tool_result → a `tool` message with its text. Chat has no error flag, so an error result
  * says so in words; images in a result (a `tool` message cannot carry them) follow as a user message.
  */
-function toolResult(b: Obj, where: string): ChatMessage[] {
-  const id = str(b.tool_use_id, `${where}.tool_use_id`);
+function toolResult(b: Obj, i: number, j: number, out: ChatMessage[]): void {
+  const id = blockString(b, 'tool_use_id', i, j);
   let text = '';
   const images: Obj[] = [];
   if (typeof b.content === 'string') text = b.content;
   else if (Array.isArray(b.content)) {
     const texts: string[] = [];
     (b.content as Obj[]).forEach((c, k) => {
-      const at = `${where}.content.${k}`;
-      if (c?.type === 'text') texts.push(str(c.text, `${at}.text`));
-      else if (c?.type === 'image') images.push(imagePart(c, at));
-      else throw unsupported(c?.type, at);
+      if (c?.type === 'text') texts.push(blockString(c, 'text', i, j, k));
+      else if (c?.type === 'image') images.push(imagePart(c, blockPath(i, j, k)));
+      else throw unsupported(c?.type, blockPath(i, j, k));
     });
     text = texts.join('\n\n');
-  } else if (b.content !== undefined) throw errors.badRequest(`Invalid '${where}.content': expected a string or an array of blocks`);
+  } else if (b.content !== undefined) throw errors.badRequest(`Invalid '${blockPath(i, j)}.content': expected a string or an array of blocks`);
   if (b.is_error === true) text = `Error: ${text}`;
-  const out: ChatMessage[] = [{ role: 'tool', tool_call_id: id, content: text }];
+  out.push({ role: 'tool', tool_call_id: id, content: text });
   if (images.length > 0) out.push({ role: 'user', content: images });
-  return out;
 }
 
 function imagePart(b: Obj, where: string): Obj {
@@ -253,6 +249,22 @@ function textOf(blocks: Obj[], where: string): string {
 function allText(parts: Obj[]): boolean {
   for (const p of parts) if (p.type !== 'text') return false;
   return true;
+}
+
+/**
+ * Where block j of message i is (block k of its content, for a tool_result's): made only for an
+ * error. Made for every block, these paths were a fifth of translating an agent's 200 KB turn
+ * (translateMessages 47 → 40 µs, node, the bench's 200 KB Messages turn).
+ */
+function blockPath(i: number, j: number, k = -1): string {
+  return k < 0 ? `messages.${i}.content.${j}` : `messages.${i}.content.${j}.content.${k}`;
+}
+
+/** A block's string member, or a 400 saying where it is. */
+function blockString(b: Obj, key: string, i: number, j: number, k = -1): string {
+  const v = b[key];
+  if (typeof v !== 'string') throw errors.badRequest(`Invalid '${blockPath(i, j, k)}.${key}': expected a string`);
+  return v;
 }
 
 function str(v: unknown, where: string): string {
