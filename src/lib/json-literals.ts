@@ -115,8 +115,10 @@ export function decodeWithLiterals(raw: Buffer, keep: ReadonlySet<string>, minBy
 
 // The writer's scratch: the client's body first (each literal is copied within one buffer, a
 // builtin's memmove, where Buffer#copy from the body cost ~1 µs a call), then the request's text,
-// then the request assembled from the two. Grown when a body needs more, never shrunk.
+// then the request assembled from the two. Grown when a body needs more, up to KEEP_SCRATCH.
 let scratch: Buffer = Buffer.alloc(0);
+/** The most the scratch is kept at: a 4 MB body (the default bodyLimitBytes) with its text and request. */
+const KEEP_SCRATCH = 16 * 1024 * 1024;
 /** A placeholder as JSON.stringify writes it: its opening and closing characters escaped. */
 const OPEN_TEXT = '\\u0001';
 const CLOSE_TEXT = '\\u0002';
@@ -140,8 +142,9 @@ export function writeWithLiterals(value: unknown, t: LiteralTable): Buffer {
   // Room for the body, the text as UTF-8, and the request: at most the text and every literal.
   const textAt = (raw.length + 7) & ~7;
   const need = textAt + 3 * s.length + (3 * s.length + raw.length) + 16;
-  if (scratch.length < need) scratch = Buffer.allocUnsafeSlow(Math.max(need, 2 * scratch.length));
-  const m = scratch;
+  // A body past what the scratch keeps (a raised bodyLimitBytes) gets a buffer of its own.
+  if (scratch.length < need && need <= KEEP_SCRATCH) scratch = Buffer.allocUnsafeSlow(Math.min(KEEP_SCRATCH, Math.max(need, 2 * scratch.length)));
+  const m = scratch.length >= need ? scratch : Buffer.allocUnsafeSlow(need);
   m.set(raw, 0);
   const n = m.write(s, textAt, 'utf8');
   const outAt = (textAt + n + 7) & ~7;

@@ -79,6 +79,16 @@ test('placeholders side by side, beside a backslash and u0001 spelled out, in no
   assert.is(writeJsonBytes(ascii, d.literals).toString('utf8'), `{"adjacent":"${JSON.stringify(parts[0]).slice(1, -1)}${JSON.stringify(parts[1]).slice(1, -1)}"}`);
 });
 
+test('a body too large for the kept scratch is written from a buffer of its own, and the next small one from the scratch', () => {
+  const big = Array.from({ length: 40 }, (_, i) => `${i} ${'code line\n\t"quoted"\n'.repeat(12_000)}`);
+  const raw = Buffer.from(JSON.stringify({ value: big }), 'utf8');
+  assert.ok(raw.length > 8 * 1024 * 1024);
+  const d = decodeWithLiterals(raw, ALL, 64, 128)!;
+  assert.equal(parse(writeJsonBytes({ joined: (d.body.value as string[]).join('|') }, d.literals)), { joined: big.join('|') });
+  const small = decodeWithLiterals(Buffer.from(JSON.stringify({ value: ['x'.repeat(100)] })), ALL, 64, 128)!;
+  assert.equal(parse(writeJsonBytes(small.body, small.literals)), { value: ['x'.repeat(100)] });
+});
+
 test('members outside `keep` are decoded; a body holding U+0001 or U+0002 (as a placeholder is written), or not JSON, is left to the plain decode', () => {
   const long = 'x'.repeat(300);
   const d = decodeWithLiterals(Buffer.from(JSON.stringify({ input: long, instructions: long })), new Set(['input']), 64, 128)!;
