@@ -251,10 +251,23 @@ test('a Codex-sized turn (its long strings sent as the client wrote them) reache
     { role: 'tool', tool_call_id: 'c1', content: code },
     { role: 'user', content: [{ type: 'text', text: 'and ' }, { type: 'text', text: code }] },
   ]);
-  const items = await client.responses.inputItems.list(answer.id);
+  const items = await client.responses.inputItems.list(answer.id, { order: 'asc' });
   const texts = JSON.stringify(items.data);
-  assert.ok(texts.includes(JSON.stringify(code).slice(1, 200)), 'the stored items hold the text, not placeholders');
   assert.not.ok(texts.includes('\\u0001') || texts.includes('\\u0002'), 'no placeholder stored');
+  // The stored input is the text the client sent, item for item.
+  assert.equal(items.data.map((i: any) => [i.type, i.type === 'message' ? i.content.map((c: any) => [c.type, c.text]) : i.arguments ?? i.output]), [
+    ['message', [['input_text', `Fix this:\n${code}`]]],
+    ['function_call', body.input[1].arguments],
+    ['function_call_output', code],
+    ['message', [['input_text', 'and '], ['input_text', code]]],
+  ]);
+  // And a turn continuing it sends the provider that conversation (instructions are not carried
+  // over, as OpenAI does), its answer, then the new input.
+  await client.responses.create({ model: LLAMA, input: 'next', previous_response_id: answer.id });
+  const continued = mock.requests.at(-1)!.body.messages;
+  assert.ok(JSON.stringify(continued.slice(0, 4)) === JSON.stringify(sent.messages.slice(1)), 'the stored conversation, as first sent');
+  assert.equal(continued.slice(4).map((m: any) => m.role), ['assistant', 'user']);
+  assert.equal(continued.at(-1), { role: 'user', content: 'next' });
 });
 
 test('a stored turn whose text looks like a placeholder is continued by a Codex-sized turn as the text it is', async () => {
