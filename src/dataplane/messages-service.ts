@@ -50,7 +50,7 @@ export class MessagesService {
       const body = messagesBody(raw, req.beta, (model) => this.#d.planner.mayUseKind(model, NATIVE_KINDS, req.key.orgId));
       format.model = body.model;
       format.stops = body.stops;
-      // Only a translated stream's message_start reads it.
+      // Only a translated stream's message_start reads it (a stream passed through from Anthropic never does).
       if (body.stream) format.inputEstimate = () => estimatePromptTokens('chat', body.payload);
       return body;
     });

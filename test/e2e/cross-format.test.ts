@@ -122,6 +122,12 @@ test('a content block or tool chat has no place for reaches an Anthropic route; 
   const served = await post();
   assert.is(served.status, 200, await served.text());
   assert.equal(anthropic.requests[0].body.tools, body.tools, 'Anthropic\'s own server tool, as written');
+  // Streamed, likewise: nothing translates it (message_start's estimate is the translation's, and a passed-through stream has none).
+  const streamed = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ ...body, stream: true }) });
+  const events = await streamed.text();
+  assert.is(streamed.status, 200, events);
+  assert.ok(events.includes('event: message_stop'), events.slice(0, 300));
+  assert.not.ok(events.includes('event: error'), events.slice(-300));
   anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
   const failedOver = await post();
   assert.is(failedOver.status, 400);

@@ -101,7 +101,7 @@ function responses(bytes: Buffer, cuts: number[] = []): { out: string; stored: u
 }
 
 function messages(bytes: Buffer, cuts: number[] = []): string {
-  return feed(new MessagesStream({ model: 'claude-x', stops: ['x', 'END'], inputEstimate: 7, requestId: 'req_1' }), bytes, cuts).replace(/"msg_[0-9a-f]{24}"/g, '"msg_ID"');
+  return feed(new MessagesStream({ model: 'claude-x', stops: ['x', 'END'], inputEstimate: () => 7, requestId: 'req_1' }), bytes, cuts).replace(/"msg_[0-9a-f]{24}"/g, '"msg_ID"');
 }
 
 const streams: [string, Buffer][] = Object.entries(STREAMS).map(([name, s]) => [name, Buffer.from(s)]);

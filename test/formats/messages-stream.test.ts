@@ -4,7 +4,7 @@ import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { events, fixture } from './messages-fixture.js';
 
 function translator(f: any): MessagesStream {
-  return new MessagesStream({ model: f.model, stops: f.stops, inputEstimate: f.inputEstimate, requestId: 'req-1' });
+  return new MessagesStream({ model: f.model, stops: f.stops, inputEstimate: () => f.inputEstimate, requestId: 'req-1' });
 }
 
 for (const name of ['stream-text', 'stream-tool', 'stream-failure']) {
@@ -49,7 +49,7 @@ test("the gateway's own overload mid-stream is Anthropic's overloaded_error", ()
 });
 
 test('a matched stop sequence named by the server is stop_sequence in message_delta', () => {
-  const t = new MessagesStream({ model: 'm', stops: ['END'], inputEstimate: 0, requestId: null });
+  const t = new MessagesStream({ model: 'm', stops: ['END'], inputEstimate: () => 0, requestId: null });
   const out = t.push('data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n' +
     'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":"END"}]}\n\ndata: [DONE]\n\n').toString() + t.end().toString();
   const delta = events(out).find((e) => e.event === 'message_delta')!;

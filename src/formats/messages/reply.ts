@@ -13,7 +13,7 @@ const NO_ESTIMATE = (): number => 0;
 export class MessagesReply implements ReplyFormat {
   model = '';
   stops: readonly string[] = [];
-  /** The input tokens message_start says before the real count arrives; called only for a stream this format writes. */
+  /** The input tokens message_start says before the real count arrives; called only when a translated stream writes it. */
   inputEstimate: () => number = NO_ESTIMATE;
   readonly #requestId: string;
 
@@ -34,6 +34,6 @@ export class MessagesReply implements ReplyFormat {
   }
 
   stream(): ChatStreamTranslator {
-    return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate(), requestId: this.#requestId });
+    return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate: this.inputEstimate, requestId: this.#requestId });
   }
 }

@@ -14,8 +14,12 @@ type Obj = Record<string, unknown>;
 export interface MessagesStreamOptions {
   model: string;
   stops: readonly string[];
-  /** Input tokens for message_start, before the real count arrives with the chat stream's last chunk. */
-  inputEstimate: number;
+  /**
+   * Input tokens for message_start, before the real count arrives with the chat stream's last
+   * chunk: asked for only when message_start is written (estimating reads the whole translated
+   * body, which a stream passed through from Anthropic never needs).
+   */
+  inputEstimate: () => number;
   requestId: string | null;
 }
 
@@ -170,7 +174,7 @@ export class MessagesStream implements ChatStreamTranslator {
       type: 'message_start',
       message: {
         id: messageId(), type: 'message', role: 'assistant', model: o.model, content: [], stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: o.inputEstimate, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        usage: { input_tokens: o.inputEstimate(), output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
       },
     });
   }
