@@ -273,8 +273,7 @@ export class InferenceService {
   }
 }
 
-/** The embeddings encoding the client asked for, which a translated answer must be written in. */
-/** An embeddings request's encoding_format ('' for chat: its payload, which may be decoded on first use, is not read). */
+/** The embeddings encoding the client asked for, which a translated answer must be written in ('' for chat, whose payload may be decoded only on first use). */
 function encodingOf(endpoint: TokenEndpoint, body: InferenceBody): string {
   if (endpoint !== 'embeddings') return '';
   const f = body.payload.encoding_format;

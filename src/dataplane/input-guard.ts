@@ -42,7 +42,8 @@ export function guardedInput(endpoint: TokenEndpoint, body: InferenceBody, guard
   if (native !== null) guardMessagesBody(native.payload, guard);
   const keepNative = !guard.policy.outputs;
   if (!guard.redacted && (native === null || keepNative)) return body;
-  // A redacted native body is sent as its decoded payload, never as the client's bytes.
+  // A redacted native body is sent as its decoded payload, never as the client's bytes (named
+  // member by member: a scanned body's payload is a getter, which a spread would not copy).
   return {
     payload, model: body.model, stream: body.stream, maxTokens: body.maxTokens, bytes: body.bytes, ext: body.ext, raw: null,
     usageAsked: body.usageAsked, native: keepNative && native !== null ? { format: native.format, payload: native.payload, headers: native.headers, forward: null } : null,

@@ -180,7 +180,6 @@ class LazyMessagesBody implements MessagesBody {
     return this.#literal ??= { payload: translateMessages(this.decoded()), literals };
   }
 
-
   /** The body parsed whole, once. */
   decoded(): MessagesRequest {
     return this.#decoded ??= readMessages(this.#body, false, this.#beta);

@@ -56,7 +56,6 @@ export function scannedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody
   return new ScannedBody(raw, model, stream === true, maxCompletion ?? maxTokens ?? null, ext, forward, usageAsked);
 }
 
-
 /**
  * The body for everything that does read it whole (a translating provider, a usage estimate, a
  * media check): decoded on first use. The scan proved it valid and no deeper than the limit.
@@ -96,7 +95,6 @@ class ScannedBody implements InferenceBody {
     return this.#payload;
   }
 }
-
 
 /** `messages`: a non-empty array of objects, each with a non-empty string `role`. */
 function messagesValid(raw: Buffer, s: ObjectScan): boolean {

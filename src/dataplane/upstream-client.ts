@@ -279,7 +279,6 @@ export class UpstreamClient {
       return head;
     });
   }
-
 }
 
 /** A request head by the route's header set, base URL and path: objects and constant strings, so no key is built per request. */
