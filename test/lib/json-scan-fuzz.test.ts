@@ -8,6 +8,7 @@ import { jsonNestsDeeperThan } from '../../src/lib/json-depth.js';
 import { scanObject, WantedNames } from '../../src/lib/json-scan.js';
 import type { TokenEndpoint } from '../../src/providers/types.js';
 import { mutate } from '../support/json-mutate.js';
+import { scanVerdict } from '../support/scan-verdict.js';
 import { rng } from '../support/seeded-random.js';
 
 // The scan against JSON.parse, on bodies mutated at random (a fixed seed, so a failure repeats):
@@ -33,15 +34,6 @@ const CORPUS: string[] = [
 const SNIPPETS = ['"model":"x",', '"model":', '"stream":true,', '"max_tokens":5,', '"messages":[],', '\\u', '\\ud800', '\\x', '[', ']', '{', '}',
   '"', ',', ':', 'null', 'tru', '1e', '-', '0', '00', '"optimize":"speed",', '"provider":[],', '"role":"",', '"role":1,', '\u00e9', '\ufeff'];
 
-/** What the full parse says about a body: the body it reads, or the error it refuses with. */
-function fully(endpoint: TokenEndpoint, raw: Buffer): InferenceBody | Error {
-  try {
-    return decodedBody(endpoint, raw);
-  } catch (e) {
-    return e as Error;
-  }
-}
-
 function forwarded(body: InferenceBody, upstreamModel: string, wantUsage: boolean): unknown {
   const out = body.raw!.for(upstreamModel, wantUsage);
   const bytes = Buffer.isBuffer(out) ? out : Buffer.concat(out);
@@ -54,21 +46,10 @@ function forwarded(body: InferenceBody, upstreamModel: string, wantUsage: boolea
  * True when the scan took the body.
  */
 function agrees(endpoint: TokenEndpoint, raw: Buffer, where: string): boolean {
-  const full = fully(endpoint, raw);
-  let fast: InferenceBody | null;
-  try {
-    fast = scannedBody(endpoint, raw);
-  } catch (e) {
-    // A valid body with a bad extension value: the same refusal as the full parse's.
-    assert.ok(full instanceof Error, `${where}: the scan refused what the full parse accepts`);
-    assert.is((e as Error).message, full.message, where);
-    return true;
-  }
-  if (fast === null) return false;
-  if (full instanceof Error) {
-    assert.unreachable(`${where}: the scan accepted what the full parse refuses (${full.message}): ${JSON.stringify(raw.toString('latin1'))}`);
-    return false;
-  }
+  const v = scanVerdict(() => decodedBody(endpoint, raw), () => scannedBody(endpoint, raw), raw, where);
+  if (v === null) return false;
+  if (v === 'refused') return true;
+  const { fast, full } = v;
   assert.is(fast.model, full.model, `${where}: model`);
   assert.is(fast.stream, full.stream, `${where}: stream`);
   assert.is(fast.maxTokens, full.maxTokens, `${where}: maxTokens`);
