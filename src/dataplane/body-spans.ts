@@ -3,7 +3,7 @@ import type { MemberSpan, ObjectScan, WantedNames } from '../lib/json-scan.js';
 
 // Members' values read from a scanned body's bytes (lib/json-scan.ts gives their spans), for the
 // inbound formats whose bodies are forwarded as the client wrote them: chat completions and
-// embeddings (scanned-body.ts), Anthropic's Messages (scanned-messages.ts).
+// embeddings (scanned-body.ts), Anthropic's Messages (messages-body.ts).
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -43,7 +43,7 @@ export interface NativeRequest {
   headers: Record<string, string>;
   /**
    * The client's bytes as a native provider can be sent them (model id and extension members
-   * edited in place), for a body the scan read (scanned-messages.ts); absent when `payload` is
+   * edited in place), for a body the scan read (messages-body.ts); absent when `payload` is
    * what is sent.
    */
   forward?: ClientBytes | null;

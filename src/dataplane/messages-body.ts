@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { EXTENSION_NAMES, type Extensions } from '../domain/extensions.js';
 import { anthropicBetaHeader, messagesRequest, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
-import { decodeWithLiterals, type LiteralTable } from '../lib/json-literals.js';
+import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
 import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
@@ -76,10 +76,6 @@ export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: str
 
 const ALWAYS = (): boolean => true;
 
-/** Bodies from this size on are decoded with literals left (when sure to be translated); a smaller one has none worth it. */
-const LITERALS_FROM = 16 * 1024;
-/** A string literal this long or longer (quotes included) is left as it came. */
-const LITERAL_BYTES = 256;
 const CONVERSATION: ReadonlySet<string> = new Set(['messages', 'system']);
 
 const LEADING_MODEL = Buffer.from('{"model":"');

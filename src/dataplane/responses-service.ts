@@ -1,6 +1,6 @@
 import { itemId } from '../formats/responses/answer.js';
 import { checkBody, MAX_JSON_DEPTH, parseJsonObject } from '../domain/json-body.js';
-import { decodeWithLiterals, type LiteralTable } from '../lib/json-literals.js';
+import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { LiteralBody } from './literal-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
@@ -28,10 +28,6 @@ export interface ResponsesDeps {
 }
 
 const CHECK = TypeCompiler.Compile(ResponsesBodySchema);
-/** Bodies from this size on are decoded with their input's long strings left as literals; a smaller one has none worth it. */
-const LITERALS_FROM = 16 * 1024;
-/** A string literal this long or longer (quotes included) is left as it came. */
-const LITERAL_BYTES = 256;
 const INPUT: ReadonlySet<string> = new Set(['input']);
 
 /**

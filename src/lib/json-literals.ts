@@ -15,8 +15,13 @@ import { compactValue } from './json-scan.js';
 // client wrote; a body holding either is decoded whole instead, and no string of the client's can
 // be taken for a placeholder.
 
+/** Bodies from this size on are worth decoding with literals left; a smaller one has too few long strings to gain. */
+export const LITERALS_FROM = 16 * 1024;
+/** A string literal this long or longer (quotes included) is left as it came. */
+export const LITERAL_BYTES = 256;
+
 /** The character that opens a placeholder, and the one that closes it. */
-export const OPEN = '\u0001';
+const OPEN = '\u0001';
 const CLOSE = '\u0002';
 
 /** The long strings of one body: their literals' spans in it, quotes included. */
@@ -50,7 +55,7 @@ export class LiteralTable {
  * then `text` for the rest. A placeholder is OPEN, digits naming one of the table's `count`
  * literals, CLOSE; an OPEN that does not begin one is text.
  */
-export function eachPlaceholder(s: string, count: number, text: (from: number, to: number) => void, literal: (k: number) => void): void {
+function eachPlaceholder(s: string, count: number, text: (from: number, to: number) => void, literal: (k: number) => void): void {
   let at = 0;
   let from = 0;
   for (;;) {
