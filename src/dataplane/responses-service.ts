@@ -1,6 +1,6 @@
 import { itemId } from '../formats/responses/answer.js';
 import { checkBody, MAX_JSON_DEPTH, parseJsonObject } from '../domain/json-body.js';
-import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
+import { compactBody, decodeCompact, LITERAL_BYTES, LITERALS_FROM, type CompactBody, type LiteralTable } from '../lib/json-literals.js';
 import { LiteralBody } from './literal-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
@@ -11,9 +11,10 @@ import type { Clock } from '../lib/clock.js';
 import type { Item } from '../formats/responses/items.js';
 import { ResponsesFormat } from '../formats/responses/format.js';
 import { inputItemsPage, storedItems } from '../formats/responses/input-items.js';
-import { ResponsesBodySchema, responsesToChat } from '../formats/responses/request.js';
+import { RESPONSES_CHECK, responsesToChat } from '../formats/responses/request.js';
+import { writtenChat } from '../formats/responses/request-bytes.js';
+import { WrittenBody } from './written-body.js';
 import { TranslatingReply } from '../formats/translating-reply.js';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { readExtensions } from '../domain/extensions.js';
 import type { InferenceBody } from './inference-body.js';
 import type { InferenceRequest, InferenceService } from './inference-service.js';
@@ -27,7 +28,7 @@ export interface ResponsesDeps {
   log: Logger;
 }
 
-const CHECK = TypeCompiler.Compile(ResponsesBodySchema);
+const CHECK = RESPONSES_CHECK;
 const INPUT: ReadonlySet<string> = new Set(['input']);
 
 /**
@@ -71,9 +72,15 @@ export class ResponsesService {
   }
 
   #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | Promise<InferenceBody> {
-    // An agent's turn (Codex sends the whole conversation) is decoded with the long strings of its
-    // input left as the client's literals: the translation moves them, and they are sent copied.
-    const decoded = raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
+    // An agent's turn (Codex sends the whole conversation) is compacted: its long strings left as
+    // the client's literals. Its chat request is then written from the skeleton's bytes where the
+    // turn is of the usual shapes, else translated as objects, the literals moved as placeholders.
+    const compact = raw.length >= LITERALS_FROM ? compactBody(raw, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
+    if (compact !== null) {
+      const written = this.#written(raw, key, format, compact);
+      if (written !== null) return written;
+    }
+    const decoded = compact === null ? null : decodeCompact(compact, INPUT);
     let p: Record<string, unknown>;
     if (decoded === null) p = parseJsonObject(raw.toString('utf8'), CHECK);
     else {
@@ -90,6 +97,23 @@ export class ResponsesService {
     };
     const row = this.#d.store.find(key.orgId, previous);
     return row instanceof Promise ? row.then(continued) : continued(row);
+  }
+
+  /** The request written from the skeleton's bytes (formats/responses/request-bytes.ts); null when it must be translated as objects. */
+  #written(raw: Buffer, key: KeyRecord, format: ResponsesFormat, compact: CompactBody): InferenceBody | null {
+    const w = writtenChat(compact);
+    if (w === null) return null;
+    const p = w.body;
+    const model = p.model as string;
+    const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo: w.echo };
+    format.begin(ctx, w.echo.store ? (response) => this.#save(key, ctx.id, model, response, [], w.input()) : null);
+    const stream = p.stream === true;
+    const maxTokens = (p.max_output_tokens ?? null) as number | null;
+    const payload = (): Record<string, unknown> => {
+      const d = decodeCompact(compact, INPUT);
+      return d.literals.expand(responsesToChat(d.body, []).chat);
+    };
+    return new WrittenBody(w.bytes, w.modelStart, w.modelEnd, model, stream, maxTokens, raw.length, w.ext, payload);
   }
 
   /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */

@@ -284,6 +284,37 @@ test('a Responses request whose Anthropic route is overloaded fails over to an O
   assert.equal(rows.map((row) => [row.provider, row.status, row.billable]), [['anthropic', 529, 0], ['groq', 200, 1]]);
 });
 
+test('a streamed Codex-sized turn on a Claude model reaches Anthropic translated, and on failover the OpenAI-compatible route gets the chat request with its own model id', async () => {
+  // Its chat request is written from the client's bytes (formats/responses/request-bytes.ts);
+  // Anthropic's route reads it as objects, the OpenAI-compatible one is sent the bytes.
+  const code = 'export const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0); // "sum" é 😀\n\t\\\n'.repeat(250);
+  const input = [
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Fix this:\n${code}` }] },
+    { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+    { type: 'function_call', call_id: 'c1', name: 'shell', arguments: JSON.stringify({ command: ['cat', 'a.ts'], note: code }) },
+    { type: 'function_call_output', call_id: 'c1', output: code },
+  ];
+  const body = JSON.stringify({ model: CLAUDE, instructions: 'You are Codex. '.repeat(100), input, store: false, stream: true }).replace(/é/g, '\\u00e9');
+  assert.ok(body.length > 50_000);
+  anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+  const events = await res.text();
+  assert.is(res.status, 200, events.slice(0, 300));
+  assert.ok(events.includes('event: response.completed'), events.slice(-300));
+  const toAnthropic = anthropic.requests[0].body;
+  assert.equal(toAnthropic.messages.map((m: any) => m.role), ['user', 'assistant', 'user']);
+  assert.ok(JSON.stringify(toAnthropic.messages).includes(JSON.stringify(code).slice(1, -1)), 'the code reaches Anthropic');
+  const toGroq = groq.requests[0].body;
+  assert.is(toGroq.model, 'llama-3.3-70b-versatile', "Groq's own id for the model");
+  assert.equal(toGroq.stream_options, { include_usage: true });
+  assert.equal(toGroq.messages, [
+    { role: 'system', content: 'You are Codex. '.repeat(100) },
+    { role: 'user', content: `Fix this:\n${code}` },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shell', arguments: input[2].arguments } }] },
+    { role: 'tool', tool_call_id: 'c1', content: code },
+  ]);
+});
+
 test('responses.create on a Gemini model is translated to generateContent and back', async () => {
   const r = await openai.responses.create({ model: 'gemini-2.5-flash', input: 'hello', instructions: 'Be brief.' });
   assert.is(r.output_text, DEFAULT_TEXT);

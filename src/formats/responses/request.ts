@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../../errors/catalog.js';
 import { inputItems, itemsToMessages, type Item } from './items.js';
 
@@ -27,6 +28,8 @@ export const ResponsesBodySchema = Type.Object({
   store: Nullable(Type.Boolean()),
   previous_response_id: Nullable(Type.String({ minLength: 1 })),
 }, { additionalProperties: true });
+
+export const RESPONSES_CHECK = TypeCompiler.Compile(ResponsesBodySchema);
 
 /** The `text` a response echoes when the request gave none: one object, which response-json.ts writes as a constant. */
 export const DEFAULT_TEXT = Object.freeze({ format: Object.freeze({ type: 'text' }) });
@@ -74,30 +77,44 @@ const REFUSED: Record<string, string> = {
  * provider adapter takes. `history` is the stored conversation of previous_response_id.
  */
 export function responsesToChat(p: Record<string, unknown>, history: Item[]): TranslatedRequest {
-  for (const [field, why] of Object.entries(REFUSED)) {
-    const v = p[field];
-    if (v !== undefined && v !== null && v !== false) throw errors.badRequest(`Unsupported '${field}': ${why}`);
-  }
+  refuseUnsupported(p);
   const messages: Record<string, unknown>[] = [];
   const instructions = (p.instructions ?? null) as string | null;
   if (instructions !== null && instructions !== '') messages.push({ role: 'system', content: instructions });
   itemsToMessages(history, messages, 'previous_response_id');
   const input = inputItems(p.input);
   itemsToMessages(input, messages, 'input');
-  if (messages.length === 0 || messages.every((m) => m.role === 'system')) {
-    throw errors.badRequest("Invalid 'input': give at least one message (a string, or message items)");
-  }
+  if (messages.length === 0 || messages.every((m) => m.role === 'system')) throw noMessages();
+  const { options, echo } = chatOptions(p);
+  return { chat: { model: p.model, messages, ...options }, input, echo };
+}
 
-  const chat: Record<string, unknown> = { model: p.model, messages };
-  copy(p, 'temperature', chat, 'temperature');
-  copy(p, 'top_p', chat, 'top_p');
-  copy(p, 'max_output_tokens', chat, 'max_tokens');
-  if (typeof p.user === 'string') chat.user = p.user;
+/** The 400 for a request with nothing but system messages to send. */
+export function noMessages(): Error {
+  return errors.badRequest("Invalid 'input': give at least one message (a string, or message items)");
+}
+
+/** Refuses the fields no provider but OpenAI can honour (REFUSED), before anything else is read. */
+export function refuseUnsupported(p: Record<string, unknown>): void {
+  for (const [field, why] of Object.entries(REFUSED)) {
+    const v = p[field];
+    if (v !== undefined && v !== null && v !== false) throw errors.badRequest(`Unsupported '${field}': ${why}`);
+  }
+}
+
+/** The chat request's members after `model` and `messages`, and what the response echoes of the request. */
+export function chatOptions(p: Record<string, unknown>): { options: Record<string, unknown>; echo: ResponseEcho } {
+  const options: Record<string, unknown> = {};
+  const instructions = (p.instructions ?? null) as string | null;
+  copy(p, 'temperature', options, 'temperature');
+  copy(p, 'top_p', options, 'top_p');
+  copy(p, 'max_output_tokens', options, 'max_tokens');
+  if (typeof p.user === 'string') options.user = p.user;
   const tools = functionTools(p.tools as Record<string, unknown>[] | undefined);
   if (tools.length > 0) {
-    chat.tools = tools;
-    if (p.tool_choice !== undefined && p.tool_choice !== null) chat.tool_choice = toolChoice(p.tool_choice);
-    if (typeof p.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = p.parallel_tool_calls;
+    options.tools = tools;
+    if (p.tool_choice !== undefined && p.tool_choice !== null) options.tool_choice = toolChoice(p.tool_choice);
+    if (typeof p.parallel_tool_calls === 'boolean') options.parallel_tool_calls = p.parallel_tool_calls;
   } else if (p.tool_choice !== undefined && p.tool_choice !== null && p.tool_choice !== 'auto' && p.tool_choice !== 'none') {
     if (p.tool_choice === 'required' || (p.tool_choice as { type?: unknown }).type === 'function') {
       throw errors.badRequest("Invalid 'tool_choice': it requires a tool, but no function tools were given");
@@ -105,7 +122,7 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
     toolChoice(p.tool_choice);
   }
   const format = responseFormat((p.text as { format?: Record<string, unknown> } | undefined)?.format);
-  if (format !== null) chat.response_format = format;
+  if (format !== null) options.response_format = format;
   const reasoning = p.reasoning as { effort?: unknown; summary?: unknown; generate_summary?: unknown } | null | undefined;
   if (reasoning !== undefined && reasoning !== null) {
     if (typeof reasoning !== 'object') throw errors.badRequest("Invalid 'reasoning': expected an object");
@@ -113,12 +130,12 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
     if (summary === 'concise' || summary === 'detailed') {
       throw errors.badRequest(`Unsupported 'reasoning.summary': '${summary}' summaries cannot be produced from providers' chat answers; use 'auto' or leave it out`);
     }
-    if (typeof reasoning.effort === 'string' && reasoning.effort !== 'none') chat.reasoning_effort = reasoning.effort;
+    if (typeof reasoning.effort === 'string' && reasoning.effort !== 'none') options.reasoning_effort = reasoning.effort;
   }
   if (p.stream === true) {
-    chat.stream = true;
+    options.stream = true;
     // Usage reaches the final response.completed event only if the chat stream carries it.
-    chat.stream_options = { include_usage: true };
+    options.stream_options = { include_usage: true };
   }
 
   const echo: ResponseEcho = {
@@ -136,7 +153,7 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
     reasoning: p.reasoning ?? null,
   };
   if (typeof p.user === 'string') echo.user = p.user;
-  return { chat, input, echo };
+  return { options, echo };
 }
 
 function copy(from: Record<string, unknown>, key: string, to: Record<string, unknown>, as: string): void {

@@ -1,0 +1,215 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { compactBody, decodeCompact, type CompactBody } from '../../src/lib/json-literals.js';
+import { checkBody } from '../../src/domain/json-body.js';
+import { readExtensions } from '../../src/domain/extensions.js';
+import { RESPONSES_CHECK, responsesToChat } from '../../src/formats/responses/request.js';
+import { writtenChat } from '../../src/formats/responses/request-bytes.js';
+import { rng } from '../support/seeded-random.js';
+
+// The chat request written from a Responses body's bytes (request-bytes.ts, input-bytes.ts)
+// against the object translation (request.ts): for every body the byte path takes, the request
+// it writes must read as the object translation's, and the object translation must not refuse
+// the body; for bodies made only of the shapes it covers, it must take them. Random bodies, a
+// fixed seed (a failure repeats), long strings left as placeholders at two thresholds.
+
+const INPUT = new Set(['input']);
+
+type Outcome = { chat: unknown; echo: unknown; input: unknown } | { error: string };
+
+/** What the object translation makes of the body (as responses-service.ts runs it without a stored conversation). */
+function objectPath(c: CompactBody): Outcome {
+  try {
+    const d = decodeCompact(c, INPUT);
+    checkBody(RESPONSES_CHECK, d.body);
+    readExtensions(d.body);
+    const r = responsesToChat(d.body, []);
+    return { chat: d.literals.expand(r.chat), echo: r.echo, input: d.literals.expand(r.input) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The byte path's request, read back, beside the object path's; null when the byte path leaves the body. */
+function compare(raw: Buffer, minBytes: number, label: string): boolean | null {
+  const c = compactBody(raw, minBytes, 128);
+  if (c === null) return null;
+  const w = writtenChat(c);
+  if (w === null) return false;
+  const want = objectPath(c);
+  assert.not.ok('error' in want, `${label}: the byte path took a body the object path refuses (${'error' in want ? want.error : ''})`);
+  const o = want as { chat: Record<string, unknown>; echo: unknown; input: unknown };
+  assert.equal(JSON.parse(w.bytes.toString('utf8')), o.chat, `${label}: request`);
+  assert.equal(w.echo, o.echo, `${label}: echo`);
+  assert.equal(w.input(), o.input, `${label}: input`);
+  assert.is(w.bytes.toString('utf8', w.modelStart, w.modelEnd), JSON.stringify(o.chat.model), `${label}: model span`);
+  return true;
+}
+
+const WORDS = ['fix the bug', 'é', '😀', 'a "quote"', 'back\\slash', 'line\nbreak', 'tab\t', '/path/to', '{"json":1}', ' ', '\u0000', '\u007f'];
+
+function text(r: () => number): string {
+  const n = r() < 0.3 ? 40 + Math.floor(r() * 80) : Math.floor(r() * 6);
+  let s = '';
+  for (let i = 0; i < n; i++) s += WORDS[Math.floor(r() * WORDS.length)];
+  return s;
+}
+
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+
+/** A random item; `covered` is cleared when it is of a shape the byte path leaves to the object translation. */
+function randomItem(r: () => number, covered: { yes: boolean }): unknown {
+  const k = r();
+  if (k < 0.3) {
+    const role = r() < 0.03 ? pick(r, ['tool', 'robot', 'User']) : pick(r, ['user', 'assistant', 'system', 'developer']);
+    if (!['user', 'assistant', 'system', 'developer'].includes(role)) covered.yes = false;
+    let content: unknown;
+    if (r() < 0.4) content = text(r);
+    else {
+      const parts: unknown[] = [];
+      const n = Math.floor(r() * 4);
+      for (let j = 0; j < n; j++) {
+        if (r() < 0.04) {
+          covered.yes = false;
+          parts.push(pick(r, [{ type: 'input_image', image_url: 'https://x/y.png' }, { type: 'refusal', refusal: 'no' }, { type: 'input_text' }, 'text']));
+        } else {
+          parts.push({ type: role === 'assistant' ? 'output_text' : pick(r, ['input_text', 'output_text']), text: text(r), ...(r() < 0.2 ? { annotations: [] } : {}) });
+        }
+      }
+      content = parts;
+    }
+    const item: Record<string, unknown> = r() < 0.8 ? { type: 'message', role, content } : { role, content };
+    if (r() < 0.1) item.id = `msg_${Math.floor(r() * 1e6)}`;
+    if (r() < 0.03) {
+      covered.yes = false;
+      delete item.content;
+    }
+    return item;
+  }
+  if (k < 0.6) {
+    const item: Record<string, unknown> = { type: 'function_call', call_id: `call_${Math.floor(r() * 1e6)}`, name: pick(r, ['shell', 'read_file', 'apply_patch']), arguments: JSON.stringify({ cmd: text(r) }) };
+    if (r() < 0.1) item.id = 'fc_1';
+    if (r() < 0.03) {
+      covered.yes = false;
+      item.call_id = pick(r, ['', 7, null]);
+    }
+    return item;
+  }
+  if (k < 0.85) {
+    const item: Record<string, unknown> = { type: 'function_call_output', call_id: `call_${Math.floor(r() * 1e6)}`, output: text(r) };
+    if (r() < 0.04) {
+      covered.yes = false;
+      item.output = r() < 0.5 ? [{ type: 'input_text', text: text(r) }] : 5;
+    }
+    return item;
+  }
+  if (k < 0.95) return { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: text(r) };
+  covered.yes = false;
+  return pick(r, [{ type: 'item_reference', id: 'x' }, { type: 'web_search_call' }, 'a string', null, [1], { type: 7 }]);
+}
+
+/** JSON text of `v`: now and then pretty, with keys repeated, or with other escapes than JSON.stringify's. */
+function written(v: Record<string, unknown>, r: () => number): Buffer {
+  let s = JSON.stringify(v, null, r() < 0.2 ? 2 : undefined);
+  if (r() < 0.2) s = s.replace(/é/g, '\\u00e9').replace(/\//g, '\\/');
+  if (r() < 0.1) s = s.replace('{', '{"input":"overwritten","instructions":7,');
+  return Buffer.from(s, 'utf8');
+}
+
+test('random Responses bodies: what the byte path writes reads as the object translation; it takes every body of the shapes it covers', () => {
+  const r = rng(1117);
+  let taken = 0;
+  let coveredBodies = 0;
+  for (let i = 0; i < 4000; i++) {
+    const covered = { yes: true };
+    const input: unknown[] = [];
+    const n = Math.floor(r() * 12);
+    for (let j = 0; j < n; j++) input.push(randomItem(r, covered));
+    const body: Record<string, unknown> = { model: pick(r, ['gpt-4o-mini', 'm/é', 'a"b']), input };
+    if (r() < 0.7) body.instructions = pick(r, [null, '', text(r), text(r)]);
+    if (r() < 0.3) body.stream = r() < 0.5;
+    if (r() < 0.5) body.store = r() < 0.2;
+    if (r() < 0.3) body.tools = [{ type: 'function', name: 'shell', description: text(r), parameters: { type: 'object' } }, { type: 'web_search' }];
+    if (r() < 0.2) body.temperature = pick(r, [0.2, 3, '1']);
+    if (r() < 0.1) body.max_output_tokens = 100;
+    if (r() < 0.1) body.reasoning = { effort: 'high', summary: pick(r, ['auto', 'detailed']) };
+    if (r() < 0.05) body.background = true;
+    if (r() < 0.05) body.previous_response_id = 'resp_1';
+    if (r() < 0.05) body.optimize = pick(r, ['price', 'cheap']);
+    if (r() < 0.05) body.text = { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } };
+    const raw = written(body, r);
+    // Placeholders at two thresholds: few long strings, and most of them.
+    for (const min of [256, 24]) {
+      const got = compare(raw, min, `case ${i} at ${min}`);
+      if (got === true) taken++;
+      const plainly = covered.yes && !raw.includes('"input":"overwritten"') && body.previous_response_id === undefined;
+      if (plainly && got === false && !('error' in objectPath(compactBody(raw, min, 128)!))) {
+        assert.unreachable(`case ${i} at ${min}: a body of covered shapes was left to the object path: ${raw.toString('utf8').slice(0, 400)}`);
+      }
+      if (plainly) coveredBodies++;
+    }
+  }
+  assert.ok(taken > 2500, `${taken} bodies taken by the byte path`);
+  assert.ok(coveredBodies > 2500, `${coveredBodies} bodies of covered shapes`);
+});
+
+test('golden Responses requests: where the byte path takes one, it writes the golden chat body', () => {
+  const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/responses/', import.meta.url));
+  const cases = JSON.parse(readFileSync(`${FIXTURES}request-cases.json`, 'utf8')) as { name: string; responses: Record<string, unknown>; chat: unknown }[];
+  let taken = 0;
+  for (const c of cases) {
+    // At a low threshold an item's type or role is a placeholder too: left to the object translation, or written right.
+    for (const min of [256, 8]) {
+      const compact = compactBody(Buffer.from(JSON.stringify(c.responses)), min, 128)!;
+      const w = writtenChat(compact);
+      if (w === null) continue;
+      if (min === 256) taken++;
+      assert.equal(JSON.parse(w.bytes.toString('utf8')), c.chat, c.name);
+    }
+  }
+  // Images are left to the object translation; every other golden case is taken.
+  const covered = cases.filter((c) => !JSON.stringify(c.responses).includes('input_image')).length;
+  assert.is(taken, covered, `${taken} of ${cases.length} taken`);
+});
+
+test('a Codex turn: calls after an assistant message join it, an empty assistant message takes null content, reasoning between them changes nothing', () => {
+  const long = 'x'.repeat(400);
+  const body = {
+    model: 'gpt-5-codex', instructions: long, store: false, stream: true,
+    input: [
+      { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'sandbox: on' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'fix it' }, { type: 'input_text', text: long }] },
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: long },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '' }] },
+      { type: 'reasoning', id: 'rs_2', summary: [] },
+      { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{"command":["ls"]}' },
+      { type: 'function_call', call_id: 'c2', name: 'shell', arguments: long },
+      { type: 'function_call_output', call_id: 'c1', output: long },
+      { type: 'function_call_output', call_id: 'c2', output: 'ok' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] },
+    ],
+  };
+  const w = writtenChat(compactBody(Buffer.from(JSON.stringify(body)), 256, 128)!)!;
+  assert.ok(w !== null);
+  assert.equal(JSON.parse(w.bytes.toString('utf8')), {
+    model: 'gpt-5-codex',
+    messages: [
+      { role: 'system', content: long },
+      { role: 'system', content: 'sandbox: on' },
+      { role: 'user', content: [{ type: 'text', text: 'fix it' }, { type: 'text', text: long }] },
+      { role: 'assistant', content: null, tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'shell', arguments: '{"command":["ls"]}' } },
+        { id: 'c2', type: 'function', function: { name: 'shell', arguments: long } },
+      ] },
+      { role: 'tool', tool_call_id: 'c1', content: long },
+      { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+      { role: 'assistant', content: 'done' },
+    ],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+});
+
+test.run();
