@@ -1,6 +1,6 @@
 import { itemId } from '../formats/responses/answer.js';
 import { checkBody, MAX_JSON_DEPTH, parseJsonObject } from '../domain/json-body.js';
-import { compactBody, decodeCompact, LITERAL_BYTES, LITERALS_FROM, type CompactBody, type LiteralTable } from '../lib/json-literals.js';
+import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { LiteralBody } from './literal-body.js';
 import type { ClientReply } from '../domain/client-reply.js';
 import type { KeyRecord } from '../domain/key-record.js';
@@ -72,15 +72,14 @@ export class ResponsesService {
   }
 
   #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | Promise<InferenceBody> {
-    // An agent's turn (Codex sends the whole conversation) is compacted: its long strings left as
-    // the client's literals. Its chat request is then written from the skeleton's bytes where the
-    // turn is of the usual shapes, else translated as objects, the literals moved as placeholders.
-    const compact = raw.length >= LITERALS_FROM ? compactBody(raw, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
-    if (compact !== null) {
-      const written = this.#written(raw, key, format, compact);
+    // An agent's turn (Codex sends the whole conversation): its chat request is written from the
+    // client's bytes where the turn is of the usual shapes; else it is decoded with the long
+    // strings of its input left as the client's literals, which the translation moves.
+    if (raw.length >= LITERALS_FROM) {
+      const written = this.#written(raw, key, format);
       if (written !== null) return written;
     }
-    const decoded = compact === null ? null : decodeCompact(compact, INPUT);
+    const decoded = raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
     let p: Record<string, unknown>;
     if (decoded === null) p = parseJsonObject(raw.toString('utf8'), CHECK);
     else {
@@ -99,21 +98,21 @@ export class ResponsesService {
     return row instanceof Promise ? row.then(continued) : continued(row);
   }
 
-  /** The request written from the skeleton's bytes (formats/responses/request-bytes.ts); null when it must be translated as objects. */
-  #written(raw: Buffer, key: KeyRecord, format: ResponsesFormat, compact: CompactBody): InferenceBody | null {
-    const w = writtenChat(compact);
+  /** The request written from the client's bytes (formats/responses/request-bytes.ts); null when it must be translated as objects. */
+  #written(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | null {
+    const w = writtenChat(raw);
     if (w === null) return null;
     const p = w.body;
     const model = p.model as string;
     const ctx = { id: itemId('resp'), createdAt: Math.floor(this.#d.clock.now() / 1000), model, echo: w.echo };
     format.begin(ctx, w.echo.store ? (response) => this.#save(key, ctx.id, model, response, [], w.input()) : null);
-    const stream = p.stream === true;
     const maxTokens = (p.max_output_tokens ?? null) as number | null;
+    // Another provider's translation reads the request as objects: the object translation's, made then.
     const payload = (): Record<string, unknown> => {
-      const d = decodeCompact(compact, INPUT);
-      return d.literals.expand(responsesToChat(d.body, []).chat);
+      const d = decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH);
+      return d === null ? responsesToChat(JSON.parse(raw.toString('utf8')) as Record<string, unknown>, []).chat : d.literals.expand(responsesToChat(d.body, []).chat);
     };
-    return new WrittenBody(w.bytes, w.modelStart, w.modelEnd, model, stream, maxTokens, raw.length, w.ext, payload);
+    return new WrittenBody(w.bytes, w.modelStart, w.modelEnd, model, p.stream === true, maxTokens, raw.length, w.ext, payload);
   }
 
   /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */

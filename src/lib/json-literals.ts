@@ -105,32 +105,16 @@ function expandValue(v: unknown, t: LiteralTable): unknown {
  */
 export function decodeWithLiterals(raw: Buffer, keep: ReadonlySet<string>, minBytes: number, maxDepth: number):
   { body: Record<string, unknown>; literals: LiteralTable } | null {
-  const c = compactBody(raw, minBytes, maxDepth);
-  return c === null ? null : decodeCompact(c, keep);
-}
-
-/** A body's skeleton: its JSON text with the long strings as placeholders (compactValue), and their table. */
-export interface CompactBody {
-  readonly text: Buffer;
-  readonly literals: LiteralTable;
-}
-
-/** `raw` (a JSON object) compacted, as decodeWithLiterals decodes it; null where that is. */
-export function compactBody(raw: Buffer, minBytes: number, maxDepth: number): CompactBody | null {
   let start = 0;
   let end = raw.length;
   while (start < end && isSpace(raw[start])) start++;
   while (end > start && isSpace(raw[end - 1])) end--;
   if (start === end || raw[start] !== 0x7b) return null;
   const c = compactValue(raw, start, end, 0, maxDepth, minBytes);
-  return c === null ? null : { text: c.text, literals: new LiteralTable(raw, c.spans) };
-}
-
-/** The body a skeleton stands for, the members named in `keep` with their placeholders left in. */
-export function decodeCompact(c: CompactBody, keep: ReadonlySet<string>): { body: Record<string, unknown>; literals: LiteralTable } {
+  if (c === null) return null;
   const body = JSON.parse(c.text.toString('utf8')) as Record<string, unknown>;
-  const literals = c.literals;
-  if (literals.spans.length > 0) for (const k of Object.keys(body)) if (!keep.has(k)) body[k] = literals.expand(body[k]);
+  const literals = new LiteralTable(raw, c.spans);
+  if (c.spans.length > 0) for (const k of Object.keys(body)) if (!keep.has(k)) body[k] = literals.expand(body[k]);
   return { body, literals };
 }
 

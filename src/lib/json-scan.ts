@@ -91,6 +91,8 @@ export interface ObjectScan {
   readonly layout: readonly number[];
   /** The `elements` member's elements' `elementKeys` spans; null when that member is absent or not an array. */
   readonly elements: ElementSpans | null;
+  /** The `records` member's elements as scanRecords finds them; null when absent, not an array, or left to JavaScript. */
+  readonly records?: Records | null;
 }
 
 /**
@@ -119,6 +121,9 @@ export interface ScanOptions {
    * scan fails. Made in WebAssembly on the first walk where it can (ElementSpans.nestedChecked).
    */
   nestedKey?: Buffer;
+  /** Index in `wanted` of an array member whose elements' `recordKeys` members are recorded (scanRecords), in the same walk. */
+  records?: number;
+  recordKeys?: RecordKeys;
   /** Deepest nesting of arrays and objects accepted, the top object counting 1. */
   maxDepth: number;
 }
@@ -167,6 +172,7 @@ function top(o: ScanOptions): ObjectScan | null {
   const members: (MemberSpan | null)[] = o.wanted.none.slice();
   const layout: number[] = [];
   let elements: ElementSpans | null = null;
+  let records: Records | null = null;
   const elementKeys = o.elementKeys ?? null;
   ws();
   if (p < n && b[p] === CLOSE_BRACE) {
@@ -188,6 +194,16 @@ function top(o: ScanOptions): ObjectScan | null {
       if (wanted >= 0 && wanted === o.elements && elementKeys !== null && p < n && b[p] === OPEN_BRACKET) {
         elements = arrayOf(elementKeys, 2, o.nestedKey ?? null);
         if (elements === null) return null;
+      } else if (wanted >= 0 && wanted === o.records && p < n && b[p] === OPEN_BRACKET) {
+        const r = recordsAt(p, o.recordKeys!, 2, true);
+        if (r === null) return null;
+        // Left to JavaScript: the array is only checked, and the caller reads it its slower way.
+        if (r === undefined) {
+          if (!value(1)) return null;
+        } else {
+          records = r;
+          p = r.end;
+        }
       } else if (!value(1)) return null;
       if (wanted >= 0) {
         if (members[wanted] !== null) return null;
@@ -205,7 +221,7 @@ function top(o: ScanOptions): ObjectScan | null {
   const close = p - 1;
   ws();
   if (p !== n) return null;
-  return { members, open, close, layout, elements: o.elements !== undefined && members[o.elements] !== null ? elements : null };
+  return { members, open, close, layout, elements: o.elements !== undefined && members[o.elements] !== null ? elements : null, records };
 }
 
 function ws(): void {
@@ -293,6 +309,79 @@ export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], 
     b = EMPTY;
     skipValue = null;
   }
+}
+
+/** Member names scanRecords looks for, compiled once: each in a 32-byte slot, its bytes then zeros, its length at 16. */
+export class RecordKeys {
+  readonly table: Uint8Array;
+  readonly count: number;
+
+  constructor(names: readonly string[]) {
+    this.count = names.length;
+    this.table = new Uint8Array(32 * names.length);
+    const view = new DataView(this.table.buffer);
+    names.forEach((name, k) => {
+      const bytes = Buffer.from(name, 'utf8');
+      if (bytes.length > 16) throw new Error(`record key '${name}' is longer than 16 bytes`);
+      this.table.set(bytes, 32 * k);
+      view.setInt32(32 * k + 16, bytes.length, true);
+    });
+  }
+}
+
+/**
+ * An array's elements as scanRecords found them: element e's numbers at `from + stride * e` of
+ * `words`, its first byte, then for each key the start and end of that member's value (-1 and -1
+ * when it has none; a name given twice counts its last value, as JSON.parse has it).
+ */
+export interface Records {
+  readonly words: Int32Array;
+  readonly from: number;
+  readonly count: number;
+  readonly stride: number;
+  /** The offset past the array. */
+  readonly end: number;
+}
+
+/**
+ * The array at `at` in `body` (at nesting `depth`), with each element's `keys` members recorded,
+ * walked in WebAssembly in one call: a Responses body's ~300 input items and their members for
+ * ~500 instructions of call, where a walk in JavaScript cost ~47 instructions a byte of their
+ * structure (formats/responses/input-bytes.ts). Null when it is not valid JSON, nests past
+ * `maxDepthGiven`, or when the module leaves it to JavaScript (a member name with an escape, more
+ * elements than its room holds): the caller then takes its slower way. The body is copied into
+ * the module's memory only when it is not the one last scanned. Valid until the next scan: the
+ * records are read where the module wrote them (ObjectScan's `records` are a copy).
+ */
+export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: number, maxDepthGiven: number): Records | null {
+  if (copied !== body) {
+    if (!isUtf8(body)) return null;
+    valueSkipper(body);
+  }
+  n = body.length;
+  maxDepth = maxDepthGiven;
+  return recordsAt(at, keys, depth, false) ?? null;
+}
+
+/**
+ * scanRecords on the body in the module's memory (`n` bytes): null when not valid, undefined when
+ * left to JavaScript. With `copy`, the records are copied out of the module's memory, which the
+ * next scan writes over; without, they are read where the module wrote them (a message's few
+ * parts, read before the next scan).
+ */
+function recordsAt(at: number, keys: RecordKeys, depth: number, copy: boolean): Records | null | undefined {
+  const keysAt = (n + 7) & ~7;
+  wasmBytes!.set(keys.table, keysAt);
+  const outAt = keysAt + keys.table.length;
+  const stride = 1 + 2 * keys.count;
+  const cap = Math.floor((SCRATCH_BYTES - 8 - keys.table.length - 4) / (4 * stride));
+  const end = wasm!.records(at, n, keysAt, keys.count, outAt, cap, depth, maxDepth);
+  if (end === -1) return null;
+  if (end < 0) return undefined;
+  const count = wasmWords![outAt >> 2];
+  const from = (outAt >> 2) + 1;
+  if (copy) return { words: wasmWords!.slice(from, from + count * stride), from: 0, count, stride, end };
+  return { words: wasmWords!, from, count, stride, end };
 }
 
 /** A JSON value with its long strings left where they were: see compactValue. */
@@ -467,6 +556,7 @@ interface SkipModule {
   value(from: number, to: number, depth: number, max: number): number;
   elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, key3: number, key3Length: number,
     out: number, cap: number, depth: number, max: number): number;
+  records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
 }
 
 let wasm: SkipModule | null = null;

@@ -1,31 +1,35 @@
 import type { ByteWriter } from '../../lib/byte-writer.js';
-import { copyInner, copyString, firstElement, nextElement, readMembers, spells, stringEnd, ws } from '../../lib/json-skeleton.js';
-import type { LiteralTable } from '../../lib/json-literals.js';
+import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
+import { RecordKeys, scanRecords, type Records } from '../../lib/json-scan.js';
 
-// The chat messages for a Responses request's input, written from the bytes of its skeleton
-// (lib/json-skeleton.ts): each string the client sent (a turn's text, a call's arguments, a
-// tool's output) is copied as its literal, and nothing is decoded. Codex sends its whole
-// conversation on every turn; the object translation (items.ts) decoded it into ~1,000 values
-// and wrote them again (docs/benchmarks.md, gateway-responses at agent size). This covers a
-// string input and the items such a turn is made of: messages whose content is a string or text
-// parts, function calls, their outputs (a string or text parts), and reasoning items (left out,
-// as items.ts leaves them). Anything
-// else (an image, an unknown item, a value of another type) answers null, and the caller
-// translates the request as objects, which also gives the errors. test/formats/responses-input-
-// bytes.test.ts holds the two to the same messages.
+// The chat messages for a Responses request's input, written from the client's bytes: the scan
+// (lib/json-scan.ts) records where each input item's members are, in WebAssembly in the same walk
+// that checks the body, and each string the client sent (a turn's text, a call's arguments, a
+// tool's output) is copied as its literal; nothing is decoded. Codex sends its whole
+// conversation on every turn; the object translation (items.ts) decoded it into ~1,000 values and
+// wrote them again (docs/benchmarks.md, gateway-responses at agent size). This covers a string
+// input and the items such a turn is made of: messages whose content is a string or text parts,
+// function calls, their outputs (a string or text parts), and reasoning items (left out, as
+// items.ts leaves them). Anything else (an image, an unknown item, a value of another type)
+// answers null, and the caller translates the request as objects, which also gives the errors.
+// test/formats/responses-input-bytes.test.ts holds the two to the same messages.
 
 const q = (s: string): Buffer => Buffer.from(JSON.stringify(s));
 
-// Item members, at 2k and 2k + 1 of `members`.
-const TYPE = 0;
-const ROLE = 1;
-const CONTENT = 2;
-const CALL_ID = 3;
-const NAME = 4;
-const ARGUMENTS = 5;
-const OUTPUT = 6;
-const ITEM_KEYS = ['type', 'role', 'content', 'call_id', 'name', 'arguments', 'output'].map(q);
-const PART_KEYS = ['type', 'text'].map(q);
+/** The item members read, in this order in each record. */
+export const ITEM_KEYS = new RecordKeys(['type', 'role', 'content', 'call_id', 'name', 'arguments', 'output']);
+const TYPE = 1;
+const ROLE = 3;
+const CONTENT = 5;
+const CALL_ID = 7;
+const NAME = 9;
+const ARGUMENTS = 11;
+const OUTPUT = 13;
+const PART_KEYS = new RecordKeys(['type', 'text']);
+const PART_TYPE = 1;
+const PART_TEXT = 3;
+/** Nesting of a message's content array: the body, input, the item, then it. */
+const PARTS_DEPTH = 4;
 
 const MESSAGE = q('message');
 const FUNCTION_CALL = q('function_call');
@@ -59,24 +63,19 @@ const CLOSE_ARRAY = Buffer.from(']');
 const CLOSE_CALLS = Buffer.from(']}');
 
 const STR = 0x22;
-const CLOSE_BRACKET_BYTE = 0x5d;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
-// Scratch for a message's text parts (start and end of each part's text) and an item's members.
-const members = new Int32Array(2 * ITEM_KEYS.length);
-const part = new Int32Array(2 * PART_KEYS.length);
-let texts = new Int32Array(64);
+/** Strings up to this long are copied byte by byte; longer ones within the writer's buffer (ByteWriter). */
+const SHORT = 16;
 
-/** What the last message written is, for the function calls that may follow it onto the same message. */
+/** The last message written, for the function calls that may follow it onto the same message. */
 const CLOSED = 0;
 /** An assistant message still open: its calls, if any, go on it. */
 const ASSISTANT_OPEN = 1;
 
-/** The writer's state over one array of items (a `var`-style record: one object, fields reused). */
-export class Walk {
-  /** The offset after the input array. */
-  end = 0;
+/** The writer's state over one input. */
+class Walk {
   state = CLOSED;
   /** Messages written so far, and those of them that are not system messages. */
   count = 0;
@@ -84,79 +83,85 @@ export class Walk {
   /** The open assistant message's calls so far, and whether its content was empty (null once a call joins it, as items.ts has it). */
   calls = 0;
   emptyContent = false;
+  /** The current item's record: its numbers from `at` of `words`. */
+  words: Int32Array = NO_WORDS;
+  at = 0;
+  /** A message's text parts, from the last textParts: where the scan left their records (read before the next scan). */
+  texts: Int32Array = NO_WORDS;
+  textsFrom = 0;
+  textsStride = 0;
 }
 
+const NO_WORDS = new Int32Array(0);
+
 /**
- * Writes the chat messages for the input at `inputAt` (a string, or an array of items) into `w`,
- * comma-separated, without the brackets around them. Returns the walk (the offset after the array, the number of
- * messages that are not system messages), or null for input this does not cover (nothing useful
- * is then left in `w`).
+ * Writes the chat messages for the input (`items`, the input array's records, or when null the
+ * string at raw[from, to)) into `w`, comma-separated, without the brackets around them. Returns
+ * the number of messages that are not system messages, or -1 for input this does not cover
+ * (nothing useful is then left in `w`).
  */
-export function writeInputMessages(w: ByteWriter, s: Buffer, t: LiteralTable, inputAt: number): Walk | null {
-  const walk = new Walk();
-  if (s[inputAt] === STR) {
+export function writeInputMessages(w: ByteWriter, raw: Buffer, items: Records | null, from: number, to: number): number {
+  if (items === null) {
     // A string is one user message (items.ts's inputItems).
     w.put(CHAT_ROLE[USER]);
     w.put(CONTENT_KEY);
-    walk.end = stringEnd(s, inputAt);
-    copyString(w, s, inputAt, walk.end, t);
+    copyValue(w, raw, from, to);
     w.put(CLOSE);
-    walk.count = walk.spoken = 1;
-    return walk;
+    return 1;
   }
-  let i = ws(s, inputAt + 1);
-  if (s[i] !== CLOSE_BRACKET_BYTE) {
-    for (;;) {
-      if (s[i] !== OBJ) return null;
-      const end = readMembers(s, i, ITEM_KEYS, members);
-      if (end < 0 || !item(w, s, t, walk)) return null;
-      i = ws(s, end);
-      if (s[i] === CLOSE_BRACKET_BYTE) break;
-      i = ws(s, i + 1);
-    }
+  const walk = new Walk();
+  walk.words = items.words;
+  for (let e = 0; e < items.count; e++) {
+    walk.at = items.from + e * items.stride;
+    if (raw[items.words[walk.at]] !== OBJ || !item(w, raw, walk)) return -1;
   }
-  walk.end = i + 1;
   if (walk.state === ASSISTANT_OPEN) closeAssistant(w, walk);
-  return walk;
+  return walk.spoken;
 }
 
-/** A bound for what writeInputMessages writes for input in the skeleton `s`. */
-export function inputBound(s: Buffer, t: LiteralTable): number {
-  let literals = 0;
-  for (let k = 0; k < t.spans.length; k += 2) literals += t.spans[k + 1] - t.spans[k];
-  // Every item's own bytes at most double (a function call's keys are the longest growth), plus the literals it names.
-  return 2 * s.length + literals + 64;
+/** A bound for what writeInputMessages writes for the input at raw[from, to). */
+export function inputBound(from: number, to: number): number {
+  // Every item's own bytes at most double: a function call's keys are the longest growth.
+  return 2 * (to - from) + 64;
 }
 
-/** One item (its members read into `members`); false for one this does not cover. */
-function item(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean {
-  const typeAt = members[2 * TYPE];
-  const typeEnd = members[2 * TYPE + 1];
-  if (typeAt < 0) return members[2 * ROLE] >= 0 && message(w, s, t, walk);
-  if (spells(s, typeAt, typeEnd, MESSAGE)) return message(w, s, t, walk);
-  if (spells(s, typeAt, typeEnd, FUNCTION_CALL)) return functionCall(w, s, t, walk);
-  if (spells(s, typeAt, typeEnd, FUNCTION_CALL_OUTPUT)) return functionOutput(w, s, t, walk);
-  return spells(s, typeAt, typeEnd, REASONING);
+/** The start of the current item's member at `k` (TYPE, ROLE…), -1 when absent; its end is at k + 1. */
+function at(walk: Walk, k: number): number {
+  return walk.words[walk.at + k];
 }
 
-function message(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean {
-  const roleAt = members[2 * ROLE];
-  const roleEnd = members[2 * ROLE + 1];
+function end(walk: Walk, k: number): number {
+  return walk.words[walk.at + k + 1];
+}
+
+/** One item; false for one this does not cover. */
+function item(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+  const typeAt = at(walk, TYPE);
+  if (typeAt < 0) return at(walk, ROLE) >= 0 && message(w, raw, walk);
+  const typeEnd = end(walk, TYPE);
+  if (spells(raw, typeAt, typeEnd, MESSAGE)) return message(w, raw, walk);
+  if (spells(raw, typeAt, typeEnd, FUNCTION_CALL)) return functionCall(w, raw, walk);
+  if (spells(raw, typeAt, typeEnd, FUNCTION_CALL_OUTPUT)) return functionOutput(w, raw, walk);
+  return spells(raw, typeAt, typeEnd, REASONING);
+}
+
+function message(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+  const roleAt = at(walk, ROLE);
   let role = -1;
   for (let r = 0; r < ROLES.length; r++) {
-    if (roleAt >= 0 && spells(s, roleAt, roleEnd, ROLES[r])) {
+    if (roleAt >= 0 && spells(raw, roleAt, end(walk, ROLE), ROLES[r])) {
       role = r;
       break;
     }
   }
-  const contentAt = members[2 * CONTENT];
-  const contentEnd = members[2 * CONTENT + 1];
+  const contentAt = at(walk, CONTENT);
+  const contentEnd = end(walk, CONTENT);
   if (role < 0 || contentAt < 0) return false;
   let parts = -1;
-  if (s[contentAt] === ARR) {
-    parts = textParts(s, contentAt, true);
+  if (raw[contentAt] === ARR) {
+    parts = textParts(raw, contentAt, true, walk);
     if (parts < 0) return false;
-  } else if (s[contentAt] !== STR) {
+  } else if (raw[contentAt] !== STR) {
     return false;
   }
   open(w, walk);
@@ -167,13 +172,13 @@ function message(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean
     walk.state = ASSISTANT_OPEN;
     walk.calls = 0;
     // Written when known: null if a call joins the message, "" if none does.
-    walk.emptyContent = parts < 0 ? contentEnd - contentAt === 2 : partsEmpty(parts);
+    walk.emptyContent = parts < 0 ? contentEnd - contentAt === 2 : partsEmpty(walk, parts);
     if (walk.emptyContent) return true;
   }
   w.put(CONTENT_KEY);
-  if (parts < 0) copyString(w, s, contentAt, contentEnd, t);
-  else if (chatRole === USER && parts !== 1) textArray(w, s, t, parts);
-  else joined(w, s, t, parts);
+  if (parts < 0) copyValue(w, raw, contentAt, contentEnd);
+  else if (chatRole === USER && parts !== 1) textArray(w, raw, walk, parts);
+  else joined(w, raw, walk, parts);
   if (chatRole !== ASSISTANT) {
     w.put(CLOSE);
     walk.state = CLOSED;
@@ -182,63 +187,68 @@ function message(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean
 }
 
 /**
- * The text parts of the content array at `at` into `texts`: their number, or -1 when one is not
+ * The text parts of the array at `arrayAt` into walk.texts: their number, or -1 when one is not
  * a text part (input_text, or with `output`, output_text too).
  */
-function textParts(s: Buffer, at: number, output: boolean): number {
-  let n = 0;
-  for (let i = firstElement(s, at); i >= 0;) {
-    if (s[i] !== OBJ) return -1;
-    const end = readMembers(s, i, PART_KEYS, part);
-    if (end < 0) return -1;
-    const typeAt = part[0];
-    const textAt = part[2];
-    if (typeAt < 0 || !(spells(s, typeAt, part[1], INPUT_TEXT) || (output && spells(s, typeAt, part[1], OUTPUT_TEXT)))) return -1;
-    if (textAt < 0 || s[textAt] !== STR) return -1;
-    if (2 * n + 2 > texts.length) {
-      const more = new Int32Array(2 * texts.length);
-      more.set(texts);
-      texts = more;
-    }
-    texts[2 * n] = textAt;
-    texts[2 * n + 1] = part[3];
-    n++;
-    i = nextElement(s, end);
+function textParts(raw: Buffer, arrayAt: number, output: boolean, walk: Walk): number {
+  const r = scanRecords(raw, arrayAt, PART_KEYS, PARTS_DEPTH, MAX_JSON_DEPTH);
+  if (r === null) return -1;
+  const words = r.words;
+  for (let j = 0; j < r.count; j++) {
+    const b = r.from + j * r.stride;
+    if (raw[words[b]] !== OBJ) return -1;
+    const typeAt = words[b + PART_TYPE];
+    const typeEnd = words[b + PART_TYPE + 1];
+    if (typeAt < 0 || !(spells(raw, typeAt, typeEnd, INPUT_TEXT) || (output && spells(raw, typeAt, typeEnd, OUTPUT_TEXT)))) return -1;
+    const textAt = words[b + PART_TEXT];
+    if (textAt < 0 || raw[textAt] !== STR) return -1;
   }
-  return n;
+  walk.texts = words;
+  walk.textsFrom = r.from;
+  walk.textsStride = r.stride;
+  return r.count;
 }
 
-/** Whether every text part is empty (a string with an escape is never: it stands for at least one character). */
-function partsEmpty(n: number): boolean {
-  for (let j = 0; j < n; j++) if (texts[2 * j + 1] - texts[2 * j] !== 2) return false;
+/** Part j's text: its start and end. */
+function textAt(walk: Walk, j: number): number {
+  return walk.texts[walk.textsFrom + j * walk.textsStride + PART_TEXT];
+}
+
+function textEnd(walk: Walk, j: number): number {
+  return walk.texts[walk.textsFrom + j * walk.textsStride + PART_TEXT + 1];
+}
+
+/** Whether every text part is empty (a string with an escape never is: it stands for at least one character). */
+function partsEmpty(walk: Walk, n: number): boolean {
+  for (let j = 0; j < n; j++) if (textEnd(walk, j) - textAt(walk, j) !== 2) return false;
   return true;
 }
 
-/** The text parts' texts joined, as one string. */
-function joined(w: ByteWriter, s: Buffer, t: LiteralTable, n: number): void {
+/** The text parts' texts joined, as one string: JSON strings' inner bytes joined say the strings joined. */
+function joined(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
   w.put(QUOTE);
-  for (let j = 0; j < n; j++) copyInner(w, s, texts[2 * j], texts[2 * j + 1], t);
+  for (let j = 0; j < n; j++) copyValue(w, raw, textAt(walk, j) + 1, textEnd(walk, j) - 1);
   w.put(QUOTE);
 }
 
 /** A user message's several text parts, as chat's text parts. */
-function textArray(w: ByteWriter, s: Buffer, t: LiteralTable, n: number): void {
+function textArray(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
   w.put(OPEN);
   for (let j = 0; j < n; j++) {
     if (j > 0) w.put(COMMA);
     w.put(TEXT_PART);
-    copyString(w, s, texts[2 * j], texts[2 * j + 1], t);
+    copyValue(w, raw, textAt(walk, j), textEnd(walk, j));
     w.put(CLOSE);
   }
   w.put(CLOSE_ARRAY);
 }
 
-function functionCall(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean {
-  const idAt = members[2 * CALL_ID];
-  const nameAt = members[2 * NAME];
-  const argsAt = members[2 * ARGUMENTS];
-  if (!nonEmptyString(s, idAt, members[2 * CALL_ID + 1]) || !nonEmptyString(s, nameAt, members[2 * NAME + 1])) return false;
-  if (argsAt < 0 || s[argsAt] !== STR) return false;
+function functionCall(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+  const idAt = at(walk, CALL_ID);
+  const nameAt = at(walk, NAME);
+  const argsAt = at(walk, ARGUMENTS);
+  if (!nonEmptyString(raw, idAt, end(walk, CALL_ID)) || !nonEmptyString(raw, nameAt, end(walk, NAME))) return false;
+  if (argsAt < 0 || raw[argsAt] !== STR) return false;
   // An assistant turn's calls go on one assistant message, as chat completions writes them.
   if (walk.state === ASSISTANT_OPEN) {
     if (walk.calls === 0) {
@@ -256,28 +266,29 @@ function functionCall(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): bo
   }
   walk.calls++;
   w.put(CALL_ID_KEY);
-  copyString(w, s, idAt, members[2 * CALL_ID + 1], t);
+  copyValue(w, raw, idAt, end(walk, CALL_ID));
   w.put(CALL_FUNCTION);
-  copyString(w, s, nameAt, members[2 * NAME + 1], t);
+  copyValue(w, raw, nameAt, end(walk, NAME));
   w.put(ARGUMENTS_KEY);
-  copyString(w, s, argsAt, members[2 * ARGUMENTS + 1], t);
+  copyValue(w, raw, argsAt, end(walk, ARGUMENTS));
   w.put(CALL_END);
   return true;
 }
 
-function functionOutput(w: ByteWriter, s: Buffer, t: LiteralTable, walk: Walk): boolean {
-  const idAt = members[2 * CALL_ID];
-  const outAt = members[2 * OUTPUT];
-  if (!nonEmptyString(s, idAt, members[2 * CALL_ID + 1]) || outAt < 0) return false;
+function functionOutput(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+  const idAt = at(walk, CALL_ID);
+  const outAt = at(walk, OUTPUT);
+  const outEnd = end(walk, OUTPUT);
+  if (!nonEmptyString(raw, idAt, end(walk, CALL_ID)) || outAt < 0) return false;
   // An output given as input_text parts is their text joined.
-  const parts = s[outAt] === ARR ? textParts(s, outAt, false) : -1;
-  if (parts < 0 && s[outAt] !== STR) return false;
+  const parts = raw[outAt] === ARR ? textParts(raw, outAt, false, walk) : -1;
+  if (parts < 0 && raw[outAt] !== STR) return false;
   open(w, walk);
   w.put(TOOL_MESSAGE);
-  copyString(w, s, idAt, members[2 * CALL_ID + 1], t);
+  copyValue(w, raw, idAt, end(walk, CALL_ID));
   w.put(CONTENT_KEY);
-  if (parts < 0) copyString(w, s, outAt, members[2 * OUTPUT + 1], t);
-  else joined(w, s, t, parts);
+  if (parts < 0) copyValue(w, raw, outAt, outEnd);
+  else joined(w, raw, walk, parts);
   w.put(CLOSE);
   walk.state = CLOSED;
   walk.spoken++;
@@ -300,7 +311,20 @@ function closeAssistant(w: ByteWriter, walk: Walk): void {
   walk.state = CLOSED;
 }
 
+/** raw[from, to) copied: a short piece byte by byte, a long one within the writer's buffer (the body placed at its start). */
+function copyValue(w: ByteWriter, raw: Buffer, from: number, to: number): void {
+  if (to - from > SHORT) w.copySource(raw, from, to);
+  else w.copy(raw, from, to);
+}
+
+/** Whether raw[from, to) is exactly `word`. */
+function spells(raw: Buffer, from: number, to: number, word: Buffer): boolean {
+  if (to - from !== word.length) return false;
+  for (let j = 0; j < word.length; j++) if (raw[from + j] !== word[j]) return false;
+  return true;
+}
+
 /** A string value of at least one character (an escape always stands for one). */
-function nonEmptyString(s: Buffer, at: number, end: number): boolean {
-  return at >= 0 && s[at] === STR && end - at > 2;
+function nonEmptyString(raw: Buffer, from: number, to: number): boolean {
+  return from >= 0 && raw[from] === STR && to - from > 2;
 }

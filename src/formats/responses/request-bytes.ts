@@ -1,17 +1,17 @@
 import { readExtensions, type Extensions } from '../../domain/extensions.js';
 import { ByteWriter } from '../../lib/byte-writer.js';
-import type { CompactBody } from '../../lib/json-literals.js';
-import { copyString, hasBackslash, spells, stringBytes, stringEnd, valueEnd, ws } from '../../lib/json-skeleton.js';
-import { inputBound, writeInputMessages, type Walk } from './input-bytes.js';
+import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
+import { scanObject, WantedNames } from '../../lib/json-scan.js';
+import { inputBound, ITEM_KEYS, writeInputMessages } from './input-bytes.js';
 import { inputItems, type Item } from './items.js';
 import { chatOptions, refuseUnsupported, RESPONSES_CHECK, type ResponseEcho } from './request.js';
 
 // A Responses request (Codex's agent turn) translated to its chat request without decoding the
-// conversation: the members around `input` are decoded from the skeleton as objects (they are
-// small: model, instructions, tools), and the messages are written from the input's bytes
-// (input-bytes.ts), each long string copied from the client's body. Anything this does not
-// cover, errors included, answers null: the object translation (request.ts) then makes the
-// request, and refuses what it always refused.
+// conversation: one scan checks the body and records where each input item's members are, the
+// members around `input` are decoded as objects (they are small: model, instructions, tools), and
+// the messages are written from the input's bytes (input-bytes.ts), each string copied from the
+// client's body. Anything this does not cover, errors included, answers null: the object
+// translation (request.ts) then makes the request, and refuses what it always refused.
 
 /** A Responses request's chat request, written. */
 export interface WrittenChat {
@@ -27,8 +27,10 @@ export interface WrittenChat {
   input(): Item[];
 }
 
-const INPUT_KEY = Buffer.from('"input"');
-const INSTRUCTIONS_KEY = Buffer.from('"instructions"');
+const WANTED = new WantedNames(['input', 'instructions']);
+const INPUT = 0;
+const INSTRUCTIONS = 1;
+const SCAN = { wanted: WANTED, records: INPUT, recordKeys: ITEM_KEYS, maxDepth: MAX_JSON_DEPTH };
 const MODEL_KEY = Buffer.from('{"model":');
 const MESSAGES_KEY = Buffer.from(',"messages":[');
 const SYSTEM = Buffer.from('{"role":"system","content":');
@@ -36,58 +38,23 @@ const SYSTEM_END = Buffer.from('},');
 const END_MESSAGES = Buffer.from(']');
 const END = Buffer.from('}');
 const COMMA = Buffer.from(',');
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
 const QUOTE = 0x22;
-const CLOSE_BRACE = 0x7d;
 
 /** The messages, written first (the members around them are read after), then the request assembled around them. */
 const messages = new ByteWriter();
 const request = new ByteWriter();
 
-/** The chat request for the Responses body `c` (compacted), or null when the object translation must make it. */
-export function writtenChat(c: CompactBody): WrittenChat | null {
-  const s = c.text;
-  const t = c.literals;
-  messages.begin(inputBound(s, t), t.raw);
-  // The top-level members in one walk; the input's items are written as they are met.
-  let walk: Walk | null = null;
-  let inputAt = -1;
-  let instructionsAt = -1;
-  let instructionsEnd = -1;
-  let i = ws(s, 1);
-  if (s[i] !== CLOSE_BRACE) {
-    for (;;) {
-      const k = i;
-      const keyEnd = stringEnd(s, k);
-      if (hasBackslash(s, k, keyEnd)) return null;
-      i = ws(s, keyEnd);
-      if (s[i] !== COLON) return null;
-      i = ws(s, i + 1);
-      const at = i;
-      if (spells(s, k, keyEnd, INPUT_KEY)) {
-        // Given twice, the last counts (as JSON.parse has it): left to the object translation.
-        if (inputAt >= 0 || (s[at] !== OPEN_BRACKET && s[at] !== QUOTE)) return null;
-        walk = writeInputMessages(messages, s, t, at);
-        if (walk === null) return null;
-        inputAt = at;
-        i = walk.end;
-      } else {
-        i = valueEnd(s, at);
-        if (spells(s, k, keyEnd, INSTRUCTIONS_KEY)) {
-          instructionsAt = at;
-          instructionsEnd = i;
-        }
-      }
-      i = ws(s, i);
-      if (s[i++] === CLOSE_BRACE) break;
-      i = ws(s, i);
-    }
-  }
-  if (walk === null || walk.spoken === 0) return null;
-  const inputEnd = walk.end;
-  const body = JSON.parse(s.toString('utf8', 0, inputAt) + '[]' + s.toString('utf8', inputEnd)) as Record<string, unknown>;
-  if (t.spans.length > 0) for (const k of Object.keys(body)) if (k !== 'input') body[k] = t.expand(body[k]);
+/** The chat request for the Responses body `raw`, or null when the object translation must make it. */
+export function writtenChat(raw: Buffer): WrittenChat | null {
+  // Null for a body that is not valid JSON, names `input` or `instructions` twice or with escapes,
+  // or whose items the module leaves to JavaScript.
+  const scan = scanObject(raw, SCAN);
+  if (scan === null) return null;
+  const inputSpan = scan.members[INPUT];
+  if (inputSpan === null) return null;
+  const items = scan.records ?? null;
+  if (items === null && raw[inputSpan.start] !== QUOTE) return null;
+  const body = JSON.parse(raw.toString('utf8', 0, inputSpan.start) + '[]' + raw.toString('utf8', inputSpan.end)) as Record<string, unknown>;
   if (!RESPONSES_CHECK.Check(body) || typeof body.previous_response_id === 'string') return null;
   let ext: Extensions;
   let options: Record<string, unknown>;
@@ -99,14 +66,15 @@ export function writtenChat(c: CompactBody): WrittenChat | null {
   } catch {
     return null;
   }
+  messages.begin(inputBound(inputSpan.start, inputSpan.end), raw);
+  const spoken = writeInputMessages(messages, raw, items, inputSpan.start, inputSpan.end);
+  if (spoken <= 0) return null;
   const model = JSON.stringify(body.model);
   const rest = JSON.stringify(options);
-  const instructions = typeof body.instructions === 'string' && body.instructions !== '';
-  const modelBytes = Buffer.byteLength(model);
-  const restBytes = rest.length > 2 ? Buffer.byteLength(rest) : 1;
-  const size = MODEL_KEY.length + modelBytes + MESSAGES_KEY.length
-    + (instructions ? SYSTEM.length + stringBytes(s, instructionsAt, instructionsEnd, t) + SYSTEM_END.length : 0)
-    + (messages.at - messages.start) + END_MESSAGES.length + restBytes;
+  const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? scan.members[INSTRUCTIONS] : null;
+  const size = MODEL_KEY.length + Buffer.byteLength(model) + MESSAGES_KEY.length
+    + (instructions !== null ? SYSTEM.length + (instructions.end - instructions.start) + SYSTEM_END.length : 0)
+    + (messages.at - messages.start) + END_MESSAGES.length + (rest.length > 2 ? Buffer.byteLength(rest) : 1);
   // Out of the scratch into a buffer of its own, the request assembled around the messages: it is held until answered.
   const w = request;
   w.beginIn(Buffer.allocUnsafe(size));
@@ -115,9 +83,9 @@ export function writtenChat(c: CompactBody): WrittenChat | null {
   w.text(model);
   const modelEnd = w.at;
   w.put(MESSAGES_KEY);
-  if (instructions) {
+  if (instructions !== null) {
     w.put(SYSTEM);
-    copyString(w, s, instructionsAt, instructionsEnd, t);
+    w.copySource(raw, instructions.start, instructions.end);
     w.put(SYSTEM_END);
   }
   w.copySource(messages.buf, messages.start, messages.at);
@@ -128,7 +96,6 @@ export function writtenChat(c: CompactBody): WrittenChat | null {
   } else {
     w.put(END);
   }
-  const bytes = w.buf;
-  const input = (): Item[] => t.expand(inputItems(JSON.parse(s.toString('utf8', inputAt, inputEnd))));
-  return { body, ext, echo, bytes, modelStart, modelEnd, input };
+  const input = (): Item[] => inputItems(JSON.parse(raw.toString('utf8', inputSpan.start, inputSpan.end)));
+  return { body, ext, echo, bytes: w.buf, modelStart, modelEnd, input };
 }

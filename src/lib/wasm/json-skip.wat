@@ -4,7 +4,8 @@
 ;; before it) held at nesting `depth` (its container's), objects and arrays nesting at most `max`,
 ;; and returns the offset just past it. Both return -1 when what they read is not valid JSON before
 ;; n (a control byte in a string, a bad escape or number, too deep, unterminated). `elements` reads
-;; an array of objects (a chat body's messages) and records one member of each element (its role).
+;; an array of objects (a chat body's messages) and records one member of each element (its role);
+;; `records` records any of a table of members of each element (a Responses body's input items).
 ;; Strings go sixteen bytes at a time while none is a quote, a backslash or a byte below 0x20;
 ;; byte by byte around escapes. UTF-8 is checked elsewhere (node:buffer isUtf8), as JSON.parse of
 ;; decoded text would see it. The grammar is JSON's (RFC 8259), as src/lib/json-scan.ts had it in
@@ -272,6 +273,117 @@
         (local.set $i (call $ws (local.get $i) (local.get $n)))
         (br $element)))
     (i32.store (local.get $out) (local.get $count))
+    (local.get $i))
+;; `records(i, n, keys, count, out, cap, depth, max)`: the array at i (its bracket) at nesting
+  ;; `depth`, its elements there too and their members one deeper, with the members of each
+  ;; element named by a table of `count` keys: key k's name at keys + 32k (sixteen bytes, zeros
+  ;; after it) and its length at keys + 32k + 16. For element e it writes 1 + 2 * count i32 at
+  ;; out + 4 + 4 * (1 + 2 * count) * e: the element's first byte, then per key the start and end of
+  ;; that member's value (-1 and -1 when absent; a name given twice counts its last value, as
+  ;; JSON.parse has it); the number of elements goes to out. Returns the offset past the array, -1
+  ;; when it is not valid JSON (or too deep), -2 when JavaScript must decide: a member name written
+  ;; with an escape (it might spell a key), or more than `cap` elements.
+  (func $records (export "records") (param $i i32) (param $n i32) (param $keys i32) (param $count i32) (param $out i32) (param $cap i32)
+    (param $depth i32) (param $max i32) (result i32)
+    (local $c i32) (local $elements i32) (local $k i32) (local $e i32) (local $j i32) (local $at i32) (local $w i32)
+    (local $len i32) (local $v v128) (local $all i32) (local $match i32) (local $stride i32)
+    (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
+    (local.set $stride (i32.shl (i32.add (i32.shl (local.get $count) (i32.const 1)) (i32.const 1)) (i32.const 2)))
+    (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+    (block $closed
+      (if (i32.lt_u (local.get $i) (local.get $n))
+        (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 93)) (then
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $closed)))))
+      (loop $element
+        (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+        (if (i32.ge_u (local.get $elements) (local.get $cap)) (then (return (i32.const -2))))
+        ;; The element's record: its first byte, then every span absent.
+        (local.set $at (i32.add (i32.add (local.get $out) (i32.const 4)) (i32.mul (local.get $elements) (local.get $stride))))
+        (i32.store (local.get $at) (local.get $i))
+        (local.set $j (i32.const 0))
+        (block $cleared
+          (loop $clear
+            (br_if $cleared (i32.ge_u (local.get $j) (local.get $count)))
+            (i64.store offset=4 align=4 (i32.add (local.get $at) (i32.shl (local.get $j) (i32.const 3))) (i64.const -1))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $clear)))
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 123))
+          (then
+            (if (i32.gt_s (i32.add (local.get $depth) (i32.const 1)) (local.get $max)) (then (return (i32.const -1))))
+            (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+            (block $object
+              (if (i32.lt_u (local.get $i) (local.get $n))
+                (then (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 125)) (then
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br $object)))))
+              (loop $member
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 34)) (then (return (i32.const -1))))
+                (local.set $k (i32.add (local.get $i) (i32.const 1)))
+                (local.set $e (call $skip (local.get $k) (local.get $n)))
+                (if (i32.lt_s (local.get $e) (i32.const 0)) (then (return (i32.const -1))))
+                ;; The name is [k, e - 1): matched against the table sixteen bytes at a time (names are short).
+                (local.set $len (i32.sub (i32.sub (local.get $e) (i32.const 1)) (local.get $k)))
+                (local.set $match (i32.const -1))
+                (if (i32.le_u (local.get $len) (i32.const 16))
+                  (then
+                    (local.set $v (v128.load align=1 (local.get $k)))
+                    (local.set $all (i32.sub (i32.shl (i32.const 1) (local.get $len)) (i32.const 1)))
+                    (if (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (i8x16.splat (i32.const 92)))) (local.get $all)) (then (return (i32.const -2))))
+                    (local.set $j (i32.const 0))
+                    (block $found
+                      (loop $key
+                        (br_if $found (i32.ge_u (local.get $j) (local.get $count)))
+                        (local.set $w (i32.add (local.get $keys) (i32.shl (local.get $j) (i32.const 5))))
+                        (if (i32.eq (i32.load offset=16 (local.get $w)) (local.get $len))
+                          (then (if (i32.eq (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (v128.load (local.get $w)))) (local.get $all)) (local.get $all))
+                            (then
+                              (local.set $match (local.get $j))
+                              (br $found)))))
+                        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                        (br $key))))
+                  (else
+                    ;; Longer than any key: only an escape in it matters.
+                    (local.set $j (local.get $k))
+                    (block $plain
+                      (loop $byte
+                        (br_if $plain (i32.ge_u (local.get $j) (i32.sub (local.get $e) (i32.const 1))))
+                        (if (i32.eq (i32.load8_u (local.get $j)) (i32.const 92)) (then (return (i32.const -2))))
+                        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                        (br $byte)))))
+                (local.set $i (call $ws (local.get $e) (local.get $n)))
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
+                (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+                (local.set $j (local.get $i))
+                (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
+                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+                (if (i32.ge_s (local.get $match) (i32.const 0))
+                  (then
+                    (i32.store offset=4 (i32.add (local.get $at) (i32.shl (local.get $match) (i32.const 3))) (local.get $j))
+                    (i32.store offset=8 (i32.add (local.get $at) (i32.shl (local.get $match) (i32.const 3))) (local.get $i))))
+                (local.set $i (call $ws (local.get $i) (local.get $n)))
+                (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+                (local.set $c (i32.load8_u (local.get $i)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br_if $object (i32.eq (local.get $c) (i32.const 125)))
+                (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+                (local.set $i (call $ws (local.get $i) (local.get $n)))
+                (br $member))))
+          (else
+            (local.set $i (call $value (local.get $i) (local.get $n) (local.get $depth) (local.get $max)))
+            (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
+        (local.set $elements (i32.add (local.get $elements) (i32.const 1)))
+        (local.set $i (call $ws (local.get $i) (local.get $n)))
+        (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $closed (i32.eq (local.get $c) (i32.const 93)))
+        (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -1))))
+        (local.set $i (call $ws (local.get $i) (local.get $n)))
+        (br $element)))
+    (i32.store (local.get $out) (local.get $elements))
     (local.get $i))
   ;; The array at i (its bracket, at nesting `depth`) of objects that each have a non-empty string
   ;; member named by the klen bytes at key: the offset past it, -1 when it is not valid JSON or not
