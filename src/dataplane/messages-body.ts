@@ -6,6 +6,7 @@ import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSp
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
 import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
 import { ForwardBody } from './forward-body.js';
+import { writtenMessagesChat } from '../formats/messages/request-bytes.js';
 import type { InferenceBody, NativeRequest } from './inference-body.js';
 
 // A Messages API body (POST /v1/messages, Claude Code's) as the data plane takes it. Nearly every
@@ -65,13 +66,30 @@ export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: str
   const translated = named !== null && !mayBeNative(named);
   const scanned = translated ? null : scannedMessages(raw, beta);
   if (scanned !== null) return scanned;
-  // Sure to be translated, an agent's turn is decoded with the long strings of its conversation
-  // left as the client's literals: the translation moves them, and they are sent copied.
+  // Sure to be translated, an agent's turn has its chat request written from the client's bytes
+  // where it is of the usual shapes (formats/messages/request-bytes.ts); else it is decoded with
+  // the long strings of its conversation left as the client's literals, which the translation moves.
+  if (translated && raw.length >= LITERALS_FROM) {
+    const w = writtenMessagesChat(raw);
+    if (w !== null) {
+      const b = w.body;
+      const model = b.model as string;
+      const stream = b.stream === true;
+      const written = new ForwardBody(w.bytes, {
+        modelStart: w.modelStart, modelEnd: w.modelEnd, modelPlain: true, model, streamOptions: null, stream, usageAsked: stream, open: 0, cuts: [],
+      });
+      const headers = beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) };
+      return new LazyMessagesBody(raw, beta, null, model, stream, b.max_tokens as number, w.ext, stopsOf(b), headers, null, written);
+    }
+  }
   const decoded = translated && raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, CONVERSATION, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
   const r = decoded === null ? readMessages(raw, false, beta) : messagesRequest(decoded.body, false, beta, decoded.literals);
   const b = r.body;
-  const stops = Array.isArray(b.stop_sequences) ? b.stop_sequences as string[] : NO_STOPS;
-  return new LazyMessagesBody(raw, beta, r, b.model as string, b.stream === true, b.max_tokens as number, r.ext, stops, r.headers, null);
+  return new LazyMessagesBody(raw, beta, r, b.model as string, b.stream === true, b.max_tokens as number, r.ext, stopsOf(b), r.headers, null);
+}
+
+function stopsOf(b: Record<string, unknown>): readonly string[] {
+  return Array.isArray(b.stop_sequences) ? b.stop_sequences as string[] : NO_STOPS;
 }
 
 const ALWAYS = (): boolean => true;
@@ -139,7 +157,8 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
  * for as well (a prompt-cache marker or a guardrail on a native route).
  */
 class LazyMessagesBody implements MessagesBody {
-  readonly raw = null;
+  /** The chat request written from the client's bytes, for an OpenAI-compatible route; null when it is translated as objects. */
+  readonly raw: ForwardBody | null;
   readonly bytes: number;
   /** The chat body asks for usage on a stream (translateMessages does), so the data plane never drops it. */
   readonly usageAsked: boolean;
@@ -152,7 +171,8 @@ class LazyMessagesBody implements MessagesBody {
 
   constructor(body: Buffer, beta: string, decoded: MessagesRequest | null, readonly model: string, readonly stream: boolean,
     readonly maxTokens: number, readonly ext: Extensions, readonly stops: readonly string[], headers: Record<string, string>,
-    forward: ClientBytes | null) {
+    forward: ClientBytes | null, written: ForwardBody | null = null) {
+    this.raw = written;
     this.#body = body;
     this.#beta = beta;
     this.#decoded = decoded;

@@ -71,6 +71,11 @@ export class ByteWriter {
     this.at += to - from;
   }
 
+  /** Whether everything written fit: the writes are not checked one by one (a typed array drops a byte written past its end). */
+  fits(): boolean {
+    return this.at <= this.buf.length;
+  }
+
   /** Text of one byte a character (ASCII). */
   ascii(s: string): void {
     const b = this.buf;

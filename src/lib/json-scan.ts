@@ -351,16 +351,16 @@ export interface Records {
  * `maxDepthGiven`, or when the module leaves it to JavaScript (a member name with an escape, more
  * elements than its room holds): the caller then takes its slower way. The body is copied into
  * the module's memory only when it is not the one last scanned. Valid until the next scan: the
- * records are read where the module wrote them (ObjectScan's `records` are a copy).
+ * records are read where the module wrote them, unless `copy` (ObjectScan's `records` are a copy).
  */
-export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: number, maxDepthGiven: number): Records | null {
+export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: number, maxDepthGiven: number, copy = false): Records | null {
   if (copied !== body) {
     if (!isUtf8(body)) return null;
     valueSkipper(body);
   }
   n = body.length;
   maxDepth = maxDepthGiven;
-  return recordsAt(at, keys, depth, false) ?? null;
+  return recordsAt(at, keys, depth, copy) ?? null;
 }
 
 /**

@@ -27,7 +27,8 @@ export const MessagesBodySchema = Type.Object({
 /** count_tokens takes the same body without max_tokens. */
 export const CountTokensBodySchema = Type.Omit(MessagesBodySchema, ['max_tokens', 'stream']);
 
-const CHECK = TypeCompiler.Compile(MessagesBodySchema);
+export const MESSAGES_CHECK = TypeCompiler.Compile(MessagesBodySchema);
+const CHECK = MESSAGES_CHECK;
 const COUNT_CHECK = TypeCompiler.Compile(CountTokensBodySchema);
 
 type Obj = Record<string, unknown>;
@@ -96,18 +97,28 @@ export function messagesRequest(body: Obj, forCount: boolean, beta: string, lite
 export function translateMessages(r: MessagesRequest): Obj {
   const body = r.body;
   const messages: ChatMessage[] = [];
-  if (body.system !== undefined) {
-    const text = typeof body.system === 'string' ? body.system : textOf(body.system as Obj[], 'system');
-    if (text.length > 0) messages.push({ role: 'system', content: text });
-  }
+  const system = systemText(body);
+  if (system !== null) messages.push({ role: 'system', content: system });
   (body.messages as Obj[]).forEach((m, i) => {
     if (m.role === 'assistant') messages.push(assistantMessage(m.content as string | Obj[], i, r.literals));
     else if (m.role === 'system') messages.push({ role: 'system', content: typeof m.content === 'string' ? m.content : textOf(m.content as Obj[], `messages.${i}.content`) });
     else messages.push(...userMessages(m.content as string | Obj[], i));
   });
+  return { model: body.model, messages, ...chatMembers(body, r.forCount) };
+}
+
+/** The chat system message's text for `system`; null when there is none (absent or empty). */
+export function systemText(body: Obj): string | null {
+  if (body.system === undefined) return null;
+  const text = typeof body.system === 'string' ? body.system : textOf(body.system as Obj[], 'system');
+  return text.length > 0 ? text : null;
+}
+
+/** The chat request's members after `model` and `messages`. */
+export function chatMembers(body: Obj, forCount: boolean): Obj {
   const stream = body.stream === true;
-  const chat: Obj = { model: body.model, messages };
-  if (!r.forCount) chat.max_tokens = body.max_tokens;
+  const chat: Obj = {};
+  if (!forCount) chat.max_tokens = body.max_tokens;
   if (stream) {
     chat.stream = true;
     // Usage arrives in the chat stream's last chunk only when asked for; message_delta needs it.

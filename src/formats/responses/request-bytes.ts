@@ -1,5 +1,5 @@
 import { readExtensions, type Extensions } from '../../domain/extensions.js';
-import { ByteWriter } from '../../lib/byte-writer.js';
+import { assembleChatRequest, messagesWriter, type WrittenRequest } from '../chat-request-bytes.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { scanObject, WantedNames } from '../../lib/json-scan.js';
 import { inputBound, ITEM_KEYS, writeInputMessages } from './input-bytes.js';
@@ -14,15 +14,11 @@ import { chatOptions, refuseUnsupported, RESPONSES_CHECK, type ResponseEcho } fr
 // translation (request.ts) then makes the request, and refuses what it always refused.
 
 /** A Responses request's chat request, written. */
-export interface WrittenChat {
+export interface WrittenChat extends WrittenRequest {
   /** The request's members, `input` left out (as `[]`): what the response echoes, and the extensions. */
   body: Record<string, unknown>;
   ext: Extensions;
   echo: ResponseEcho;
-  /** The chat request's bytes, and where its model value stands in them (quotes included). */
-  bytes: Buffer;
-  modelStart: number;
-  modelEnd: number;
   /** The request's own input as items, decoded: for a stored response. */
   input(): Item[];
 }
@@ -31,18 +27,7 @@ const WANTED = new WantedNames(['input', 'instructions']);
 const INPUT = 0;
 const INSTRUCTIONS = 1;
 const SCAN = { wanted: WANTED, records: INPUT, recordKeys: ITEM_KEYS, maxDepth: MAX_JSON_DEPTH };
-const MODEL_KEY = Buffer.from('{"model":');
-const MESSAGES_KEY = Buffer.from(',"messages":[');
-const SYSTEM = Buffer.from('{"role":"system","content":');
-const SYSTEM_END = Buffer.from('},');
-const END_MESSAGES = Buffer.from(']');
-const END = Buffer.from('}');
-const COMMA = Buffer.from(',');
 const QUOTE = 0x22;
-
-/** The messages, written first (the members around them are read after), then the request assembled around them. */
-const messages = new ByteWriter();
-const request = new ByteWriter();
 
 /** The chat request for the Responses body `raw`, or null when the object translation must make it. */
 export function writtenChat(raw: Buffer): WrittenChat | null {
@@ -66,36 +51,12 @@ export function writtenChat(raw: Buffer): WrittenChat | null {
   } catch {
     return null;
   }
-  messages.begin(inputBound(inputSpan.start, inputSpan.end), raw);
-  const spoken = writeInputMessages(messages, raw, items, inputSpan.start, inputSpan.end);
-  if (spoken <= 0) return null;
-  const model = JSON.stringify(body.model);
-  const rest = JSON.stringify(options);
+  messagesWriter.begin(inputBound(inputSpan.start, inputSpan.end), raw);
+  const spoken = writeInputMessages(messagesWriter, raw, items, inputSpan.start, inputSpan.end);
+  if (spoken <= 0 || !messagesWriter.fits()) return null;
   const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? scan.members[INSTRUCTIONS] : null;
-  const size = MODEL_KEY.length + Buffer.byteLength(model) + MESSAGES_KEY.length
-    + (instructions !== null ? SYSTEM.length + (instructions.end - instructions.start) + SYSTEM_END.length : 0)
-    + (messages.at - messages.start) + END_MESSAGES.length + (rest.length > 2 ? Buffer.byteLength(rest) : 1);
-  // Out of the scratch into a buffer of its own, the request assembled around the messages: it is held until answered.
-  const w = request;
-  w.beginIn(Buffer.allocUnsafe(size));
-  w.put(MODEL_KEY);
-  const modelStart = w.at;
-  w.text(model);
-  const modelEnd = w.at;
-  w.put(MESSAGES_KEY);
-  if (instructions !== null) {
-    w.put(SYSTEM);
-    w.copySource(raw, instructions.start, instructions.end);
-    w.put(SYSTEM_END);
-  }
-  w.copySource(messages.buf, messages.start, messages.at);
-  w.put(END_MESSAGES);
-  if (rest.length > 2) {
-    w.put(COMMA);
-    w.text(rest.slice(1));
-  } else {
-    w.put(END);
-  }
+  const system = instructions === null ? null : raw.subarray(instructions.start, instructions.end);
+  const written = assembleChatRequest(body.model as string, system, JSON.stringify(options));
   const input = (): Item[] => inputItems(JSON.parse(raw.toString('utf8', inputSpan.start, inputSpan.end)));
-  return { body, ext, echo, bytes: w.buf, modelStart, modelEnd, input };
+  return { body, ext, echo, ...written, input };
 }

@@ -1,0 +1,63 @@
+import { ByteWriter } from '../lib/byte-writer.js';
+
+// The chat-completions request a translation writes from the client's bytes (formats/responses/
+// request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, into the
+// writer's scratch, with the client's body placed before them so that its literals are copied
+// within one buffer (lib/byte-writer.ts); then the request is assembled around them, in a buffer
+// of its own, as JSON.stringify would order it: model, messages, then the other members.
+
+/** The messages' writer: begin() it with the client's body, write the messages comma-separated, then assemble. */
+export const messagesWriter = new ByteWriter();
+const request = new ByteWriter();
+
+const MODEL_KEY = Buffer.from('{"model":');
+const MESSAGES_KEY = Buffer.from(',"messages":[');
+const SYSTEM = Buffer.from('{"role":"system","content":');
+const SYSTEM_END = Buffer.from('}');
+const END_MESSAGES = Buffer.from(']');
+const END = Buffer.from('}');
+const COMMA = Buffer.from(',');
+
+/** A written request, and where its model value stands in it (quotes included). */
+export interface WrittenRequest {
+  bytes: Buffer;
+  modelStart: number;
+  modelEnd: number;
+}
+
+/**
+ * `{"model":…,"messages":[system, …messagesWriter's],…rest}`: `system`, when given, is the system
+ * message's content as a JSON string literal; `rest` the JSON text of the members after messages
+ * (`{}` for none).
+ */
+export function assembleChatRequest(model: string, system: Buffer | null, rest: string): WrittenRequest {
+  const m = messagesWriter;
+  const written = m.at - m.start;
+  const modelText = JSON.stringify(model);
+  const size = MODEL_KEY.length + Buffer.byteLength(modelText) + MESSAGES_KEY.length
+    + (system !== null ? SYSTEM.length + system.length + SYSTEM_END.length + (written > 0 ? 1 : 0) : 0)
+    + written + END_MESSAGES.length + (rest.length > 2 ? Buffer.byteLength(rest) : 1);
+  const w = request;
+  // Out of the scratch: the request is held until it is answered.
+  w.beginIn(Buffer.allocUnsafe(size));
+  w.put(MODEL_KEY);
+  const modelStart = w.at;
+  w.text(modelText);
+  const modelEnd = w.at;
+  w.put(MESSAGES_KEY);
+  if (system !== null) {
+    w.put(SYSTEM);
+    w.copySource(system, 0, system.length);
+    w.put(SYSTEM_END);
+    if (written > 0) w.put(COMMA);
+  }
+  w.copySource(m.buf, m.start, m.at);
+  w.put(END_MESSAGES);
+  if (rest.length > 2) {
+    w.put(COMMA);
+    w.text(rest.slice(1));
+  } else {
+    w.put(END);
+  }
+  return { bytes: w.buf, modelStart, modelEnd };
+}

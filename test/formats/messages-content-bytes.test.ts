@@ -1,0 +1,163 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readMessages, translateMessages } from '../../src/formats/messages/request.js';
+import { writtenMessagesChat } from '../../src/formats/messages/request-bytes.js';
+import { rng } from '../support/seeded-random.js';
+
+// The chat request written from a Messages body's bytes (request-bytes.ts, content-bytes.ts)
+// against the object translation (request.ts): for every body the byte path takes, the request it
+// writes must read as the object translation's, and the object translation must not refuse the
+// body; for bodies made only of the shapes it covers, it must take them. Random bodies, a fixed
+// seed (a failure repeats).
+
+type Outcome = { chat: Record<string, unknown> } | { error: string };
+
+function objectPath(raw: Buffer): Outcome {
+  try {
+    return { chat: translateMessages(readMessages(raw)) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+function compare(raw: Buffer, label: string): boolean {
+  const w = writtenMessagesChat(raw);
+  if (w === null) return false;
+  const want = objectPath(raw);
+  assert.not.ok('error' in want, `${label}: the byte path took a body the object path refuses (${'error' in want ? want.error : ''})`);
+  const chat = (want as { chat: Record<string, unknown> }).chat;
+  assert.equal(JSON.parse(w.bytes.toString('utf8')), chat, `${label}: request`);
+  assert.is(w.bytes.toString('utf8', w.modelStart, w.modelEnd), JSON.stringify(chat.model), `${label}: model span`);
+  return true;
+}
+
+const WORDS = ['fix the bug', 'é', '😀', 'a "quote"', 'back\\slash', 'line\nbreak', 'tab\t', '/path/to', '{"json":1}', ' ', '\u0000', '\u007f'];
+
+function text(r: () => number): string {
+  const n = r() < 0.3 ? 40 + Math.floor(r() * 80) : Math.floor(r() * 6);
+  let s = '';
+  for (let i = 0; i < n; i++) s += WORDS[Math.floor(r() * WORDS.length)];
+  return s;
+}
+
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+
+/** A random block for `role`; `covered` is cleared when it is of a shape the byte path leaves to the object translation. */
+function block(r: () => number, role: string, covered: { yes: boolean }): unknown {
+  const k = r();
+  if (r() < 0.03) {
+    covered.yes = false;
+    return pick(r, [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }, { type: 'document', source: {} }, { type: 'text', text: 5 }, 'text', { text: 'no type' }]);
+  }
+  const cache = r() < 0.1 ? { cache_control: { type: 'ephemeral' } } : {};
+  if (k < 0.4 || role === 'system') return { type: 'text', text: text(r), ...cache };
+  if (k < 0.5) return pick(r, [{ type: 'thinking', thinking: text(r), signature: 'sig' }, { type: 'redacted_thinking', data: 'abc' }]);
+  if (role === 'assistant') {
+    const b: Record<string, unknown> = { type: 'tool_use', id: `toolu_${Math.floor(r() * 1e6)}`, name: pick(r, ['Bash', 'Read', 'Edit']) };
+    const i = r();
+    if (i < 0.7) b.input = { command: text(r), n: pick(r, [1, 2.5, -3, 1e21]), nested: { list: [true, null, text(r)] } };
+    else if (i < 0.8) b.input = null;
+    else if (i < 0.85) {
+      covered.yes = false;
+      b.input = pick(r, [[1], 'x', 3]);
+    }
+    return b;
+  }
+  const result: Record<string, unknown> = { type: 'tool_result', tool_use_id: `toolu_${Math.floor(r() * 1e6)}`, ...cache };
+  const c = r();
+  if (c < 0.5) result.content = text(r);
+  else if (c < 0.8) result.content = [{ type: 'text', text: text(r) }, ...(r() < 0.5 ? [{ type: 'text', text: text(r) }] : [])];
+  else if (c < 0.85) {
+    covered.yes = false;
+    result.content = pick(r, [null, 5, [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } }]]);
+  }
+  if (r() < 0.3) result.is_error = pick(r, [true, false, 'yes']);
+  return result;
+}
+
+function message(r: () => number, covered: { yes: boolean }): unknown {
+  const role = r() < 0.03 ? (covered.yes = false, pick(r, ['tool', 'User'])) : pick(r, ['user', 'assistant', 'user', 'assistant', 'system']);
+  if (r() < 0.25) return { role, content: text(r) };
+  const blocks: unknown[] = [];
+  const n = Math.floor(r() * 4);
+  for (let j = 0; j < n; j++) blocks.push(block(r, role, covered));
+  return { role, content: blocks };
+}
+
+function written(v: Record<string, unknown>, r: () => number): Buffer {
+  let s = JSON.stringify(v, null, r() < 0.2 ? 2 : undefined);
+  if (r() < 0.2) s = s.replace(/é/g, '\\u00e9').replace(/\//g, '\\/');
+  // A member name spelled with an escape: the scan leaves the messages to JavaScript, and the object translation takes the body.
+  if (r() < 0.05) s = s.replace('"role"', '"r\\u006fle"');
+  return Buffer.from(s, 'utf8');
+}
+
+test('random Messages bodies: what the byte path writes reads as the object translation; it takes every body of the shapes it covers', () => {
+  const r = rng(2027);
+  let taken = 0;
+  let coveredBodies = 0;
+  for (let i = 0; i < 4000; i++) {
+    const covered = { yes: true };
+    const messages: unknown[] = [];
+    const n = 1 + Math.floor(r() * 8);
+    for (let j = 0; j < n; j++) messages.push(message(r, covered));
+    const body: Record<string, unknown> = { model: pick(r, ['gpt-4o-mini', 'm/é', 'a"b']), max_tokens: 1024, messages };
+    if (r() < 0.6) body.system = r() < 0.5 ? text(r) : [{ type: 'text', text: text(r), cache_control: { type: 'ephemeral' } }, { type: 'text', text: text(r) }];
+    if (r() < 0.3) body.stream = r() < 0.5;
+    if (r() < 0.3) body.tools = [{ name: 'Bash', description: text(r), input_schema: { type: 'object' } }];
+    if (r() < 0.1) body.tools = [{ type: 'web_search_20250305', name: 'web_search' }];
+    if (r() < 0.2) body.tool_choice = pick(r, [{ type: 'auto' }, { type: 'any', disable_parallel_tool_use: true }, { type: 'bogus' }]);
+    if (r() < 0.1) body.stop_sequences = ['END'];
+    if (r() < 0.1) body.metadata = { user_id: 'u1' };
+    if (r() < 0.05) body.temperature = '1';
+    if (r() < 0.05) body.optimize = pick(r, ['price', 'cheap']);
+    if (r() < 0.03) body.messages = [];
+    const raw = written(body, r);
+    const got = compare(raw, `case ${i}`);
+    if (got) taken++;
+    const plainly = covered.yes && !raw.includes('\\u006fle') && (body.messages as unknown[]).length > 0;
+    if (plainly && !got && !('error' in objectPath(raw))) {
+      assert.unreachable(`case ${i}: a body of covered shapes was left to the object path: ${raw.toString('utf8').slice(0, 400)}`);
+    }
+    if (plainly) coveredBodies++;
+  }
+  assert.ok(taken > 1000, `${taken} bodies taken by the byte path`);
+  assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
+});
+
+test("a Claude Code turn: tool results before the user's words, errors said in words, thinking left out, inputs as JSON.stringify writes them", () => {
+  const long = 'const x = "y";\n'.repeat(100);
+  const body = {
+    model: 'gpt-4o-mini', max_tokens: 4096, stream: true,
+    system: [{ type: 'text', text: 'You are Claude Code.' }, { type: 'text', text: long, cache_control: { type: 'ephemeral' } }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'fix it' }] },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }, { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a.ts', limit: 2e3 } }, { type: 'tool_use', id: 't2', name: 'Bash' }] },
+      { role: 'user', content: [{ type: 'text', text: 'and this' }, { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: long }] },
+        { type: 'tool_result', tool_use_id: 't2', content: 'no such file', is_error: true }] },
+    ],
+  };
+  // Pretty, so the input's spelling is not JSON.stringify's: the arguments are.
+  const w = writtenMessagesChat(Buffer.from(JSON.stringify(body, null, 2)))!;
+  assert.ok(w !== null);
+  assert.equal(JSON.parse(w.bytes.toString('utf8')), {
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: `You are Claude Code.\n\n${long}` },
+      { role: 'user', content: 'fix it' },
+      { role: 'assistant', content: 'Reading.', tool_calls: [
+        { id: 't1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/a.ts","limit":2000}' } },
+        { id: 't2', type: 'function', function: { name: 'Bash', arguments: '{}' } },
+      ] },
+      { role: 'tool', tool_call_id: 't1', content: long },
+      { role: 'tool', tool_call_id: 't2', content: 'Error: no such file' },
+      { role: 'user', content: 'and this' },
+    ],
+    max_tokens: 4096,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+});
+
+test.run();
