@@ -195,7 +195,7 @@ function top(o: ScanOptions): ObjectScan | null {
         elements = arrayOf(elementKeys, 2, o.nestedKey ?? null);
         if (elements === null) return null;
       } else if (wanted >= 0 && wanted === o.records && p < n && b[p] === OPEN_BRACKET) {
-        const r = recordsAt(p, o.recordKeys!, 2, true);
+        const r = recordsAt(p, o.recordKeys!, 2, 0);
         if (r === null) return null;
         // Left to JavaScript: the array is only checked, and the caller reads it its slower way.
         if (r === undefined) {
@@ -343,6 +343,13 @@ export interface Records {
   readonly end: number;
 }
 
+/** Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. */
+export function valueIs(body: Buffer, from: number, to: number, word: Buffer): boolean {
+  if (to - from !== word.length) return false;
+  for (let j = 0; j < word.length; j++) if (body[from + j] !== word[j]) return false;
+  return true;
+}
+
 /**
  * The array at `at` in `body` (at nesting `depth`), with each element's `keys` members recorded,
  * walked in WebAssembly in one call: a Responses body's ~300 input items and their members for
@@ -350,37 +357,42 @@ export interface Records {
  * structure (formats/responses/input-bytes.ts). Null when it is not valid JSON, nests past
  * `maxDepthGiven`, or when the module leaves it to JavaScript (a member name with an escape, more
  * elements than its room holds): the caller then takes its slower way. The body is copied into
- * the module's memory only when it is not the one last scanned. Valid until the next scan: the
- * records are read where the module wrote them, unless `copy` (ObjectScan's `records` are a copy).
+ * the module's memory only when it is not the one last scanned. Valid until the next scan into the
+ * same `region`: the records are read where the module wrote them (ObjectScan's are a copy).
  */
-export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: number, maxDepthGiven: number, copy = false): Records | null {
+export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: number, maxDepthGiven: number, region: 1 | 2 = 1): Records | null {
   if (copied !== body) {
     if (!isUtf8(body)) return null;
     valueSkipper(body);
   }
   n = body.length;
   maxDepth = maxDepthGiven;
-  return recordsAt(at, keys, depth, copy) ?? null;
+  return recordsAt(at, keys, depth, region) ?? null;
 }
+
+/** Room for a key table, then three regions of records: scanObject's (copied out), and two for scans nested in reading them. */
+const KEYS_BYTES = 256;
+const REGION_BYTES = ((SCRATCH_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
 
 /**
  * scanRecords on the body in the module's memory (`n` bytes): null when not valid, undefined when
- * left to JavaScript. With `copy`, the records are copied out of the module's memory, which the
- * next scan writes over; without, they are read where the module wrote them (a message's few
- * parts, read before the next scan).
+ * left to JavaScript. The records are read where the module wrote them, in `region`, until the
+ * next scan into it (a message's blocks, then a block's parts, each in its own); region 0's are
+ * copied out (scanObject's: the scans of their nested arrays follow). A copy per message cost
+ * ~0.3 µs (Int32Array#slice), 65 µs over the bench's 215-message Messages turn (--cpu-prof).
  */
-function recordsAt(at: number, keys: RecordKeys, depth: number, copy: boolean): Records | null | undefined {
+function recordsAt(at: number, keys: RecordKeys, depth: number, region: 0 | 1 | 2): Records | null | undefined {
   const keysAt = (n + 7) & ~7;
   wasmBytes!.set(keys.table, keysAt);
-  const outAt = keysAt + keys.table.length;
+  const outAt = keysAt + KEYS_BYTES + region * REGION_BYTES;
   const stride = 1 + 2 * keys.count;
-  const cap = Math.floor((SCRATCH_BYTES - 8 - keys.table.length - 4) / (4 * stride));
+  const cap = Math.floor((REGION_BYTES - 4) / (4 * stride));
   const end = wasm!.records(at, n, keysAt, keys.count, outAt, cap, depth, maxDepth);
   if (end === -1) return null;
   if (end < 0) return undefined;
   const count = wasmWords![outAt >> 2];
   const from = (outAt >> 2) + 1;
-  if (copy) return { words: wasmWords!.slice(from, from + count * stride), from: 0, count, stride, end };
+  if (region === 0) return { words: wasmWords!.slice(from, from + count * stride), from: 0, count, stride, end };
   return { words: wasmWords!, from, count, stride, end };
 }
 

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readMessages, translateMessages } from '../../src/formats/messages/request.js';
 import { writtenMessagesChat } from '../../src/formats/messages/request-bytes.js';
+import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
 
 // The chat request written from a Messages body's bytes (request-bytes.ts, content-bytes.ts)
@@ -31,16 +32,6 @@ function compare(raw: Buffer, label: string): boolean {
   return true;
 }
 
-const WORDS = ['fix the bug', 'é', '😀', 'a "quote"', 'back\\slash', 'line\nbreak', 'tab\t', '/path/to', '{"json":1}', ' ', '\u0000', '\u007f'];
-
-function text(r: () => number): string {
-  const n = r() < 0.3 ? 40 + Math.floor(r() * 80) : Math.floor(r() * 6);
-  let s = '';
-  for (let i = 0; i < n; i++) s += WORDS[Math.floor(r() * WORDS.length)];
-  return s;
-}
-
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 /** A random block for `role`; `covered` is cleared when it is of a shape the byte path leaves to the object translation. */
 function block(r: () => number, role: string, covered: { yes: boolean }): unknown {
@@ -50,12 +41,12 @@ function block(r: () => number, role: string, covered: { yes: boolean }): unknow
     return pick(r, [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }, { type: 'document', source: {} }, { type: 'text', text: 5 }, 'text', { text: 'no type' }]);
   }
   const cache = r() < 0.1 ? { cache_control: { type: 'ephemeral' } } : {};
-  if (k < 0.4 || role === 'system') return { type: 'text', text: text(r), ...cache };
-  if (k < 0.5) return pick(r, [{ type: 'thinking', thinking: text(r), signature: 'sig' }, { type: 'redacted_thinking', data: 'abc' }]);
+  if (k < 0.4 || role === 'system') return { type: 'text', text: agentText(r), ...cache };
+  if (k < 0.5) return pick(r, [{ type: 'thinking', thinking: agentText(r), signature: 'sig' }, { type: 'redacted_thinking', data: 'abc' }]);
   if (role === 'assistant') {
     const b: Record<string, unknown> = { type: 'tool_use', id: `toolu_${Math.floor(r() * 1e6)}`, name: pick(r, ['Bash', 'Read', 'Edit']) };
     const i = r();
-    if (i < 0.7) b.input = { command: text(r), n: pick(r, [1, 2.5, -3, 1e21]), nested: { list: [true, null, text(r)] } };
+    if (i < 0.7) b.input = { command: agentText(r), n: pick(r, [1, 2.5, -3, 1e21]), nested: { list: [true, null, agentText(r)] } };
     else if (i < 0.8) b.input = null;
     else if (i < 0.85) {
       covered.yes = false;
@@ -65,8 +56,8 @@ function block(r: () => number, role: string, covered: { yes: boolean }): unknow
   }
   const result: Record<string, unknown> = { type: 'tool_result', tool_use_id: `toolu_${Math.floor(r() * 1e6)}`, ...cache };
   const c = r();
-  if (c < 0.5) result.content = text(r);
-  else if (c < 0.8) result.content = [{ type: 'text', text: text(r) }, ...(r() < 0.5 ? [{ type: 'text', text: text(r) }] : [])];
+  if (c < 0.5) result.content = agentText(r);
+  else if (c < 0.8) result.content = [{ type: 'text', text: agentText(r) }, ...(r() < 0.5 ? [{ type: 'text', text: agentText(r) }] : [])];
   else if (c < 0.85) {
     covered.yes = false;
     result.content = pick(r, [null, 5, [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } }]]);
@@ -77,7 +68,7 @@ function block(r: () => number, role: string, covered: { yes: boolean }): unknow
 
 function message(r: () => number, covered: { yes: boolean }): unknown {
   const role = r() < 0.03 ? (covered.yes = false, pick(r, ['tool', 'User'])) : pick(r, ['user', 'assistant', 'user', 'assistant', 'system']);
-  if (r() < 0.25) return { role, content: text(r) };
+  if (r() < 0.25) return { role, content: agentText(r) };
   const blocks: unknown[] = [];
   const n = Math.floor(r() * 4);
   for (let j = 0; j < n; j++) blocks.push(block(r, role, covered));
@@ -102,9 +93,9 @@ test('random Messages bodies: what the byte path writes reads as the object tran
     const n = 1 + Math.floor(r() * 8);
     for (let j = 0; j < n; j++) messages.push(message(r, covered));
     const body: Record<string, unknown> = { model: pick(r, ['gpt-4o-mini', 'm/é', 'a"b']), max_tokens: 1024, messages };
-    if (r() < 0.6) body.system = r() < 0.5 ? text(r) : [{ type: 'text', text: text(r), cache_control: { type: 'ephemeral' } }, { type: 'text', text: text(r) }];
+    if (r() < 0.6) body.system = r() < 0.5 ? agentText(r) : [{ type: 'text', text: agentText(r), cache_control: { type: 'ephemeral' } }, { type: 'text', text: agentText(r) }];
     if (r() < 0.3) body.stream = r() < 0.5;
-    if (r() < 0.3) body.tools = [{ name: 'Bash', description: text(r), input_schema: { type: 'object' } }];
+    if (r() < 0.3) body.tools = [{ name: 'Bash', description: agentText(r), input_schema: { type: 'object' } }];
     if (r() < 0.1) body.tools = [{ type: 'web_search_20250305', name: 'web_search' }];
     if (r() < 0.2) body.tool_choice = pick(r, [{ type: 'auto' }, { type: 'any', disable_parallel_tool_use: true }, { type: 'bogus' }]);
     if (r() < 0.1) body.stop_sequences = ['END'];

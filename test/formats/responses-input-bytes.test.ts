@@ -7,6 +7,7 @@ import { parseJsonObject } from '../../src/domain/json-body.js';
 import { readExtensions } from '../../src/domain/extensions.js';
 import { RESPONSES_CHECK, responsesToChat } from '../../src/formats/responses/request.js';
 import { writtenChat } from '../../src/formats/responses/request-bytes.js';
+import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
 
 // The chat request written from a Responses body's bytes (request-bytes.ts, input-bytes.ts)
@@ -48,16 +49,6 @@ function compare(raw: Buffer, label: string): boolean {
   return true;
 }
 
-const WORDS = ['fix the bug', 'é', '😀', 'a "quote"', 'back\\slash', 'line\nbreak', 'tab\t', '/path/to', '{"json":1}', ' ', '\u0000', '\u007f'];
-
-function text(r: () => number): string {
-  const n = r() < 0.3 ? 40 + Math.floor(r() * 80) : Math.floor(r() * 6);
-  let s = '';
-  for (let i = 0; i < n; i++) s += WORDS[Math.floor(r() * WORDS.length)];
-  return s;
-}
-
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 /** A random item; `covered` is cleared when it is of a shape the byte path leaves to the object translation. */
 function randomItem(r: () => number, covered: { yes: boolean }): unknown {
@@ -66,7 +57,7 @@ function randomItem(r: () => number, covered: { yes: boolean }): unknown {
     const role = r() < 0.03 ? pick(r, ['tool', 'robot', 'User']) : pick(r, ['user', 'assistant', 'system', 'developer']);
     if (!['user', 'assistant', 'system', 'developer'].includes(role)) covered.yes = false;
     let content: unknown;
-    if (r() < 0.4) content = text(r);
+    if (r() < 0.4) content = agentText(r);
     else {
       const parts: unknown[] = [];
       const n = Math.floor(r() * 4);
@@ -75,7 +66,7 @@ function randomItem(r: () => number, covered: { yes: boolean }): unknown {
           covered.yes = false;
           parts.push(pick(r, [{ type: 'input_image', image_url: 'https://x/y.png' }, { type: 'refusal', refusal: 'no' }, { type: 'input_text' }, 'text']));
         } else {
-          parts.push({ type: role === 'assistant' ? 'output_text' : pick(r, ['input_text', 'output_text']), text: text(r), ...(r() < 0.2 ? { annotations: [] } : {}) });
+          parts.push({ type: role === 'assistant' ? 'output_text' : pick(r, ['input_text', 'output_text']), text: agentText(r), ...(r() < 0.2 ? { annotations: [] } : {}) });
         }
       }
       content = parts;
@@ -89,7 +80,7 @@ function randomItem(r: () => number, covered: { yes: boolean }): unknown {
     return item;
   }
   if (k < 0.6) {
-    const item: Record<string, unknown> = { type: 'function_call', call_id: `call_${Math.floor(r() * 1e6)}`, name: pick(r, ['shell', 'read_file', 'apply_patch']), arguments: JSON.stringify({ cmd: text(r) }) };
+    const item: Record<string, unknown> = { type: 'function_call', call_id: `call_${Math.floor(r() * 1e6)}`, name: pick(r, ['shell', 'read_file', 'apply_patch']), arguments: JSON.stringify({ cmd: agentText(r) }) };
     if (r() < 0.1) item.id = 'fc_1';
     if (r() < 0.03) {
       covered.yes = false;
@@ -98,14 +89,14 @@ function randomItem(r: () => number, covered: { yes: boolean }): unknown {
     return item;
   }
   if (k < 0.85) {
-    const item: Record<string, unknown> = { type: 'function_call_output', call_id: `call_${Math.floor(r() * 1e6)}`, output: text(r) };
+    const item: Record<string, unknown> = { type: 'function_call_output', call_id: `call_${Math.floor(r() * 1e6)}`, output: agentText(r) };
     if (r() < 0.04) {
       covered.yes = false;
-      item.output = r() < 0.5 ? [{ type: 'input_text', text: text(r) }] : 5;
+      item.output = r() < 0.5 ? [{ type: 'input_text', text: agentText(r) }] : 5;
     }
     return item;
   }
-  if (k < 0.95) return { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: text(r) };
+  if (k < 0.95) return { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: agentText(r) };
   covered.yes = false;
   return pick(r, [{ type: 'item_reference', id: 'x' }, { type: 'web_search_call' }, 'a string', null, [1], { type: 7 }]);
 }
@@ -130,10 +121,10 @@ test('random Responses bodies: what the byte path writes reads as the object tra
     const n = Math.floor(r() * 12);
     for (let j = 0; j < n; j++) input.push(randomItem(r, covered));
     const body: Record<string, unknown> = { model: pick(r, ['gpt-4o-mini', 'm/é', 'a"b']), input };
-    if (r() < 0.7) body.instructions = pick(r, [null, '', text(r), text(r)]);
+    if (r() < 0.7) body.instructions = pick(r, [null, '', agentText(r), agentText(r)]);
     if (r() < 0.3) body.stream = r() < 0.5;
     if (r() < 0.5) body.store = r() < 0.2;
-    if (r() < 0.3) body.tools = [{ type: 'function', name: 'shell', description: text(r), parameters: { type: 'object' } }, { type: 'web_search' }];
+    if (r() < 0.3) body.tools = [{ type: 'function', name: 'shell', description: agentText(r), parameters: { type: 'object' } }, { type: 'web_search' }];
     if (r() < 0.2) body.temperature = pick(r, [0.2, 3, '1']);
     if (r() < 0.1) body.max_output_tokens = 100;
     if (r() < 0.1) body.reasoning = { effort: 'high', summary: pick(r, ['auto', 'detailed']) };

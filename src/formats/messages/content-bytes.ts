@@ -1,6 +1,7 @@
 import type { ByteWriter } from '../../lib/byte-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { RecordKeys, scanRecords, type Records } from '../../lib/json-scan.js';
+import { RecordKeys, scanRecords, valueIs, type Records } from '../../lib/json-scan.js';
+import { writeJsonInString } from '../../lib/json-in-string.js';
 
 // The chat messages for a Messages request's conversation, written from the client's bytes: the
 // scan (lib/json-scan.ts) records where each message's role and content are, in WebAssembly in
@@ -67,8 +68,6 @@ const STR = 0x22;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
-/** Strings up to this long are copied byte by byte; longer ones within the writer's buffer (ByteWriter). */
-const SHORT = 16;
 
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
 let texts = new Int32Array(64);
@@ -92,12 +91,12 @@ export function writeConversation(w: ByteWriter, raw: Buffer, messages: Records)
     if (roleAt < 0 || contentAt < 0) return false;
     const isString = raw[contentAt] === STR;
     if (!isString && raw[contentAt] !== ARR) return false;
-    const blocks = isString ? null : scanRecords(raw, contentAt, BLOCK_KEYS, BLOCKS_DEPTH, MAX_JSON_DEPTH, true);
+    const blocks = isString ? null : scanRecords(raw, contentAt, BLOCK_KEYS, BLOCKS_DEPTH, MAX_JSON_DEPTH, 1);
     if (!isString && blocks === null) return false;
     let ok: boolean;
-    if (spells(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, raw, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
-    else if (spells(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_MESSAGE, raw, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
-    else if (spells(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_MESSAGE, raw, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
+    if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, raw, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_MESSAGE, raw, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_MESSAGE, raw, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
     else ok = false;
     if (!ok) return false;
   }
@@ -113,7 +112,7 @@ function open(w: ByteWriter, out: { first: boolean }): void {
 function stringMessage(w: ByteWriter, out: { first: boolean }, head: Buffer, raw: Buffer, from: number, to: number): boolean {
   open(w, out);
   w.put(head);
-  copyValue(w, raw, from, to);
+  w.piece(raw, from, to);
   w.put(CLOSE);
   return true;
 }
@@ -123,10 +122,10 @@ function kind(raw: Buffer, words: Int32Array, at: number): number {
   const from = words[at + TYPE];
   const to = words[at + TYPE + 1];
   if (from < 0) return -1;
-  if (spells(raw, from, to, TEXT_TYPE)) return K_TEXT;
-  if (spells(raw, from, to, TOOL_USE)) return K_TOOL_USE;
-  if (spells(raw, from, to, TOOL_RESULT)) return K_TOOL_RESULT;
-  if (spells(raw, from, to, THINKING) || spells(raw, from, to, REDACTED_THINKING)) return K_THINKING;
+  if (valueIs(raw, from, to, TEXT_TYPE)) return K_TEXT;
+  if (valueIs(raw, from, to, TOOL_USE)) return K_TOOL_USE;
+  if (valueIs(raw, from, to, TOOL_RESULT)) return K_TOOL_RESULT;
+  if (valueIs(raw, from, to, THINKING) || valueIs(raw, from, to, REDACTED_THINKING)) return K_THINKING;
   return -1;
 }
 
@@ -155,7 +154,7 @@ function writeJoined(w: ByteWriter, raw: Buffer, separator: Buffer | null): void
   w.put(QUOTE);
   for (let j = 0; j < textCount; j++) {
     if (j > 0 && separator !== null) w.put(separator);
-    copyValue(w, raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
+    w.piece(raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
   }
   w.put(QUOTE);
 }
@@ -204,10 +203,10 @@ function toolResult(w: ByteWriter, out: { first: boolean }, raw: Buffer, words: 
   const contentAt = words[at + RESULT];
   const contentEnd = words[at + RESULT + 1];
   const errorAt = words[at + IS_ERROR];
-  const isError = errorAt >= 0 && spells(raw, errorAt, words[at + IS_ERROR + 1], TRUE);
+  const isError = errorAt >= 0 && valueIs(raw, errorAt, words[at + IS_ERROR + 1], TRUE);
   textCount = 0;
   if (contentAt >= 0 && raw[contentAt] === ARR) {
-    const parts = scanRecords(raw, contentAt, BLOCK_KEYS, RESULT_DEPTH, MAX_JSON_DEPTH);
+    const parts = scanRecords(raw, contentAt, BLOCK_KEYS, RESULT_DEPTH, MAX_JSON_DEPTH, 2);
     if (parts === null) return false;
     for (let k = 0; k < parts.count; k++) {
       const p = parts.from + k * parts.stride;
@@ -221,13 +220,13 @@ function toolResult(w: ByteWriter, out: { first: boolean }, raw: Buffer, words: 
   }
   open(w, out);
   w.put(TOOL_MESSAGE);
-  copyValue(w, raw, idAt, words[at + TOOL_USE_ID + 1]);
+  w.piece(raw, idAt, words[at + TOOL_USE_ID + 1]);
   w.put(CONTENT_KEY);
   if (isError) {
     w.put(ERROR_PREFIX);
     for (let j = 0; j < textCount; j++) {
       if (j > 0) w.put(BLANK_LINE);
-      copyValue(w, raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
+      w.piece(raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
     }
     w.put(QUOTE);
   } else {
@@ -253,7 +252,7 @@ function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, b
       const nameAt = words[at + NAME];
       const inputAt = words[at + INPUT];
       if (idAt < 0 || raw[idAt] !== STR || nameAt < 0 || raw[nameAt] !== STR) return false;
-      if (inputAt >= 0 && raw[inputAt] !== OBJ && !spells(raw, inputAt, words[at + INPUT + 1], NULL)) return false;
+      if (inputAt >= 0 && raw[inputAt] !== OBJ && !valueIs(raw, inputAt, words[at + INPUT + 1], NULL)) return false;
       calls++;
     } else if (k !== K_THINKING) {
       return false;
@@ -271,15 +270,16 @@ function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, b
       if (kind(raw, words, at) !== K_TOOL_USE) continue;
       if (written++ > 0) w.put(COMMA);
       w.put(CALL_ID_KEY);
-      copyValue(w, raw, words[at + ID], words[at + ID + 1]);
+      w.piece(raw, words[at + ID], words[at + ID + 1]);
       w.put(CALL_FUNCTION);
-      copyValue(w, raw, words[at + NAME], words[at + NAME + 1]);
+      w.piece(raw, words[at + NAME], words[at + NAME + 1]);
       w.put(ARGUMENTS_KEY);
       const inputAt = words[at + INPUT];
-      // The arguments are the input's JSON text as JSON.stringify writes it, in a string: decoded
-      // and written again (an input is small beside the conversation, and its spelling must be JSON.stringify's).
+      // The arguments are the input's JSON text as JSON.stringify writes it, in a string: escaped
+      // as it stands when it is spelled so (Claude Code's are), else decoded and written again.
+      const inputEnd = words[at + INPUT + 1];
       if (inputAt < 0 || raw[inputAt] !== OBJ) w.put(EMPTY_ARGUMENTS);
-      else w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, words[at + INPUT + 1])))));
+      else if (!writeJsonInString(w, raw, inputAt, inputEnd)) w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
       w.put(CALL_END);
     }
     w.put(CLOSE_CALLS);
@@ -300,18 +300,5 @@ function systemMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, bloc
   w.put(SYSTEM_MESSAGE);
   writeJoined(w, raw, BLANK_LINE);
   w.put(CLOSE);
-  return true;
-}
-
-/** raw[from, to) copied: a short piece byte by byte, a long one within the writer's buffer (the body placed at its start). */
-function copyValue(w: ByteWriter, raw: Buffer, from: number, to: number): void {
-  if (to - from > SHORT) w.copySource(raw, from, to);
-  else w.copy(raw, from, to);
-}
-
-/** Whether raw[from, to) is exactly `word`. */
-function spells(raw: Buffer, from: number, to: number, word: Buffer): boolean {
-  if (to - from !== word.length) return false;
-  for (let j = 0; j < word.length; j++) if (raw[from + j] !== word[j]) return false;
   return true;
 }

@@ -1,6 +1,6 @@
 import type { ByteWriter } from '../../lib/byte-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { RecordKeys, scanRecords, type Records } from '../../lib/json-scan.js';
+import { RecordKeys, scanRecords, valueIs, type Records } from '../../lib/json-scan.js';
 
 // The chat messages for a Responses request's input, written from the client's bytes: the scan
 // (lib/json-scan.ts) records where each input item's members are, in WebAssembly in the same walk
@@ -66,8 +66,6 @@ const STR = 0x22;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
-/** Strings up to this long are copied byte by byte; longer ones within the writer's buffer (ByteWriter). */
-const SHORT = 16;
 
 /** The last message written, for the function calls that may follow it onto the same message. */
 const CLOSED = 0;
@@ -105,7 +103,7 @@ export function writeInputMessages(w: ByteWriter, raw: Buffer, items: Records | 
     // A string is one user message (items.ts's inputItems).
     w.put(CHAT_ROLE[USER]);
     w.put(CONTENT_KEY);
-    copyValue(w, raw, from, to);
+    w.piece(raw, from, to);
     w.put(CLOSE);
     return 1;
   }
@@ -139,17 +137,17 @@ function item(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   const typeAt = at(walk, TYPE);
   if (typeAt < 0) return at(walk, ROLE) >= 0 && message(w, raw, walk);
   const typeEnd = end(walk, TYPE);
-  if (spells(raw, typeAt, typeEnd, MESSAGE)) return message(w, raw, walk);
-  if (spells(raw, typeAt, typeEnd, FUNCTION_CALL)) return functionCall(w, raw, walk);
-  if (spells(raw, typeAt, typeEnd, FUNCTION_CALL_OUTPUT)) return functionOutput(w, raw, walk);
-  return spells(raw, typeAt, typeEnd, REASONING);
+  if (valueIs(raw, typeAt, typeEnd, MESSAGE)) return message(w, raw, walk);
+  if (valueIs(raw, typeAt, typeEnd, FUNCTION_CALL)) return functionCall(w, raw, walk);
+  if (valueIs(raw, typeAt, typeEnd, FUNCTION_CALL_OUTPUT)) return functionOutput(w, raw, walk);
+  return valueIs(raw, typeAt, typeEnd, REASONING);
 }
 
 function message(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   const roleAt = at(walk, ROLE);
   let role = -1;
   for (let r = 0; r < ROLES.length; r++) {
-    if (roleAt >= 0 && spells(raw, roleAt, end(walk, ROLE), ROLES[r])) {
+    if (roleAt >= 0 && valueIs(raw, roleAt, end(walk, ROLE), ROLES[r])) {
       role = r;
       break;
     }
@@ -176,7 +174,7 @@ function message(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
     if (walk.emptyContent) return true;
   }
   w.put(CONTENT_KEY);
-  if (parts < 0) copyValue(w, raw, contentAt, contentEnd);
+  if (parts < 0) w.piece(raw, contentAt, contentEnd);
   else if (chatRole === USER && parts !== 1) textArray(w, raw, walk, parts);
   else joined(w, raw, walk, parts);
   if (chatRole !== ASSISTANT) {
@@ -199,7 +197,7 @@ function textParts(raw: Buffer, arrayAt: number, output: boolean, walk: Walk): n
     if (raw[words[b]] !== OBJ) return -1;
     const typeAt = words[b + PART_TYPE];
     const typeEnd = words[b + PART_TYPE + 1];
-    if (typeAt < 0 || !(spells(raw, typeAt, typeEnd, INPUT_TEXT) || (output && spells(raw, typeAt, typeEnd, OUTPUT_TEXT)))) return -1;
+    if (typeAt < 0 || !(valueIs(raw, typeAt, typeEnd, INPUT_TEXT) || (output && valueIs(raw, typeAt, typeEnd, OUTPUT_TEXT)))) return -1;
     const textAt = words[b + PART_TEXT];
     if (textAt < 0 || raw[textAt] !== STR) return -1;
   }
@@ -227,7 +225,7 @@ function partsEmpty(walk: Walk, n: number): boolean {
 /** The text parts' texts joined, as one string: JSON strings' inner bytes joined say the strings joined. */
 function joined(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
   w.put(QUOTE);
-  for (let j = 0; j < n; j++) copyValue(w, raw, textAt(walk, j) + 1, textEnd(walk, j) - 1);
+  for (let j = 0; j < n; j++) w.piece(raw, textAt(walk, j) + 1, textEnd(walk, j) - 1);
   w.put(QUOTE);
 }
 
@@ -237,7 +235,7 @@ function textArray(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
   for (let j = 0; j < n; j++) {
     if (j > 0) w.put(COMMA);
     w.put(TEXT_PART);
-    copyValue(w, raw, textAt(walk, j), textEnd(walk, j));
+    w.piece(raw, textAt(walk, j), textEnd(walk, j));
     w.put(CLOSE);
   }
   w.put(CLOSE_ARRAY);
@@ -266,11 +264,11 @@ function functionCall(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   }
   walk.calls++;
   w.put(CALL_ID_KEY);
-  copyValue(w, raw, idAt, end(walk, CALL_ID));
+  w.piece(raw, idAt, end(walk, CALL_ID));
   w.put(CALL_FUNCTION);
-  copyValue(w, raw, nameAt, end(walk, NAME));
+  w.piece(raw, nameAt, end(walk, NAME));
   w.put(ARGUMENTS_KEY);
-  copyValue(w, raw, argsAt, end(walk, ARGUMENTS));
+  w.piece(raw, argsAt, end(walk, ARGUMENTS));
   w.put(CALL_END);
   return true;
 }
@@ -285,9 +283,9 @@ function functionOutput(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   if (parts < 0 && raw[outAt] !== STR) return false;
   open(w, walk);
   w.put(TOOL_MESSAGE);
-  copyValue(w, raw, idAt, end(walk, CALL_ID));
+  w.piece(raw, idAt, end(walk, CALL_ID));
   w.put(CONTENT_KEY);
-  if (parts < 0) copyValue(w, raw, outAt, outEnd);
+  if (parts < 0) w.piece(raw, outAt, outEnd);
   else joined(w, raw, walk, parts);
   w.put(CLOSE);
   walk.state = CLOSED;
@@ -311,18 +309,6 @@ function closeAssistant(w: ByteWriter, walk: Walk): void {
   walk.state = CLOSED;
 }
 
-/** raw[from, to) copied: a short piece byte by byte, a long one within the writer's buffer (the body placed at its start). */
-function copyValue(w: ByteWriter, raw: Buffer, from: number, to: number): void {
-  if (to - from > SHORT) w.copySource(raw, from, to);
-  else w.copy(raw, from, to);
-}
-
-/** Whether raw[from, to) is exactly `word`. */
-function spells(raw: Buffer, from: number, to: number, word: Buffer): boolean {
-  if (to - from !== word.length) return false;
-  for (let j = 0; j < word.length; j++) if (raw[from + j] !== word[j]) return false;
-  return true;
-}
 
 /** A string value of at least one character (an escape always stands for one). */
 function nonEmptyString(raw: Buffer, from: number, to: number): boolean {

@@ -1,0 +1,56 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ByteWriter } from '../../src/lib/byte-writer.js';
+import { writeJsonInString } from '../../src/lib/json-in-string.js';
+import { randomValue } from '../support/random-json.js';
+import { rng } from '../support/seeded-random.js';
+
+// A JSON value's bytes written as a JSON string (lib/json-in-string.ts) against the decode and
+// the two writes it stands for: when it writes, it writes what JSON.stringify(JSON.stringify(
+// JSON.parse(text))) does; it writes JSON.stringify's own text; it leaves every other spelling.
+
+function inString(text: string): string | null {
+  const raw = Buffer.from(text, 'utf8');
+  const w = new ByteWriter();
+  w.begin(3 * raw.length + 16, raw);
+  const before = w.at;
+  if (!writeJsonInString(w, raw, 0, raw.length)) {
+    assert.is(w.at, before, 'nothing written');
+    return null;
+  }
+  return w.buf.toString('utf8', w.start, w.at);
+}
+
+test('random objects: JSON.stringify text is taken, and written as the decode and two writes; other spellings are left or agree', () => {
+  const r = rng(77);
+  let taken = 0;
+  for (let i = 0; i < 5000; i++) {
+    const value = { v: randomValue(r, 1), n: i };
+    const canonical = JSON.stringify(value);
+    const want = JSON.stringify(canonical);
+    const got = inString(canonical);
+    // Left: a lone surrogate (JSON.stringify escapes it as \udXXX) or a key that is an array index.
+    if (got === null) assert.ok(/\\ud[89a-f]|"\d+":/.test(canonical), `case ${i}: left ${canonical.slice(0, 200)}`);
+    else {
+      taken++;
+      assert.is(got, want, `case ${i}`);
+    }
+    for (const other of [JSON.stringify(value, null, 1), canonical.replace(/é/g, '\\u00e9'), canonical.replace(/\//g, '\\/'), canonical.replace(/\\n/g, '\\u000a')]) {
+      const o = inString(other);
+      if (o !== null) assert.is(o, JSON.stringify(JSON.stringify(JSON.parse(other))), `case ${i}: ${other.slice(0, 200)}`);
+    }
+  }
+  assert.ok(taken > 3000, `${taken} taken`);
+});
+
+test('numbers, keys and escapes JSON.stringify would write otherwise are left', () => {
+  for (const text of ['{"a":1.0}', '{"a":1e2}', '{"a":-0}', '{"a":1E5}', '{"a":12345678901234567890}', '{"a":1,"a":2}', '{"b":1,"1":2}',
+    '{"a":"\\u00e9"}', '{"a":"\\/"}', '{"a":"\\u000A"}', '{"a":"\\u000a"}', '{"a": 1}', '{ "a":1}', '{"a":[1, 2]}']) {
+    assert.is(inString(text), null, text);
+  }
+  for (const text of ['{}', '{"a":[]}', '{"a":-1.5,"b":[true,false,null],"c":{"d":"\\u001f\\n\\"\\\\"}}', '{"a":123456789012345}', '{"":0,"é😀":"\u2028"}']) {
+    assert.is(inString(text), JSON.stringify(JSON.stringify(JSON.parse(text))), text);
+  }
+});
+
+test.run();
