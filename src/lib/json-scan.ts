@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { WASM_BASE64 } from './wasm/json-skip.js';
+import type { RecordKeys, Records } from './json-records.js';
 
 // A validating scan of a JSON object's bytes that records where its top-level members are,
 // without building the value. An agent's request is 50–500 KB, almost all of it message
@@ -309,45 +310,6 @@ export function scanElements(body: Buffer, at: number, keys: readonly Buffer[], 
     b = EMPTY;
     skipValue = null;
   }
-}
-
-/** Member names scanRecords looks for, compiled once: each in a 32-byte slot, its bytes then zeros, its length at 16. */
-export class RecordKeys {
-  readonly table: Uint8Array;
-  readonly count: number;
-
-  constructor(names: readonly string[]) {
-    this.count = names.length;
-    this.table = new Uint8Array(32 * names.length);
-    const view = new DataView(this.table.buffer);
-    names.forEach((name, k) => {
-      const bytes = Buffer.from(name, 'utf8');
-      if (bytes.length > 16) throw new Error(`record key '${name}' is longer than 16 bytes`);
-      this.table.set(bytes, 32 * k);
-      view.setInt32(32 * k + 16, bytes.length, true);
-    });
-  }
-}
-
-/**
- * An array's elements as scanRecords found them: element e's numbers at `from + stride * e` of
- * `words`, its first byte, then for each key the start and end of that member's value (-1 and -1
- * when it has none; a name given twice counts its last value, as JSON.parse has it).
- */
-export interface Records {
-  readonly words: Int32Array;
-  readonly from: number;
-  readonly count: number;
-  readonly stride: number;
-  /** The offset past the array. */
-  readonly end: number;
-}
-
-/** Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. */
-export function valueIs(body: Buffer, from: number, to: number, word: Buffer): boolean {
-  if (to - from !== word.length) return false;
-  for (let j = 0; j < word.length; j++) if (body[from + j] !== word[j]) return false;
-  return true;
 }
 
 /**

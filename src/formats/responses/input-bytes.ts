@@ -1,6 +1,7 @@
 import type { ByteWriter } from '../../lib/byte-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { RecordKeys, scanRecords, valueIs, type Records } from '../../lib/json-scan.js';
+import { RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { scanRecords } from '../../lib/json-scan.js';
 
 // The chat messages for a Responses request's input, written from the client's bytes: the scan
 // (lib/json-scan.ts) records where each input item's members are, in WebAssembly in the same walk

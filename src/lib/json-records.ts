@@ -1,0 +1,44 @@
+// Where the members of an array's elements are, as the scan records them in WebAssembly
+// (scanRecords and ScanOptions.records, lib/json-scan.ts): the names looked for, and the records.
+// A translation written from the client's bytes reads a Responses body's input items, a Messages
+// body's messages and blocks, through them (formats/responses/input-bytes.ts,
+// formats/messages/content-bytes.ts).
+
+/** Member names scanRecords looks for, compiled once: each in a 32-byte slot, its bytes then zeros, its length at 16. */
+export class RecordKeys {
+  readonly table: Uint8Array;
+  readonly count: number;
+
+  constructor(names: readonly string[]) {
+    this.count = names.length;
+    this.table = new Uint8Array(32 * names.length);
+    const view = new DataView(this.table.buffer);
+    names.forEach((name, k) => {
+      const bytes = Buffer.from(name, 'utf8');
+      if (bytes.length > 16) throw new Error(`record key '${name}' is longer than 16 bytes`);
+      this.table.set(bytes, 32 * k);
+      view.setInt32(32 * k + 16, bytes.length, true);
+    });
+  }
+}
+
+/**
+ * An array's elements as scanRecords found them: element e's numbers at `from + stride * e` of
+ * `words`, its first byte, then for each key the start and end of that member's value (-1 and -1
+ * when it has none; a name given twice counts its last value, as JSON.parse has it).
+ */
+export interface Records {
+  readonly words: Int32Array;
+  readonly from: number;
+  readonly count: number;
+  readonly stride: number;
+  /** The offset past the array. */
+  readonly end: number;
+}
+
+/** Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. */
+export function valueIs(body: Buffer, from: number, to: number, word: Buffer): boolean {
+  if (to - from !== word.length) return false;
+  for (let j = 0; j < word.length; j++) if (body[from + j] !== word[j]) return false;
+  return true;
+}
