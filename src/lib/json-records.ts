@@ -8,9 +8,18 @@
 export class RecordKeys {
   readonly table: Uint8Array;
   readonly count: number;
+  /** The member whose array's elements are recorded too, in the same walk, and by which names; -1 and null for none. */
+  readonly nestedIndex: number;
+  readonly nested: RecordKeys | null;
+  /** Numbers per element: its first byte, a start and an end per name, and with nesting where its array's records are. */
+  readonly stride: number;
 
-  constructor(names: readonly string[]) {
+  constructor(names: readonly string[], nested: { key: string; keys: RecordKeys } | null = null) {
     this.count = names.length;
+    this.nestedIndex = nested === null ? -1 : names.indexOf(nested.key);
+    if (nested !== null && (this.nestedIndex < 0 || nested.keys.nested !== null)) throw new Error('a nested record key must be one of the names, nested once');
+    this.nested = nested?.keys ?? null;
+    this.stride = 1 + 2 * names.length + (nested === null ? 0 : 1);
     this.table = new Uint8Array(32 * names.length);
     const view = new DataView(this.table.buffer);
     names.forEach((name, k) => {
@@ -34,6 +43,19 @@ export interface Records {
   readonly stride: number;
   /** The offset past the array. */
   readonly end: number;
+  /** With nesting: the memory the nested arrays' records are in (nestedRecords). */
+  readonly nestedWords?: Int32Array;
+}
+
+/**
+ * The records of the array element e's nested member holds (RecordKeys' `nested`), in the same
+ * memory as `r`'s came from; null when that member is absent or not an array.
+ */
+export function nestedRecords(r: Records, e: number, keys: RecordKeys, end: number): Records | null {
+  const at = r.words[r.from + e * r.stride + r.stride - 1];
+  if (at < 0 || r.nestedWords === undefined) return null;
+  const words = r.nestedWords;
+  return { words, from: (at >> 2) + 1, count: words[at >> 2], stride: keys.nested!.stride, end };
 }
 
 /** Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. */

@@ -332,8 +332,8 @@ export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: n
   return recordsAt(at, keys, depth, region) ?? null;
 }
 
-/** Room for a key table, then three regions of records: scanObject's (copied out), and two for scans nested in reading them. */
-const KEYS_BYTES = 256;
+/** Room for the key tables, then three regions of records: scanObject's (copied out), and two for scans nested in reading them. */
+const KEYS_BYTES = 512;
 const REGION_BYTES = ((SCRATCH_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
 
 /**
@@ -342,20 +342,31 @@ const REGION_BYTES = ((SCRATCH_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
  * next scan into it (a message's blocks, then a block's parts, each in its own); region 0's are
  * copied out (scanObject's: the scans of their nested arrays follow). A copy per message cost
  * ~0.3 µs (Int32Array#slice), 65 µs over the bench's 215-message Messages turn (--cpu-prof).
+ * With nested keys, their arrays' records go to region 1 in the same walk (read in place).
  */
 function recordsAt(at: number, keys: RecordKeys, depth: number, region: 0 | 1 | 2): Records | null | undefined {
   const keysAt = (n + 7) & ~7;
+  const m = wasm!;
   wasmBytes!.set(keys.table, keysAt);
   const outAt = keysAt + KEYS_BYTES + region * REGION_BYTES;
-  const stride = 1 + 2 * keys.count;
+  const stride = keys.stride;
   const cap = Math.floor((REGION_BYTES - 4) / (4 * stride));
-  const end = wasm!.records(at, n, keysAt, keys.count, outAt, cap, depth, maxDepth);
+  const nested = keys.nested;
+  if (nested !== null) {
+    const nestedAt = keysAt + keys.table.length;
+    wasmBytes!.set(nested.table, nestedAt);
+    const regionAt = keysAt + KEYS_BYTES + REGION_BYTES;
+    m.nest(keys.nestedIndex, nestedAt, nested.count, regionAt, regionAt + REGION_BYTES - 8);
+  }
+  const end = m.records(at, n, keysAt, keys.count, outAt, cap, depth, maxDepth);
+  if (nested !== null) m.nest(-1, 0, 0, 0, 0);
   if (end === -1) return null;
   if (end < 0) return undefined;
   const count = wasmWords![outAt >> 2];
   const from = (outAt >> 2) + 1;
-  if (region === 0) return { words: wasmWords!.slice(from, from + count * stride), from: 0, count, stride, end };
-  return { words: wasmWords!, from, count, stride, end };
+  const nestedWords = nested === null ? undefined : wasmWords!;
+  if (region === 0) return { words: wasmWords!.slice(from, from + count * stride), from: 0, count, stride, end, nestedWords };
+  return { words: wasmWords!, from, count, stride, end, nestedWords };
 }
 
 /** A JSON value with its long strings left where they were: see compactValue. */
@@ -531,6 +542,7 @@ interface SkipModule {
   elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, key3: number, key3Length: number,
     out: number, cap: number, depth: number, max: number): number;
   records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
+  nest(key: number, keys: number, count: number, out: number, end: number): void;
 }
 
 let wasm: SkipModule | null = null;

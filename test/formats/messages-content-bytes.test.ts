@@ -116,6 +116,58 @@ test('random Messages bodies: what the byte path writes reads as the object tran
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
 });
 
+test('mutated bodies: the byte path takes only what JSON.parse reads within the nesting limit, and writes its translation', () => {
+  const r = rng(4242);
+  const base = JSON.stringify({
+    model: 'gpt-4o-mini', max_tokens: 100, system: 'be brief',
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'hi "there"\n' }, { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'ok' }] }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'Bash', input: { a: [1, { b: null }] } }] },
+    ],
+  });
+  const alphabet = '{}[]",:\\ \nab01-.eE';
+  let taken = 0;
+  for (let i = 0; i < 20000; i++) {
+    const chars = [...base];
+    const edits = 1 + Math.floor(r() * 3);
+    for (let k = 0; k < edits; k++) {
+      const at = Math.floor(r() * chars.length);
+      const op = r();
+      if (op < 0.4) chars[at] = alphabet[Math.floor(r() * alphabet.length)];
+      else if (op < 0.7) chars.splice(at, 1);
+      else chars.splice(at, 0, alphabet[Math.floor(r() * alphabet.length)]);
+    }
+    const raw = Buffer.from(chars.join(''), 'utf8');
+    if (writtenMessagesChat(raw) === null) continue;
+    taken++;
+    let parsed = true;
+    try {
+      JSON.parse(raw.toString('utf8'));
+    } catch {
+      parsed = false;
+    }
+    assert.ok(parsed, `case ${i}: taken but not JSON: ${raw.toString('utf8')}`);
+    compare(raw, `case ${i}`);
+  }
+  assert.ok(taken > 1000, `${taken} mutated bodies taken`);
+});
+
+test('nesting inside a block: the byte path takes a body exactly when the object translation does not refuse it for its depth', () => {
+  const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
+  const at = (levels: number): Buffer => Buffer.from(JSON.stringify({
+    model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: nested(levels) }] }],
+  }));
+  const seen = new Set<boolean>();
+  for (let levels = 116; levels <= 128; levels++) {
+    const raw = at(levels);
+    const taken = writtenMessagesChat(raw) !== null;
+    assert.is(taken, !('error' in objectPath(raw)), `${levels} levels`);
+    if (taken) compare(raw, `${levels} levels`);
+    seen.add(taken);
+  }
+  assert.is(seen.size, 2, 'both sides of the limit');
+});
+
 test("a Claude Code turn: tool results before the user's words, errors said in words, thinking left out, inputs as JSON.stringify writes them", () => {
   const long = 'const x = "y";\n'.repeat(100);
   const body = {

@@ -1,6 +1,6 @@
 import type { ByteWriter } from '../../lib/byte-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
 import { writeJsonInString } from '../../lib/json-in-string.js';
 
@@ -17,11 +17,11 @@ import { writeJsonInString } from '../../lib/json-in-string.js';
 
 const q = (s: string): Buffer => Buffer.from(JSON.stringify(s));
 
-/** The message members read, in this order in each record. */
-export const MESSAGE_KEYS = new RecordKeys(['role', 'content']);
+const BLOCK_KEYS = new RecordKeys(['type', 'text', 'id', 'name', 'input', 'tool_use_id', 'content', 'is_error']);
+/** The message members read, each message's blocks recorded in the same walk (one walk of the conversation, not two). */
+export const MESSAGE_KEYS = new RecordKeys(['role', 'content'], { key: 'content', keys: BLOCK_KEYS });
 const ROLE = 1;
 const CONTENT = 3;
-const BLOCK_KEYS = new RecordKeys(['type', 'text', 'id', 'name', 'input', 'tool_use_id', 'content', 'is_error']);
 const TYPE = 1;
 const TEXT = 3;
 const ID = 5;
@@ -30,8 +30,7 @@ const INPUT = 9;
 const TOOL_USE_ID = 11;
 const RESULT = 13;
 const IS_ERROR = 15;
-/** Nesting of a message's blocks (the body, messages, the message, then them), and of a tool_result's. */
-const BLOCKS_DEPTH = 4;
+/** Nesting of a tool_result's content (the body, messages, the message, its blocks, the block, then it). */
 const RESULT_DEPTH = 6;
 
 const USER = q('user');
@@ -92,7 +91,7 @@ export function writeConversation(w: ByteWriter, raw: Buffer, messages: Records)
     if (roleAt < 0 || contentAt < 0) return false;
     const isString = raw[contentAt] === STR;
     if (!isString && raw[contentAt] !== ARR) return false;
-    const blocks = isString ? null : scanRecords(raw, contentAt, BLOCK_KEYS, BLOCKS_DEPTH, MAX_JSON_DEPTH, 1);
+    const blocks = isString ? null : nestedRecords(messages, e, MESSAGE_KEYS, contentEnd);
     if (!isString && blocks === null) return false;
     let ok: boolean;
     if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, raw, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);

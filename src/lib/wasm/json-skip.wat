@@ -274,7 +274,24 @@
         (br $element)))
     (i32.store (local.get $out) (local.get $count))
     (local.get $i))
-;; `records(i, n, keys, count, out, cap, depth, max)`: the array at i (its bracket) at nesting
+;; `nest(key, keys, count, out, end)`: the next `records` call also records the elements of the
+  ;; arrays that member `key` of its elements holds (a Messages body's blocks; the array at nesting
+  ;; depth + 2, inside its element), by the table of
+  ;; `count` keys at `keys`, one array after another from `out` (its count, then its records) up to
+  ;; `end`; each outer record then has one more i32, where its array's records are (-1 when the
+  ;; member is absent or not an array). `key` -1: no nesting.
+  (global $nkey (mut i32) (i32.const -1))
+  (global $nkeys (mut i32) (i32.const 0))
+  (global $ncount (mut i32) (i32.const 0))
+  (global $nw (mut i32) (i32.const 0))
+  (global $nend (mut i32) (i32.const 0))
+  (func $nest (export "nest") (param $key i32) (param $keys i32) (param $count i32) (param $out i32) (param $end i32)
+    (global.set $nkey (local.get $key))
+    (global.set $nkeys (local.get $keys))
+    (global.set $ncount (local.get $count))
+    (global.set $nw (local.get $out))
+    (global.set $nend (local.get $end)))
+  ;; `records(i, n, keys, count, out, cap, depth, max)`: the array at i (its bracket) at nesting
   ;; `depth`, its elements there too and their members one deeper, with the members of each
   ;; element named by a table of `count` keys: key k's name at keys + 32k (sixteen bytes, zeros
   ;; after it) and its length at keys + 32k + 16. For element e it writes 1 + 2 * count i32 at
@@ -286,9 +303,13 @@
   (func $records (export "records") (param $i i32) (param $n i32) (param $keys i32) (param $count i32) (param $out i32) (param $cap i32)
     (param $depth i32) (param $max i32) (result i32)
     (local $c i32) (local $elements i32) (local $k i32) (local $e i32) (local $j i32) (local $at i32) (local $w i32)
-    (local $len i32) (local $v v128) (local $all i32) (local $match i32) (local $stride i32)
+    (local $len i32) (local $v v128) (local $all i32) (local $match i32) (local $stride i32) (local $nk i32) (local $r i32) (local $nstride i32)
     (if (i32.gt_s (local.get $depth) (local.get $max)) (then (return (i32.const -1))))
-    (local.set $stride (i32.shl (i32.add (i32.shl (local.get $count) (i32.const 1)) (i32.const 1)) (i32.const 2)))
+    ;; Nesting is read once: the nested call runs with it off.
+    (local.set $nk (global.get $nkey))
+    (local.set $stride (i32.shl (i32.add (i32.add (i32.shl (local.get $count) (i32.const 1)) (i32.const 1))
+      (i32.ge_s (local.get $nk) (i32.const 0))) (i32.const 2)))
+    (local.set $nstride (i32.shl (i32.add (i32.shl (global.get $ncount) (i32.const 1)) (i32.const 1)) (i32.const 2)))
     (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
     (block $closed
       (if (i32.lt_u (local.get $i) (local.get $n))
@@ -308,6 +329,8 @@
             (i64.store offset=4 align=4 (i32.add (local.get $at) (i32.shl (local.get $j) (i32.const 3))) (i64.const -1))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $clear)))
+        (if (i32.ge_s (local.get $nk) (i32.const 0))
+          (then (i32.store offset=4 (i32.add (local.get $at) (i32.shl (local.get $count) (i32.const 3))) (i32.const -1))))
         (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 123))
           (then
             (if (i32.gt_s (i32.add (local.get $depth) (i32.const 1)) (local.get $max)) (then (return (i32.const -1))))
@@ -357,8 +380,23 @@
                 (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 58)) (then (return (i32.const -1))))
                 (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
                 (local.set $j (local.get $i))
-                (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
-                (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))
+                (if (i32.and (i32.and (i32.ge_s (local.get $nk) (i32.const 0)) (i32.eq (local.get $match) (local.get $nk)))
+                      (i32.and (i32.lt_u (local.get $i) (local.get $n)) (i32.eq (i32.load8_u (local.get $i)) (i32.const 91))))
+                  (then
+                    ;; The nested array's records go where the last one's ended; room left, or JavaScript decides.
+                    (local.set $r (global.get $nw))
+                    (if (i32.lt_s (i32.sub (global.get $nend) (local.get $r)) (i32.const 4)) (then (return (i32.const -2))))
+                    (global.set $nkey (i32.const -1))
+                    (local.set $i (call $records (local.get $i) (local.get $n) (global.get $nkeys) (global.get $ncount) (local.get $r)
+                      (i32.div_s (i32.sub (i32.sub (global.get $nend) (local.get $r)) (i32.const 4)) (local.get $nstride))
+                      (i32.add (local.get $depth) (i32.const 2)) (local.get $max)))
+                    (global.set $nkey (local.get $nk))
+                    (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (local.get $i))))
+                    (i32.store offset=4 (i32.add (local.get $at) (i32.shl (local.get $count) (i32.const 3))) (local.get $r))
+                    (global.set $nw (i32.add (local.get $r) (i32.add (i32.const 4) (i32.mul (i32.load (local.get $r)) (local.get $nstride))))))
+                  (else
+                    (local.set $i (call $value (local.get $i) (local.get $n) (i32.add (local.get $depth) (i32.const 1)) (local.get $max)))
+                    (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const -1))))))
                 (if (i32.ge_s (local.get $match) (i32.const 0))
                   (then
                     (i32.store offset=4 (i32.add (local.get $at) (i32.shl (local.get $match) (i32.const 3))) (local.get $j))
