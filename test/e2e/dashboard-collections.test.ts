@@ -115,7 +115,7 @@ test('an owner creates a collection: refusals in words, steps reordered, a READM
   await page.getByRole('button', { name: 'Move step 2 up' }).focus();
   await page.keyboard.press('Enter');
   // The list redraws and the focus moves on the next frame: wait for both, a loaded machine is slow to paint.
-  await page.waitForFunction('document.activeElement.getAttribute("aria-label") === "Move step 1 down"');
+  await page.waitForFunction(() => (globalThis as any).document.activeElement.getAttribute('aria-label') === 'Move step 1 down');
   assert.equal([await page.getByLabel('Step 1 provider').inputValue(), await page.getByLabel('Step 2 provider').inputValue()], ['together', 'groq']);
 
   await page.getByLabel('README (Markdown)').fill(README);

@@ -55,7 +55,7 @@ test('an owner saves a key: it is checked live, the input clears and only the ma
   const dialog = page.getByRole('dialog', { name: 'Add the OpenAI key' });
   const input = dialog.getByLabel('OpenAI API key');
   assert.is(await input.getAttribute('type'), 'password');
-  await page.waitForFunction('document.activeElement.type === "password"'); // focus starts in the key field (set once the dialog has painted)
+  await page.waitForFunction(() => (globalThis as any).document.activeElement.type === 'password'); // focus starts in the key field (set once the dialog has painted)
   await input.fill(ORG_KEY);
   await dialog.getByLabel('Label (optional)').fill('team key');
   await dialog.getByRole('button', { name: 'Check and save' }).click();

@@ -72,7 +72,7 @@ test('the owner reorders a chain in the editor, by keyboard, and the next reques
   await page.getByRole('button', { name: 'Move step 2 up' }).focus();
   await page.keyboard.press('Enter');
   assert.equal([await providerOf(1).inputValue(), await providerOf(2).inputValue()], ['together', 'groq']);
-  await page.waitForFunction('document.activeElement.getAttribute("aria-label") === "Move step 1 down"'); // focus stays on the step that moved
+  await page.waitForFunction(() => (globalThis as any).document.activeElement.getAttribute('aria-label') === 'Move step 1 down'); // focus stays on the step that moved
   assert.ok(await page.getByRole('button', { name: 'Move step 1 up' }).isDisabled());
   assert.is(await page.locator('.chain-editor p[role="status"]').innerText(), 'together (llama-3.3-70b-instruct) is now step 1 of 2.', 'said to screen readers');
   await shot(page, 'dashboard-routing-editor');
@@ -101,11 +101,14 @@ test('step errors are shown in words on the step they name; a chain needs 1 to 1
   await page.goto(gw.url + '/routing');
   await page.getByRole('button', { name: 'Edit the chain for llama-3.3-70b-instruct' }).click();
   await page.getByRole('button', { name: 'Delete chain', exact: true }).waitFor();
-  await page.waitForFunction('document.activeElement.id === "chain-model"'); // Edit moves the focus to the editor
+  await page.waitForFunction(() => (globalThis as any).document.activeElement.id === 'chain-model'); // Edit moves the focus to the editor
   assert.match(page.url(), /\/routing\?model=llama-3\.3-70b-instruct$/);
   assert.is(await stepCount(), 2);
   await page.getByRole('button', { name: 'Add a step' }).click();
-  await page.waitForFunction('document.activeElement.id === document.querySelector(".chain-steps > li:last-child select").id'); // focus moves to the new step
+  await page.waitForFunction(() => {
+    const d = (globalThis as any).document;
+    return d.activeElement.id === d.querySelector('.chain-steps > li:last-child select').id;
+  }); // focus moves to the new step
   await providerOf(3).selectOption('groq');
   await page.getByRole('button', { name: 'Save chain' }).click();
   const alert = page.getByRole('alert');

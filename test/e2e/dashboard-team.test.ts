@@ -146,7 +146,11 @@ test('in a second browser context the invitee sees the banner, lands on the invi
   await page.waitForURL(gw.url + '/team#invitations');
   const section = page.getByRole('heading', { name: 'Your invitations' });
   await section.waitFor();
-  await page.waitForFunction(`(() => { const r = document.getElementById('invitations').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`);
+  await page.waitForFunction(() => {
+    const g = globalThis as any;
+    const r = g.document.getElementById('invitations').getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= g.innerHeight;
+  });
   await page.getByText('Acme Team invites you as a member.').waitFor();
   await noViolations(page, 'invitee');
   await shot(page, 'dashboard-team-invitation');
@@ -366,7 +370,7 @@ test('settings: the display name and the org name change, and the header shows t
   await page.getByRole('button', { name: 'Rename' }).click();
   await page.getByText('The organisation is now called Acme राज Team.').waitFor();
   // The switcher reloads its list after the rename: wait for it rather than read it once.
-  await page.waitForFunction(`document.querySelector('#org-switch option:checked')?.textContent.includes('Acme राज Team')`);
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('#org-switch option:checked')?.textContent.includes('Acme राज Team'));
   await page.getByRole('table', { name: 'Organisations you belong to' }).getByText('Acme राज Team').waitFor();
   assert.equal(owner.problems.list, []);
 });
