@@ -1,12 +1,13 @@
 import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { EXTENSION_NAMES, type Extensions } from '../domain/extensions.js';
-import { anthropicBetaHeader, messagesRequest, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
+import { betaHeaders, messagesRequest, readMessages, translateMessages, type MessagesRequest } from '../formats/messages/request.js';
 import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
 import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
 import { ForwardBody } from './forward-body.js';
 import { writtenMessagesChat } from '../formats/messages/request-bytes.js';
+import { writtenForward } from './written-body.js';
 import type { InferenceBody, NativeRequest } from './inference-body.js';
 
 // A Messages API body (POST /v1/messages, Claude Code's) as the data plane takes it. Nearly every
@@ -75,11 +76,8 @@ export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: str
       const b = w.body;
       const model = b.model as string;
       const stream = b.stream === true;
-      const written = new ForwardBody(w.bytes, {
-        modelStart: w.modelStart, modelEnd: w.modelEnd, modelPlain: true, model, streamOptions: null, stream, usageAsked: stream, open: 0, cuts: [],
-      });
-      const headers = beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) };
-      return new LazyMessagesBody(raw, beta, null, model, stream, b.max_tokens as number, w.ext, stopsOf(b), headers, null, written);
+      return new LazyMessagesBody(raw, beta, null, model, stream, b.max_tokens as number, w.ext, stopsOf(b), betaHeaders(beta), null,
+        writtenForward(w, model, stream));
     }
   }
   const decoded = translated && raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, CONVERSATION, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
@@ -137,7 +135,7 @@ export function scannedMessages(raw: Buffer, beta: string): MessagesBody | null 
   if (stops === null) return null;
   if (!numberAt(raw, m[TEMPERATURE], false) || !numberAt(raw, m[TOP_P], false) || !numberAt(raw, m[TOP_K], true)) return null;
   if (!metadataValid(raw, m[METADATA]) || !toolsValid(raw, m[TOOLS]) || !toolChoiceValid(raw, m[TOOL_CHOICE])) return null;
-  const headers = beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) };
+  const headers = betaHeaders(beta);
   const { ext, cuts } = extensionsAt(raw, s, WANTED, FIRST_EXTENSION);
   // Nothing to add to a Messages body: usage comes with every Anthropic answer.
   const forward = new ForwardBody(raw, {
@@ -147,7 +145,6 @@ export function scannedMessages(raw: Buffer, beta: string): MessagesBody | null 
   return new LazyMessagesBody(raw, beta, null, model, stream, maxTokens, ext, stops, headers, forward);
 }
 
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
  * The body as the data plane takes it. `payload` (the chat body every adapter takes) is

@@ -28,7 +28,6 @@ export interface ResponsesDeps {
   log: Logger;
 }
 
-const CHECK = RESPONSES_CHECK;
 const INPUT: ReadonlySet<string> = new Set(['input']);
 
 /**
@@ -81,10 +80,10 @@ export class ResponsesService {
     }
     const decoded = raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
     let p: Record<string, unknown>;
-    if (decoded === null) p = parseJsonObject(raw.toString('utf8'), CHECK);
+    if (decoded === null) p = parseJsonObject(raw.toString('utf8'), RESPONSES_CHECK);
     else {
       p = decoded.body;
-      checkBody(CHECK, p);
+      checkBody(RESPONSES_CHECK, p);
     }
     const literals = decoded?.literals ?? null;
     const ext = readExtensions(p);
@@ -112,7 +111,7 @@ export class ResponsesService {
       const d = decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH);
       return d === null ? responsesToChat(JSON.parse(raw.toString('utf8')) as Record<string, unknown>, []).chat : d.literals.expand(responsesToChat(d.body, []).chat);
     };
-    return new WrittenBody(w.bytes, w.modelStart, w.modelEnd, model, p.stream === true, maxTokens, raw.length, w.ext, payload);
+    return new WrittenBody(w, model, p.stream === true, maxTokens, raw.length, w.ext, payload);
   }
 
   /** The chat request for a Responses request, continuing the stored conversation (its items' JSON) when there is one. */

@@ -1,4 +1,5 @@
 import type { Extensions } from '../domain/extensions.js';
+import type { WrittenRequest } from '../formats/chat-request-bytes.js';
 import { ForwardBody } from './forward-body.js';
 import type { InferenceBody } from './inference-body.js';
 
@@ -16,16 +17,24 @@ export class WrittenBody implements InferenceBody {
   readonly #payload: () => Record<string, unknown>;
   #decoded: Record<string, unknown> | null = null;
 
-  constructor(written: Buffer, modelStart: number, modelEnd: number, readonly model: string, readonly stream: boolean,
+  constructor(written: WrittenRequest, readonly model: string, readonly stream: boolean,
     readonly maxTokens: number | null, readonly bytes: number, readonly ext: Extensions, payload: () => Record<string, unknown>) {
     this.usageAsked = stream;
-    this.raw = new ForwardBody(written, {
-      modelStart, modelEnd, modelPlain: true, model, streamOptions: null, stream, usageAsked: stream, open: 0, cuts: [],
-    });
+    this.raw = writtenForward(written, model, stream);
     this.#payload = payload;
   }
 
   get payload(): Record<string, unknown> {
     return this.#decoded ??= this.#payload();
   }
+}
+
+/**
+ * A written chat request as the data plane forwards a client's bytes: its model value, written
+ * plain, swapped for a route's; usage already asked for on a stream; no extension members to cut.
+ */
+export function writtenForward(w: WrittenRequest, model: string, stream: boolean): ForwardBody {
+  return new ForwardBody(w.bytes, {
+    modelStart: w.modelStart, modelEnd: w.modelEnd, modelPlain: true, model, streamOptions: null, stream, usageAsked: stream, open: 0, cuts: [],
+  });
 }

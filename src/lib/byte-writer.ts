@@ -1,5 +1,5 @@
 // Bytes written in order into a buffer: the request a translation writes from pieces of the
-// client's body (lib/json-skeleton.ts). The pieces are many and small (keys, a call id: copied
+// client's body (formats/chat-request-bytes.ts and the writers it assembles). The pieces are many and small (keys, a call id: copied
 // byte by byte in JavaScript, 16 ns for 20 bytes on the bench machine, where Node's string
 // writers cost 47–59 ns) with a few long ones, the client's literals. Those are copied within one
 // buffer, the client's body placed at its start (TypedArray#copyWithin, a builtin's memmove:
@@ -58,7 +58,7 @@ export class ByteWriter {
     this.at = w;
   }
 
-  /** src[from, to), short (a skeleton's string: under lib/json-literals.ts's LITERAL_BYTES). */
+  /** src[from, to), short: byte by byte. */
   copy(src: Buffer, from: number, to: number): void {
     const b = this.buf;
     let w = this.at;
@@ -82,14 +82,6 @@ export class ByteWriter {
   piece(source: Buffer, from: number, to: number): void {
     if (to - from > PIECE) this.copySource(source, from, to);
     else this.copy(source, from, to);
-  }
-
-  /** Text of one byte a character (ASCII). */
-  ascii(s: string): void {
-    const b = this.buf;
-    let w = this.at;
-    for (let i = 0; i < s.length; i++) b[w++] = s.charCodeAt(i);
-    this.at = w;
   }
 
   /** Text as UTF-8. */

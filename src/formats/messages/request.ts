@@ -28,7 +28,6 @@ export const MessagesBodySchema = Type.Object({
 export const CountTokensBodySchema = Type.Omit(MessagesBodySchema, ['max_tokens', 'stream']);
 
 export const MESSAGES_CHECK = TypeCompiler.Compile(MessagesBodySchema);
-const CHECK = MESSAGES_CHECK;
 const COUNT_CHECK = TypeCompiler.Compile(CountTokensBodySchema);
 
 type Obj = Record<string, unknown>;
@@ -49,6 +48,11 @@ export interface MessagesAsChat {
   ext: Extensions;
   raw: null;
   native: { format: 'anthropic-messages'; payload: Obj; headers: Record<string, string> } | null;
+}
+
+/** The headers of the client's that an Anthropic route is sent: its anthropic-beta header, checked (none when it sent none). */
+export function betaHeaders(beta: string): Record<string, string> {
+  return beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) };
 }
 
 /** Beta flag names, comma-separated: visible ASCII only, as it becomes a header of the upstream request. */
@@ -77,14 +81,14 @@ export interface MessagesRequest {
 }
 
 export function readMessages(raw: Buffer, forCount = false, beta = ''): MessagesRequest {
-  return messagesRequest(parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : CHECK), forCount, beta, null);
+  return messagesRequest(parseJsonObject(raw.toString('utf8'), forCount ? COUNT_CHECK : MESSAGES_CHECK), forCount, beta, null);
 }
 
 /** readMessages for a body already decoded, perhaps with literals left (lib/json-literals.ts): the schema checked, extensions read. */
 export function messagesRequest(body: Obj, forCount: boolean, beta: string, literals: LiteralTable | null): MessagesRequest {
-  if (literals !== null) checkBody(forCount ? COUNT_CHECK : CHECK, body);
+  if (literals !== null) checkBody(forCount ? COUNT_CHECK : MESSAGES_CHECK, body);
   const ext = readExtensions(body);
-  return { body, ext, forCount, headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': anthropicBetaHeader(beta) }, literals };
+  return { body, ext, forCount, headers: betaHeaders(beta), literals };
 }
 
 /**

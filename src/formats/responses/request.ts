@@ -90,7 +90,7 @@ export function responsesToChat(p: Record<string, unknown>, history: Item[]): Tr
 }
 
 /** The 400 for a request with nothing but system messages to send. */
-export function noMessages(): Error {
+function noMessages(): Error {
   return errors.badRequest("Invalid 'input': give at least one message (a string, or message items)");
 }
 
