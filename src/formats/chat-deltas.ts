@@ -24,7 +24,7 @@ const TRIES = 4;
  * Finds the text of a chat-completion chunk that is a plain text delta (a stream's bulk) in
  * place, so that a translator can skip the full parse. The chunks of one stream differ only in
  * their text: the members around it (`{"id":…,"model":…,"choices":[{"index":0,"delta":{"content":`
- * and `},"finish_reason":null}],"usage":null}`) are learnt from a chunk the translator parsed,
+ * and `},"finish_reason":null}],"usage":null}`) are learnt from the first chunk of that shape,
  * checked once against the grammar above, and from then on compared whole. A chunk that
  * matches them around a string literal written as JSON.stringify writes it
  * (canonicalStringEnd) says exactly that: a valid chunk whose only effect is that text. Any
@@ -59,8 +59,10 @@ export class ChatDeltas {
    * so, litFrom/litTo and finFrom/finTo say where its text and its finish reason are.
    */
   match(text: string, at: number, end: number): boolean {
-    const head = this.#head;
-    if (head === null) return false;
+    // The first chunk of the frame's shape teaches the frame and is matched with it: learn's
+    // grammar checks it whole, so it needs no parse either (JSON.parse of a stream's first chunk
+    // was ~10k instructions of a translated stream's ~360k; bench:instructions, issue 17).
+    if (this.#head === null && !this.#learn(text, at, end)) return false;
     if (hasAt(text, at, this.#open)) {
       const lit = at + this.#open.length;
       const to = canonicalStringEnd(text, lit, end);
@@ -127,36 +129,37 @@ export class ChatDeltas {
   }
 
   /**
-   * Learns the stream's frame from text[at, end), a chunk the translator has parsed, if it is a
-   * plain delta (content, role and content, or none) with a null finish reason, and none was
-   * learnt yet.
+   * Learns the stream's frame from text[at, end) if it is a plain delta (content, role and
+   * content, or none) with a null finish reason; whether it did. The head and tail are held to
+   * the grammar above and the content to canonicalStringEnd, so a chunk learnt from is valid
+   * JSON whose only effect is its text, whether or not it was parsed.
    */
-  learn(text: string, at: number, end: number): void {
-    if (this.#head !== null || this.#tries >= TRIES) return;
+  #learn(text: string, at: number, end: number): boolean {
+    if (this.#tries >= TRIES) return false;
     this.#tries++;
     const m = text.indexOf(CHOICE, at);
-    if (m < 0 || m >= end) return;
+    if (m < 0 || m >= end) return false;
     let i = m + CHOICE.length;
     if (text.charCodeAt(i) !== 0x7d) {
       if (hasAt(text, i, CONTENT)) i += CONTENT.length;
       else if (hasAt(text, i, ROLE_CONTENT)) i += ROLE_CONTENT.length;
-      else return;
+      else return false;
       i = canonicalStringEnd(text, i, end);
-      if (i < 0) return;
+      if (i < 0) return false;
     }
     const head = text.slice(at, m);
     let tail = text.slice(i, end);
     let e = tail.length;
     while (e > 0 && isSpace(tail.charCodeAt(e - 1))) e--;
     tail = tail.slice(0, e);
-    if (!HEAD.test(head) || !TAIL.test(tail)) return;
+    if (!HEAD.test(head) || !TAIL.test(tail)) return false;
     const o = tail.lastIndexOf(OBFUSCATION);
     this.#obfuscated = o >= 0 && canonicalStringEnd(tail, o + OBFUSCATION.length, tail.length) === tail.length - 1;
     if (this.#obfuscated) tail = tail.slice(0, o);
     // The choice's members come before its `}]`, the first in the tail after the delta's own `}`.
     const f = tail.indexOf(FINISH);
     // A second finish_reason (JSON.parse keeps the last) would make the one matched the wrong one.
-    if (f >= 0 && tail.indexOf(FINISH, f + 1) >= 0) return;
+    if (f >= 0 && tail.indexOf(FINISH, f + 1) >= 0) return false;
     if (f >= 0 && f < tail.indexOf('}]')) {
       this.#tail = tail.slice(0, f + FINISH.length - 4);
       this.#after = tail.slice(f + FINISH.length);
@@ -167,6 +170,7 @@ export class ChatDeltas {
     this.#head = head;
     this.#open = head + CHOICE + CONTENT;
     this.#close = this.#after === null ? tail : `${this.#tail}null${this.#after}`;
+    return true;
   }
 }
 

@@ -101,7 +101,6 @@ export class MessagesStream implements ChatStreamTranslator {
     } catch {
       return '';
     }
-    d.learn(text, at, end);
     if (ev.error !== undefined && ev.choices === undefined) {
       const e = ev.error as Obj;
       // The gateway's own overload (503) is Anthropic's overloaded_error; anything else an api_error.

@@ -156,7 +156,6 @@ export class ResponsesStream implements ChatStreamTranslator {
     } catch {
       return;
     }
-    this.#deltas.learn(text, at, end);
     if (chunk.error !== undefined && chunk.error !== null) {
       this.#error = { code: chunk.error.code ?? chunk.error.type ?? 'server_error', message: chunk.error.message ?? 'The upstream stream failed' };
       return;
