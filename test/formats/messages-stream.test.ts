@@ -28,6 +28,17 @@ for (const name of ['stream-text', 'stream-tool', 'stream-failure']) {
   });
 }
 
+test('every event is written as JSON.stringify writes its data (the templates as the objects were)', () => {
+  for (const name of ['stream-text', 'stream-tool', 'stream-failure']) {
+    const f = fixture(name);
+    const t = new MessagesStream({ model: 'ca"t/मॉडल', stops: ['END'], inputEstimate: () => f.inputEstimate, requestId: 'req-1' });
+    const out = Buffer.concat([...f.chat.map((c: string) => t.push(Buffer.from(c))), t.end()]).toString('utf8');
+    const lines = out.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+    assert.ok(lines.length >= 3, name);
+    for (const l of lines) assert.is(l, JSON.stringify(JSON.parse(l)), `${name}: ${l}`);
+  }
+});
+
 test('a chat stream cut off without [DONE] ends in an error event, never message_stop', () => {
   const f = fixture('stream-text');
   const t = translator(f);
