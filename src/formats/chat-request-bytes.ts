@@ -1,10 +1,11 @@
 import { ByteWriter } from '../lib/byte-writer.js';
 
 // The chat-completions request a translation writes from the client's bytes (formats/responses/
-// request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, into the
-// writer's scratch, with the client's body placed before them so that its literals are copied
-// within one buffer (lib/byte-writer.ts); then the request is assembled around them, in a buffer
-// of its own, as JSON.stringify would order it: model, messages, then the other members.
+// request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, by
+// a SpanWriter in the scan's memory (Responses) or into messagesWriter's scratch with the
+// client's body placed before them so that its literals are copied within one buffer (Messages,
+// lib/byte-writer.ts); then the request is assembled around them, in a buffer of its own, as
+// JSON.stringify would order it: model, messages, then the other members.
 
 /** The messages' writer: begin() it with the client's body, write the messages comma-separated, then assemble. */
 export const messagesWriter = new ByteWriter();
@@ -26,13 +27,13 @@ export interface WrittenRequest {
 }
 
 /**
- * `{"model":…,"messages":[system, …messagesWriter's],…rest}`: `system`, when given, is the system
- * message's content as a JSON string literal; `rest` the JSON text of the members after messages
- * (`{}` for none).
+ * `{"model":…,"messages":[system, …messages],…rest}`: `system`, when given, is the system
+ * message's content as a JSON string literal; `messages` the messages written, comma-separated,
+ * at bytes[from, to) (messagesWriter's, or a SpanWriter's); `rest` the JSON text of the members
+ * after messages (`{}` for none).
  */
-export function assembleChatRequest(model: string, system: Buffer | null, rest: string): WrittenRequest {
-  const m = messagesWriter;
-  const written = m.at - m.start;
+export function assembleChatRequest(model: string, system: Buffer | null, rest: string, bytes: Uint8Array, from: number, to: number): WrittenRequest {
+  const written = to - from;
   const modelText = JSON.stringify(model);
   const size = MODEL_KEY.length + Buffer.byteLength(modelText) + MESSAGES_KEY.length
     + (system !== null ? SYSTEM.length + system.length + SYSTEM_END.length + (written > 0 ? 1 : 0) : 0)
@@ -51,7 +52,8 @@ export function assembleChatRequest(model: string, system: Buffer | null, rest: 
     w.put(SYSTEM_END);
     if (written > 0) w.put(COMMA);
   }
-  w.copySource(m.buf, m.start, m.at);
+  w.buf.set(bytes.subarray(from, to), w.at);
+  w.at += written;
   w.put(END_MESSAGES);
   if (rest.length > 2) {
     w.put(COMMA);

@@ -530,12 +530,9 @@ declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: object };
 };
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
+interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
 
-interface SkipModule {
+export interface SkipModule {
   memory: WasmMemory;
   compact(from: number, to: number, out: number, min: number, table: number, cap: number, depth: number, max: number): number;
   value(from: number, to: number, depth: number, max: number): number;
@@ -543,6 +540,7 @@ interface SkipModule {
     out: number, cap: number, depth: number, max: number): number;
   records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
   nest(key: number, keys: number, count: number, out: number, end: number): void;
+  spans(cmds: number, end: number, consts: number, out: number): number;
 }
 
 let wasm: SkipModule | null = null;
@@ -552,14 +550,25 @@ let wasmWords: Int32Array | null = null;
 /** The body whose copy the module's memory holds. */
 let copied: Buffer | null = null;
 
-/** The skipper over a copy of `body` in the module's memory, grown to fit on first need. */
-function valueSkipper(body: Buffer): (from: number, to: number, depth: number, max: number) => number {
+/** The module with `body` in its memory (copied again when not the last scanned) and `extra` bytes free from `free`, for
+ * writers that read the body in place (lib/span-writer.ts); null when `body` is not valid UTF-8. */
+export function bodyMemory(body: Buffer, extra: number): { module: SkipModule; bytes: Uint8Array; words: Int32Array; free: number } | null {
+  const free = (body.length + SCRATCH_BYTES + 7) & ~7;
+  if (copied !== body || wasmBytes!.length < free + extra) {
+    if (copied !== body && !isUtf8(body)) return null;
+    valueSkipper(body, free + extra - body.length);
+  }
+  return { module: wasm!, bytes: wasmBytes!, words: wasmWords!, free };
+}
+
+/** The skipper over a copy of `body` in the module's memory, grown to fit on first need (`room` past the body: its scratch at least). */
+function valueSkipper(body: Buffer, room = SCRATCH_BYTES): (from: number, to: number, depth: number, max: number) => number {
   if (wasm === null) {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64')));
     wasm = instance.exports as unknown as NonNullable<typeof wasm>;
   }
   // The memory's buffer is read only when it must grow: each read is a call into V8 (~130 instructions).
-  const need = body.length + SCRATCH_BYTES;
+  const need = body.length + room;
   if (wasmBytes === null || wasmBytes.length < need) {
     const memory = wasm.memory;
     if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));

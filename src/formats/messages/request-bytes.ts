@@ -54,6 +54,7 @@ export function writtenMessagesChat(raw: Buffer): WrittenMessagesChat | null {
     if (e instanceof RangeError) return null;
     throw e;
   }
-  const written = assembleChatRequest(body.model as string, system === null ? null : Buffer.from(JSON.stringify(system)), JSON.stringify(rest));
+  const written = assembleChatRequest(body.model as string, system === null ? null : Buffer.from(JSON.stringify(system)), JSON.stringify(rest),
+    messagesWriter.buf, messagesWriter.start, messagesWriter.at);
   return { body, ext, ...written };
 }

@@ -1,4 +1,4 @@
-import type { ByteWriter } from '../../lib/byte-writer.js';
+import { constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
@@ -6,7 +6,8 @@ import { scanRecords } from '../../lib/json-scan.js';
 // The chat messages for a Responses request's input, written from the client's bytes: the scan
 // (lib/json-scan.ts) records where each input item's members are, in WebAssembly in the same walk
 // that checks the body, and each string the client sent (a turn's text, a call's arguments, a
-// tool's output) is copied as its literal; nothing is decoded. Codex sends its whole
+// tool's output) is copied as its literal; nothing is decoded. The pieces are noted, not copied,
+// here (lib/span-writer.ts: the module copies them all in one call). Codex sends its whole
 // conversation on every turn; the object translation (items.ts) decoded it into ~1,000 values and
 // wrote them again (docs/benchmarks.md, gateway-responses at agent size). This covers a string
 // input and the items such a turn is made of: messages whose content is a string or text parts,
@@ -40,28 +41,28 @@ const INPUT_TEXT = q('input_text');
 const OUTPUT_TEXT = q('output_text');
 // Roles as the client spells them, and as chat completions takes them (developer is system).
 const ROLES = ['user', 'assistant', 'system', 'developer'].map(q);
-const CHAT_ROLE = ['{"role":"user"', '{"role":"assistant"', '{"role":"system"', '{"role":"system"'].map((s) => Buffer.from(s));
+const CHAT_ROLE = ['{"role":"user"', '{"role":"assistant"', '{"role":"system"', '{"role":"system"'].map(constant);
 const USER = 0;
 const ASSISTANT = 1;
 const SYSTEM = 2;
 
-const CONTENT_KEY = Buffer.from(',"content":');
-const CONTENT_NULL = Buffer.from(',"content":null');
-const CONTENT_EMPTY = Buffer.from(',"content":""');
-const TOOL_CALLS = Buffer.from(',"tool_calls":[');
-const NEW_CALL = Buffer.from('{"role":"assistant","content":null,"tool_calls":[');
-const CALL_ID_KEY = Buffer.from('{"id":');
-const CALL_FUNCTION = Buffer.from(',"type":"function","function":{"name":');
-const ARGUMENTS_KEY = Buffer.from(',"arguments":');
-const CALL_END = Buffer.from('}}');
-const TOOL_MESSAGE = Buffer.from('{"role":"tool","tool_call_id":');
-const TEXT_PART = Buffer.from('{"type":"text","text":');
-const COMMA = Buffer.from(',');
-const QUOTE = Buffer.from('"');
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from('}');
-const CLOSE_ARRAY = Buffer.from(']');
-const CLOSE_CALLS = Buffer.from(']}');
+const CONTENT_KEY = constant(',"content":');
+const CONTENT_NULL = constant(',"content":null');
+const CONTENT_EMPTY = constant(',"content":""');
+const TOOL_CALLS = constant(',"tool_calls":[');
+const NEW_CALL = constant('{"role":"assistant","content":null,"tool_calls":[');
+const CALL_ID_KEY = constant('{"id":');
+const CALL_FUNCTION = constant(',"type":"function","function":{"name":');
+const ARGUMENTS_KEY = constant(',"arguments":');
+const CALL_END = constant('}}');
+const TOOL_MESSAGE = constant('{"role":"tool","tool_call_id":');
+const TEXT_PART = constant('{"type":"text","text":');
+const COMMA = constant(',');
+const QUOTE = constant('"');
+const OPEN = constant('[');
+const CLOSE = constant('}');
+const CLOSE_ARRAY = constant(']');
+const CLOSE_CALLS = constant(']}');
 
 const STR = 0x22;
 const ARR = 0x5b;
@@ -99,12 +100,12 @@ const NO_WORDS = new Int32Array(0);
  * the number of messages that are not system messages, or -1 for input this does not cover
  * (nothing useful is then left in `w`).
  */
-export function writeInputMessages(w: ByteWriter, raw: Buffer, items: Records | null, from: number, to: number): number {
+export function writeInputMessages(w: SpanWriter, raw: Buffer, items: Records | null, from: number, to: number): number {
   if (items === null) {
     // A string is one user message (items.ts's inputItems).
     w.put(CHAT_ROLE[USER]);
     w.put(CONTENT_KEY);
-    w.piece(raw, from, to);
+    w.piece(from, to);
     w.put(CLOSE);
     return 1;
   }
@@ -118,12 +119,6 @@ export function writeInputMessages(w: ByteWriter, raw: Buffer, items: Records | 
   return walk.spoken;
 }
 
-/** A bound for what writeInputMessages writes for the input at raw[from, to). */
-export function inputBound(from: number, to: number): number {
-  // Every item's own bytes at most double: a function call's keys are the longest growth.
-  return 2 * (to - from) + 64;
-}
-
 /** The start of the current item's member at `k` (TYPE, ROLE…), -1 when absent; its end is at k + 1. */
 function at(walk: Walk, k: number): number {
   return walk.words[walk.at + k];
@@ -134,7 +129,7 @@ function end(walk: Walk, k: number): number {
 }
 
 /** One item; false for one this does not cover. */
-function item(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+function item(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   const typeAt = at(walk, TYPE);
   if (typeAt < 0) return at(walk, ROLE) >= 0 && message(w, raw, walk);
   const typeEnd = end(walk, TYPE);
@@ -144,7 +139,7 @@ function item(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   return valueIs(raw, typeAt, typeEnd, REASONING);
 }
 
-function message(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+function message(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   const roleAt = at(walk, ROLE);
   let role = -1;
   for (let r = 0; r < ROLES.length; r++) {
@@ -175,7 +170,7 @@ function message(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
     if (walk.emptyContent) return true;
   }
   w.put(CONTENT_KEY);
-  if (parts < 0) w.piece(raw, contentAt, contentEnd);
+  if (parts < 0) w.piece(contentAt, contentEnd);
   else if (chatRole === USER && parts !== 1) textArray(w, raw, walk, parts);
   else joined(w, raw, walk, parts);
   if (chatRole !== ASSISTANT) {
@@ -224,25 +219,25 @@ function partsEmpty(walk: Walk, n: number): boolean {
 }
 
 /** The text parts' texts joined, as one string: JSON strings' inner bytes joined say the strings joined. */
-function joined(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
+function joined(w: SpanWriter, raw: Buffer, walk: Walk, n: number): void {
   w.put(QUOTE);
-  for (let j = 0; j < n; j++) w.piece(raw, textAt(walk, j) + 1, textEnd(walk, j) - 1);
+  for (let j = 0; j < n; j++) w.piece(textAt(walk, j) + 1, textEnd(walk, j) - 1);
   w.put(QUOTE);
 }
 
 /** A user message's several text parts, as chat's text parts. */
-function textArray(w: ByteWriter, raw: Buffer, walk: Walk, n: number): void {
+function textArray(w: SpanWriter, raw: Buffer, walk: Walk, n: number): void {
   w.put(OPEN);
   for (let j = 0; j < n; j++) {
     if (j > 0) w.put(COMMA);
     w.put(TEXT_PART);
-    w.piece(raw, textAt(walk, j), textEnd(walk, j));
+    w.piece(textAt(walk, j), textEnd(walk, j));
     w.put(CLOSE);
   }
   w.put(CLOSE_ARRAY);
 }
 
-function functionCall(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+function functionCall(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   const idAt = at(walk, CALL_ID);
   const nameAt = at(walk, NAME);
   const argsAt = at(walk, ARGUMENTS);
@@ -265,16 +260,16 @@ function functionCall(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   }
   walk.calls++;
   w.put(CALL_ID_KEY);
-  w.piece(raw, idAt, end(walk, CALL_ID));
+  w.piece(idAt, end(walk, CALL_ID));
   w.put(CALL_FUNCTION);
-  w.piece(raw, nameAt, end(walk, NAME));
+  w.piece(nameAt, end(walk, NAME));
   w.put(ARGUMENTS_KEY);
-  w.piece(raw, argsAt, end(walk, ARGUMENTS));
+  w.piece(argsAt, end(walk, ARGUMENTS));
   w.put(CALL_END);
   return true;
 }
 
-function functionOutput(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
+function functionOutput(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   const idAt = at(walk, CALL_ID);
   const outAt = at(walk, OUTPUT);
   const outEnd = end(walk, OUTPUT);
@@ -284,9 +279,9 @@ function functionOutput(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
   if (parts < 0 && raw[outAt] !== STR) return false;
   open(w, walk);
   w.put(TOOL_MESSAGE);
-  w.piece(raw, idAt, end(walk, CALL_ID));
+  w.piece(idAt, end(walk, CALL_ID));
   w.put(CONTENT_KEY);
-  if (parts < 0) w.piece(raw, outAt, outEnd);
+  if (parts < 0) w.piece(outAt, outEnd);
   else joined(w, raw, walk, parts);
   w.put(CLOSE);
   walk.state = CLOSED;
@@ -295,13 +290,13 @@ function functionOutput(w: ByteWriter, raw: Buffer, walk: Walk): boolean {
 }
 
 /** Before a new message: the open one closed, and the comma after the one before. */
-function open(w: ByteWriter, walk: Walk): void {
+function open(w: SpanWriter, walk: Walk): void {
   if (walk.state === ASSISTANT_OPEN) closeAssistant(w, walk);
   if (walk.count > 0) w.put(COMMA);
   walk.count++;
 }
 
-function closeAssistant(w: ByteWriter, walk: Walk): void {
+function closeAssistant(w: SpanWriter, walk: Walk): void {
   if (walk.calls > 0) w.put(CLOSE_CALLS);
   else {
     if (walk.emptyContent) w.put(CONTENT_EMPTY);

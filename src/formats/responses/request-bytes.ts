@@ -1,8 +1,9 @@
 import { readExtensions, type Extensions } from '../../domain/extensions.js';
-import { assembleChatRequest, messagesWriter, type WrittenRequest } from '../chat-request-bytes.js';
+import { assembleChatRequest, type WrittenRequest } from '../chat-request-bytes.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { scanObject, WantedNames } from '../../lib/json-scan.js';
-import { inputBound, ITEM_KEYS, writeInputMessages } from './input-bytes.js';
+import { SpanWriter } from '../../lib/span-writer.js';
+import { ITEM_KEYS, writeInputMessages } from './input-bytes.js';
 import { inputItems, type Item } from './items.js';
 import { chatOptions, refuseUnsupported, RESPONSES_CHECK, type ResponseEcho } from './request.js';
 
@@ -28,6 +29,8 @@ const INPUT = 0;
 const INSTRUCTIONS = 1;
 const SCAN = { wanted: WANTED, records: INPUT, recordKeys: ITEM_KEYS, maxDepth: MAX_JSON_DEPTH };
 const QUOTE = 0x22;
+/** The messages' pieces, noted as the input is walked and copied in the scan's memory. */
+const writer = new SpanWriter();
 
 /** The chat request for the Responses body `raw`, or null when the object translation must make it. */
 export function writtenChat(raw: Buffer): WrittenChat | null {
@@ -51,12 +54,13 @@ export function writtenChat(raw: Buffer): WrittenChat | null {
   } catch {
     return null;
   }
-  messagesWriter.begin(inputBound(inputSpan.start, inputSpan.end), raw);
-  const spoken = writeInputMessages(messagesWriter, raw, items, inputSpan.start, inputSpan.end);
-  if (spoken <= 0 || !messagesWriter.fits()) return null;
+  writer.begin();
+  if (writeInputMessages(writer, raw, items, inputSpan.start, inputSpan.end) <= 0) return null;
+  const messages = writer.write(raw);
+  if (messages === null) return null;
   const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? scan.members[INSTRUCTIONS] : null;
   const system = instructions === null ? null : raw.subarray(instructions.start, instructions.end);
-  const written = assembleChatRequest(body.model as string, system, JSON.stringify(options));
+  const written = assembleChatRequest(body.model as string, system, JSON.stringify(options), messages.bytes, messages.from, messages.to);
   const input = (): Item[] => inputItems(JSON.parse(raw.toString('utf8', inputSpan.start, inputSpan.end)));
   return { body, ext, echo, ...written, input };
 }

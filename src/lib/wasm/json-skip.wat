@@ -676,4 +676,55 @@
       (local.set $i (call $ws (local.get $i) (local.get $n)))
       (br $element))
     (i32.const -1))
+  ;; A writer's pieces (lib/span-writer.ts) copied in order from [$cmds, $end) to $out, which
+  ;; is returned advanced past them. A word below zero is a constant: ~word packs its offset in the
+  ;; table at $consts (<< 8) and its length (< 256); any other word is a span of the body, its start,
+  ;; then its length in the next word. Nothing here overlaps: the body, the table, the words and
+  ;; the output each have their own part of the memory. Short pieces move in 16- and 8-byte words
+  ;; (overlapping at the tail), long ones by memory.copy.
+  (func $spans (export "spans") (param $cmds i32) (param $end i32) (param $consts i32) (param $out i32) (result i32)
+    (local $w i32) (local $src i32) (local $len i32) (local $k i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $cmds) (local.get $end)))
+        (local.set $w (i32.load (local.get $cmds)))
+        (if (i32.lt_s (local.get $w) (i32.const 0))
+          (then
+            (local.set $w (i32.xor (local.get $w) (i32.const -1)))
+            (local.set $src (i32.add (local.get $consts) (i32.shr_u (local.get $w) (i32.const 8))))
+            (local.set $len (i32.and (local.get $w) (i32.const 255)))
+            (local.set $cmds (i32.add (local.get $cmds) (i32.const 4))))
+          (else
+            (local.set $src (local.get $w))
+            (local.set $len (i32.load offset=4 (local.get $cmds)))
+            (local.set $cmds (i32.add (local.get $cmds) (i32.const 8)))))
+        (if (i32.gt_u (local.get $len) (i32.const 128))
+          (then (memory.copy (local.get $out) (local.get $src) (local.get $len)))
+          (else
+            (if (i32.ge_u (local.get $len) (i32.const 16))
+              (then
+                (local.set $k (i32.const 0))
+                (loop $sixteen
+                  (v128.store (i32.add (local.get $out) (local.get $k)) (v128.load (i32.add (local.get $src) (local.get $k))))
+                  (local.set $k (i32.add (local.get $k) (i32.const 16)))
+                  (br_if $sixteen (i32.le_u (i32.add (local.get $k) (i32.const 16)) (local.get $len))))
+                (local.set $k (i32.sub (local.get $len) (i32.const 16)))
+                (v128.store (i32.add (local.get $out) (local.get $k)) (v128.load (i32.add (local.get $src) (local.get $k)))))
+              (else
+                (if (i32.ge_u (local.get $len) (i32.const 8))
+                  (then
+                    (i64.store (local.get $out) (i64.load (local.get $src)))
+                    (local.set $k (i32.sub (local.get $len) (i32.const 8)))
+                    (i64.store (i32.add (local.get $out) (local.get $k)) (i64.load (i32.add (local.get $src) (local.get $k)))))
+                  (else
+                    (local.set $k (i32.const 0))
+                    (block $bytes
+                      (loop $byte
+                        (br_if $bytes (i32.ge_u (local.get $k) (local.get $len)))
+                        (i32.store8 (i32.add (local.get $out) (local.get $k)) (i32.load8_u (i32.add (local.get $src) (local.get $k))))
+                        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                        (br $byte)))))))))
+        (local.set $out (i32.add (local.get $out) (local.get $len)))
+        (br $next)))
+    (local.get $out))
 )
