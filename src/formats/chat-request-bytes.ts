@@ -1,14 +1,11 @@
 import { ByteWriter } from '../lib/byte-writer.js';
 
 // The chat-completions request a translation writes from the client's bytes (formats/responses/
-// request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, by
-// a SpanWriter in the scan's memory (Responses) or into messagesWriter's scratch with the
-// client's body placed before them so that its literals are copied within one buffer (Messages,
-// lib/byte-writer.ts); then the request is assembled around them, in a buffer of its own, as
-// JSON.stringify would order it: model, messages, then the other members.
+// request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, by a
+// SpanWriter in the scan's memory (lib/span-writer.ts); then the request is assembled around
+// them, in a buffer of its own, as JSON.stringify would order it: model, messages, then the
+// other members.
 
-/** The messages' writer: begin() it with the client's body, write the messages comma-separated, then assemble. */
-export const messagesWriter = new ByteWriter();
 const request = new ByteWriter();
 
 const MODEL_KEY = Buffer.from('{"model":');
@@ -29,7 +26,7 @@ export interface WrittenRequest {
 /**
  * `{"model":…,"messages":[system, …messages],…rest}`: `system`, when given, is the system
  * message's content as a JSON string literal; `messages` the messages written, comma-separated,
- * at bytes[from, to) (messagesWriter's, or a SpanWriter's); `rest` the JSON text of the members
+ * at bytes[from, to) (a SpanWriter's); `rest` the JSON text of the members
  * after messages (`{}` for none).
  */
 export function assembleChatRequest(model: string, system: Buffer | null, rest: string, bytes: Uint8Array, from: number, to: number): WrittenRequest {
@@ -48,12 +45,11 @@ export function assembleChatRequest(model: string, system: Buffer | null, rest: 
   w.put(MESSAGES_KEY);
   if (system !== null) {
     w.put(SYSTEM);
-    w.copySource(system, 0, system.length);
+    w.bytes(system, 0, system.length);
     w.put(SYSTEM_END);
     if (written > 0) w.put(COMMA);
   }
-  w.buf.set(bytes.subarray(from, to), w.at);
-  w.at += written;
+  w.bytes(bytes, from, to);
   w.put(END_MESSAGES);
   if (rest.length > 2) {
     w.put(COMMA);

@@ -1,4 +1,4 @@
-import type { ByteWriter } from './byte-writer.js';
+import type { ByteTarget } from './span-writer.js';
 
 // A JSON value's text written as a JSON string: what JSON.stringify(JSON.stringify(JSON.parse(v)))
 // writes, for a value whose bytes are already what JSON.stringify writes (compact, its strings and
@@ -35,7 +35,7 @@ const keys: number[] = [];
  * Writes the value at raw[from, to) as a JSON string's literal into `w` (quotes included) when
  * its bytes are what JSON.stringify writes; false otherwise, with `w` as it was.
  */
-export function writeJsonInString(w: ByteWriter, raw: Buffer, from: number, to: number): boolean {
+export function writeJsonInString(w: ByteTarget, raw: Buffer, from: number, to: number): boolean {
   const start = w.at;
   objects.length = 0;
   keyFrom.length = 0;
@@ -89,7 +89,7 @@ export function writeJsonInString(w: ByteWriter, raw: Buffer, from: number, to: 
   return true;
 }
 
-function undo(w: ByteWriter, start: number): false {
+function undo(w: ByteTarget, start: number): false {
   w.at = start;
   return false;
 }

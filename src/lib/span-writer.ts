@@ -1,15 +1,26 @@
 import { bodyMemory } from './json-scan.js';
 
-// Bytes written in order from two sources: constants, and spans of a body the scan holds in its
-// WebAssembly memory (lib/json-scan.ts). The writer only notes each piece, a word or two in an
-// Int32Array; `spans` in json-skip.wat then copies them all in one call, in the module's memory,
-// where the body already is. Writing the pieces in JavaScript (ByteWriter: constants a byte at a
-// time, the body's literals by copyWithin after copying the body into a scratch) cost ~3,000
-// instructions an item of a Codex turn, ~65 µs of writtenChat's 190 µs on the bench's 206 KB
-// turn (--cpu-prof, node 20, issue 17).
+// Bytes written in order from three sources: constants, spans of a body the scan holds in its
+// WebAssembly memory (lib/json-scan.ts), and bytes computed on the way (a tool call's input made a
+// string). The writer only notes each piece, a word or two in an Int32Array; `spans` in
+// json-skip.wat then copies them all in one call, in the module's memory, where the body already
+// is. Writing the pieces in JavaScript (constants a byte at a time, the body's literals by
+// copyWithin after copying the body into a scratch) cost ~3,000 instructions an item of a Codex
+// turn, ~65 µs of writtenChat's 190 µs on the bench's 206 KB turn (--cpu-prof, node 20, issue 17).
 
 /** A constant's code: ~(its offset in the table << 8 | its length). */
 export type Constant = number;
+
+/** Where computed bytes are written before they are noted (lib/json-in-string.ts writes there). */
+export interface ByteTarget {
+  buf: Buffer;
+  at: number;
+}
+
+/** Offsets past the constants this large do not fit a code: the write is then refused. */
+const MAX_OFFSET = 1 << 23;
+/** The most a writer keeps between requests, for its notes and for its computed bytes. */
+const KEEP = 4 * 1024 * 1024;
 
 let table = Buffer.alloc(0);
 
@@ -34,10 +45,18 @@ export class SpanWriter {
   #k = 0;
   /** The bytes noted so far. */
   #length = 0;
+  /** Computed bytes (a tool call's input made a string, say), copied in after the constants. */
+  readonly #staged: ByteTarget = { buf: Buffer.allocUnsafe(4096), at: 0 };
+  #overflow = false;
 
   begin(): void {
     this.#k = 0;
     this.#length = 0;
+    this.#staged.at = 0;
+    this.#overflow = false;
+    // What one very large request grew is not kept for every later one.
+    if (this.#staged.buf.length > KEEP) this.#staged.buf = Buffer.allocUnsafe(4096);
+    if (4 * this.#words.length > KEEP) this.#words = new Int32Array(4096);
   }
 
   put(c: Constant): void {
@@ -56,14 +75,49 @@ export class SpanWriter {
     this.#length += to - from;
   }
 
+  /** Room for `n` computed bytes from the returned target's `at`; note what is written there with staged(). */
+  staging(n: number): ByteTarget {
+    const s = this.#staged;
+    if (s.at + n > s.buf.length) {
+      const buf = Buffer.allocUnsafe(Math.max(2 * s.buf.length, s.at + n));
+      s.buf.copy(buf, 0, 0, s.at);
+      s.buf = buf;
+    }
+    return s;
+  }
+
+  /** The computed bytes staging(…)[from, to), in order with the rest. */
+  staged(from: number, to: number): void {
+    if (to === from) return;
+    const at = table.length + from;
+    if (at >= MAX_OFFSET) this.#overflow = true;
+    if (this.#k + 2 > this.#words.length) this.#grow();
+    const k = this.#k;
+    this.#words[k] = ~(at << 8);
+    this.#words[k + 1] = to - from;
+    this.#k = k + 2;
+    this.#length += to - from;
+  }
+
+  /** A string's UTF-8 bytes, computed. */
+  text(s: string): void {
+    const t = this.staging(3 * s.length);
+    const from = t.at;
+    t.at += t.buf.write(s, from, 'utf8');
+    this.staged(from, t.at);
+  }
+
   /** The pieces noted since begin(), copied out of `body` (the one the pieces are of) and the constants; null when `body` is not valid UTF-8. */
   write(body: Buffer): WrittenSpans | null {
+    if (this.#overflow) return null;
     const k = this.#k;
-    const m = bodyMemory(body, table.length + 4 * k + this.#length + 32);
+    const staged = this.#staged.at;
+    const m = bodyMemory(body, table.length + staged + 4 * k + this.#length + 32);
     if (m === null) return null;
     const consts = m.free;
     m.bytes.set(table, consts);
-    const words = (consts + table.length + 7) & ~7;
+    if (staged > 0) m.bytes.set(this.#staged.buf.subarray(0, staged), consts + table.length);
+    const words = (consts + table.length + staged + 7) & ~7;
     m.words.set(this.#words.subarray(0, k), words >> 2);
     const out = (words + 4 * k + 7) & ~7;
     return { bytes: m.bytes, from: out, to: m.module.spans(words, words + 4 * k, consts, out) };

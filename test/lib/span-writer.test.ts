@@ -62,6 +62,50 @@ test('a writer begun again forgets what it had', () => {
   assert.is(Buffer.from(out.bytes.subarray(out.from, out.to)).toString(), 'hello,');
 });
 
+test('computed bytes, short and long, go in order with the constants and the body', () => {
+  const r = rng(2024);
+  for (let round = 0; round < 50; round++) {
+    const raw = body(r, 4_000);
+    const w = new SpanWriter();
+    w.begin();
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 40; i++) {
+      const k = r();
+      if (k < 0.3) {
+        const text = 'ü→'.repeat(Math.floor(r() * 200));
+        w.text(text);
+        expected.push(Buffer.from(text));
+      } else if (k < 0.5) {
+        const n = Math.floor(r() * 600);
+        const t = w.staging(n);
+        const from = t.at;
+        for (let j = 0; j < n; j++) t.buf[t.at++] = 0x41 + (j % 26);
+        w.staged(from, t.at);
+        expected.push(Buffer.from(t.buf.subarray(from, t.at)));
+      } else if (k < 0.7) {
+        const c = CONSTANTS[Math.floor(r() * CONSTANTS.length)];
+        w.put(c.code);
+        expected.push(c.bytes);
+      } else {
+        const from = Math.floor(r() * 3_000);
+        const to = from + Math.floor(r() * 900);
+        w.piece(from, to);
+        expected.push(raw.subarray(from, to));
+      }
+    }
+    const out = w.write(raw)!;
+    assert.ok(Buffer.from(out.bytes.subarray(out.from, out.to)).equals(Buffer.concat(expected)), `round ${round}`);
+  }
+});
+
+test('computed bytes past what a code can place are refused, not written wrong', () => {
+  const w = new SpanWriter();
+  w.begin();
+  w.text('x'.repeat(9 * 1024 * 1024));
+  w.text('after');
+  assert.is(w.write(Buffer.from('{}')), null);
+});
+
 test('a constant is 1 to 255 bytes', () => {
   assert.throws(() => constant(''));
   assert.throws(() => constant('x'.repeat(256)));

@@ -1,4 +1,4 @@
-import type { ByteWriter } from '../../lib/byte-writer.js';
+import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
@@ -7,7 +7,8 @@ import { writeJsonInString } from '../../lib/json-in-string.js';
 // The chat messages for a Messages request's conversation, written from the client's bytes: the
 // scan (lib/json-scan.ts) records where each message's role and content are, in WebAssembly in
 // the walk that checks the body, and where each block's members are; each string the client sent
-// (a turn's text, a tool's result) is copied as its literal. Claude Code sends its whole
+// (a turn's text, a tool's result) is copied as its literal. The pieces are noted, not copied,
+// here (lib/span-writer.ts: the module copies them all in one call). Claude Code sends its whole
 // conversation on every turn; the object translation (request.ts) decoded it and wrote it again
 // (docs/benchmarks.md, gateway-messages at agent size). This covers what such a turn is made of:
 // text, tool_use, tool_result (its content a string or text blocks) and thinking blocks, and
@@ -42,27 +43,28 @@ const TOOL_RESULT = q('tool_result');
 const THINKING = q('thinking');
 const REDACTED_THINKING = q('redacted_thinking');
 const TRUE = Buffer.from('true');
-
-const USER_MESSAGE = Buffer.from('{"role":"user","content":');
-const ASSISTANT_MESSAGE = Buffer.from('{"role":"assistant","content":');
-const SYSTEM_MESSAGE = Buffer.from('{"role":"system","content":');
-const TOOL_MESSAGE = Buffer.from('{"role":"tool","tool_call_id":');
-const CONTENT_KEY = Buffer.from(',"content":');
-const TOOL_CALLS = Buffer.from(',"tool_calls":[');
-const CALL_ID_KEY = Buffer.from('{"id":');
-const CALL_FUNCTION = Buffer.from(',"type":"function","function":{"name":');
-const ARGUMENTS_KEY = Buffer.from(',"arguments":');
-const CALL_END = Buffer.from('}}');
 const NULL = Buffer.from('null');
-const EMPTY_STRING = Buffer.from('""');
-const EMPTY_ARGUMENTS = Buffer.from('"{}"');
-const ERROR_PREFIX = Buffer.from('"Error: ');
+
+const USER_MESSAGE = constant('{"role":"user","content":');
+const ASSISTANT_MESSAGE = constant('{"role":"assistant","content":');
+const SYSTEM_MESSAGE = constant('{"role":"system","content":');
+const TOOL_MESSAGE = constant('{"role":"tool","tool_call_id":');
+const CONTENT_KEY = constant(',"content":');
+const TOOL_CALLS = constant(',"tool_calls":[');
+const CALL_ID_KEY = constant('{"id":');
+const CALL_FUNCTION = constant(',"type":"function","function":{"name":');
+const ARGUMENTS_KEY = constant(',"arguments":');
+const CALL_END = constant('}}');
+const NULL_VALUE = constant('null');
+const EMPTY_STRING = constant('""');
+const EMPTY_ARGUMENTS = constant('"{}"');
+const ERROR_PREFIX = constant('"Error: ');
 /** Blocks' texts are joined with a blank line (as request.ts joins them): `\n\n` inside a JSON string. */
-const BLANK_LINE = Buffer.from('\\n\\n');
-const COMMA = Buffer.from(',');
-const QUOTE = Buffer.from('"');
-const CLOSE = Buffer.from('}');
-const CLOSE_CALLS = Buffer.from(']}');
+const BLANK_LINE = constant('\\n\\n');
+const COMMA = constant(',');
+const QUOTE = constant('"');
+const CLOSE = constant('}');
+const CLOSE_CALLS = constant(']}');
 
 const STR = 0x22;
 const ARR = 0x5b;
@@ -78,7 +80,7 @@ let textCount = 0;
  * comma-separated. Returns false for a conversation this does not cover (nothing useful is then
  * left in `w`).
  */
-export function writeConversation(w: ByteWriter, raw: Buffer, messages: Records): boolean {
+export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records): boolean {
   const out = { first: true };
   for (let e = 0; e < messages.count; e++) {
     const at = messages.from + e * messages.stride;
@@ -104,15 +106,15 @@ export function writeConversation(w: ByteWriter, raw: Buffer, messages: Records)
 }
 
 /** Before a message: the comma after the one before. */
-function open(w: ByteWriter, out: { first: boolean }): void {
+function open(w: SpanWriter, out: { first: boolean }): void {
   if (out.first) out.first = false;
   else w.put(COMMA);
 }
 
-function stringMessage(w: ByteWriter, out: { first: boolean }, head: Buffer, raw: Buffer, from: number, to: number): boolean {
+function stringMessage(w: SpanWriter, out: { first: boolean }, head: Constant, raw: Buffer, from: number, to: number): boolean {
   open(w, out);
   w.put(head);
-  w.piece(raw, from, to);
+  w.piece(from, to);
   w.put(CLOSE);
   return true;
 }
@@ -150,17 +152,17 @@ function keepText(raw: Buffer, words: Int32Array, at: number): boolean {
 }
 
 /** The kept texts joined by `separator` (none when null), as one JSON string. */
-function writeJoined(w: ByteWriter, raw: Buffer, separator: Buffer | null): void {
+function writeJoined(w: SpanWriter, raw: Buffer, separator: Constant | null): void {
   w.put(QUOTE);
   for (let j = 0; j < textCount; j++) {
     if (j > 0 && separator !== null) w.put(separator);
-    w.piece(raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
+    w.piece(texts[2 * j] + 1, texts[2 * j + 1] - 1);
   }
   w.put(QUOTE);
 }
 
 /** tool_result blocks become tool messages, first; the text blocks one user message after them (request.ts's userMessages). */
-function userMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
   const words = blocks.words;
   // Texts are kept across the tool results' own: the user's texts are gathered first, apart.
   const userTexts: number[] = [];
@@ -197,7 +199,7 @@ function userMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, blocks
 }
 
 /** One tool_result → a tool message with its text (an error says so in words); false for one with images or of another shape. */
-function toolResult(w: ByteWriter, out: { first: boolean }, raw: Buffer, words: Int32Array, at: number): boolean {
+function toolResult(w: SpanWriter, out: { first: boolean }, raw: Buffer, words: Int32Array, at: number): boolean {
   const idAt = words[at + TOOL_USE_ID];
   if (idAt < 0 || raw[idAt] !== STR) return false;
   const contentAt = words[at + RESULT];
@@ -220,13 +222,13 @@ function toolResult(w: ByteWriter, out: { first: boolean }, raw: Buffer, words: 
   }
   open(w, out);
   w.put(TOOL_MESSAGE);
-  w.piece(raw, idAt, words[at + TOOL_USE_ID + 1]);
+  w.piece(idAt, words[at + TOOL_USE_ID + 1]);
   w.put(CONTENT_KEY);
   if (isError) {
     w.put(ERROR_PREFIX);
     for (let j = 0; j < textCount; j++) {
       if (j > 0) w.put(BLANK_LINE);
-      w.piece(raw, texts[2 * j] + 1, texts[2 * j + 1] - 1);
+      w.piece(texts[2 * j] + 1, texts[2 * j + 1] - 1);
     }
     w.put(QUOTE);
   } else {
@@ -237,7 +239,7 @@ function toolResult(w: ByteWriter, out: { first: boolean }, raw: Buffer, words: 
 }
 
 /** Texts joined as the content, tool_use blocks as its tool calls (request.ts's assistantMessage). */
-function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
   const words = blocks.words;
   textCount = 0;
   let calls = 0;
@@ -261,7 +263,7 @@ function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, b
   open(w, out);
   w.put(ASSISTANT_MESSAGE);
   if (textCount > 0) writeJoined(w, raw, null);
-  else w.put(calls > 0 ? NULL : EMPTY_STRING);
+  else w.put(calls > 0 ? NULL_VALUE : EMPTY_STRING);
   if (calls > 0) {
     w.put(TOOL_CALLS);
     let written = 0;
@@ -270,16 +272,22 @@ function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, b
       if (kind(raw, words, at) !== K_TOOL_USE) continue;
       if (written++ > 0) w.put(COMMA);
       w.put(CALL_ID_KEY);
-      w.piece(raw, words[at + ID], words[at + ID + 1]);
+      w.piece(words[at + ID], words[at + ID + 1]);
       w.put(CALL_FUNCTION);
-      w.piece(raw, words[at + NAME], words[at + NAME + 1]);
+      w.piece(words[at + NAME], words[at + NAME + 1]);
       w.put(ARGUMENTS_KEY);
       const inputAt = words[at + INPUT];
       // The arguments are the input's JSON text as JSON.stringify writes it, in a string: escaped
       // as it stands when it is spelled so (Claude Code's are), else decoded and written again.
       const inputEnd = words[at + INPUT + 1];
       if (inputAt < 0 || raw[inputAt] !== OBJ) w.put(EMPTY_ARGUMENTS);
-      else if (!writeJsonInString(w, raw, inputAt, inputEnd)) w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
+      else {
+        // Escaped, the input is at most twice its bytes and two quotes.
+        const t = w.staging(2 * (inputEnd - inputAt) + 2);
+        const from = t.at;
+        if (writeJsonInString(t, raw, inputAt, inputEnd)) w.staged(from, t.at);
+        else w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
+      }
       w.put(CALL_END);
     }
     w.put(CLOSE_CALLS);
@@ -290,7 +298,7 @@ function assistantMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, b
 }
 
 /** A system message in the conversation: its text blocks joined (request.ts's textOf). */
-function systemMessage(w: ByteWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+function systemMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
   textCount = 0;
   for (let j = 0; j < blocks.count; j++) {
     const at = blocks.from + j * blocks.stride;

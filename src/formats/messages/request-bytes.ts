@@ -1,7 +1,8 @@
 import { readExtensions, type Extensions } from '../../domain/extensions.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { scanObject, WantedNames } from '../../lib/json-scan.js';
-import { assembleChatRequest, messagesWriter, type WrittenRequest } from '../chat-request-bytes.js';
+import { assembleChatRequest, type WrittenRequest } from '../chat-request-bytes.js';
+import { SpanWriter } from '../../lib/span-writer.js';
 import { MESSAGE_KEYS, writeConversation } from './content-bytes.js';
 import { chatMembers, MESSAGES_CHECK, systemText } from './request.js';
 
@@ -22,6 +23,8 @@ export interface WrittenMessagesChat extends WrittenRequest {
 const WANTED = new WantedNames(['messages']);
 const SCAN = { wanted: WANTED, records: 0, recordKeys: MESSAGE_KEYS, maxDepth: MAX_JSON_DEPTH };
 /** What `messages` is decoded as, so that the schema checks the members around it. */
+/** The conversation's pieces, noted as it is walked and copied in the scan's memory (lib/span-writer.ts). */
+const writer = new SpanWriter();
 const STAND_IN = '[{"role":"user","content":""}]';
 
 /** The chat request for the Messages body `raw`, or null when the object translation must make it. */
@@ -45,16 +48,11 @@ export function writtenMessagesChat(raw: Buffer): WrittenMessagesChat | null {
   } catch {
     return null;
   }
-  // A tool call's arguments may double the input's bytes (its quotes escaped again); everything else grows less.
-  messagesWriter.begin(3 * (span.end - span.start) + 256, raw);
-  try {
-    if (!writeConversation(messagesWriter, raw, messages) || !messagesWriter.fits()) return null;
-  } catch (e) {
-    // A bound too small shows as a RangeError from a builtin copy: left to the object translation.
-    if (e instanceof RangeError) return null;
-    throw e;
-  }
-  const written = assembleChatRequest(body.model as string, system === null ? null : Buffer.from(JSON.stringify(system)), JSON.stringify(rest),
-    messagesWriter.buf, messagesWriter.start, messagesWriter.at);
-  return { body, ext, ...written };
+  writer.begin();
+  if (!writeConversation(writer, raw, messages)) return null;
+  const written = writer.write(raw);
+  if (written === null) return null;
+  const request = assembleChatRequest(body.model as string, system === null ? null : Buffer.from(JSON.stringify(system)), JSON.stringify(rest),
+    written.bytes, written.from, written.to);
+  return { body, ext, ...request };
 }

@@ -677,9 +677,10 @@
       (br $element))
     (i32.const -1))
   ;; A writer's pieces (lib/span-writer.ts) copied in order from [$cmds, $end) to $out, which
-  ;; is returned advanced past them. A word below zero is a constant: ~word packs its offset in the
-  ;; table at $consts (<< 8) and its length (< 256); any other word is a span of the body, its start,
-  ;; then its length in the next word. Nothing here overlaps: the body, the table, the words and
+  ;; is returned advanced past them. A word below zero is a piece of the constants and computed
+  ;; bytes at $consts: ~word packs its offset (<< 8) and its length (1 to 255), or a length of 0
+  ;; when the length is the next word; any other word is a span of the body, its start, then its
+  ;; length in the next word. Nothing here overlaps: the body, the table, the words and
   ;; the output each have their own part of the memory. Short pieces move in 16- and 8-byte words
   ;; (overlapping at the tail), long ones by memory.copy.
   (func $spans (export "spans") (param $cmds i32) (param $end i32) (param $consts i32) (param $out i32) (result i32)
@@ -693,7 +694,11 @@
             (local.set $w (i32.xor (local.get $w) (i32.const -1)))
             (local.set $src (i32.add (local.get $consts) (i32.shr_u (local.get $w) (i32.const 8))))
             (local.set $len (i32.and (local.get $w) (i32.const 255)))
-            (local.set $cmds (i32.add (local.get $cmds) (i32.const 4))))
+            (if (local.get $len)
+              (then (local.set $cmds (i32.add (local.get $cmds) (i32.const 4))))
+              (else
+                (local.set $len (i32.load offset=4 (local.get $cmds)))
+                (local.set $cmds (i32.add (local.get $cmds) (i32.const 8))))))
           (else
             (local.set $src (local.get $w))
             (local.set $len (i32.load offset=4 (local.get $cmds)))
