@@ -26,8 +26,8 @@ export interface WrittenRequest {
 /**
  * `{"model":…,"messages":[system, …messages],…rest}`: `system`, when given, is the system
  * message's content as a JSON string literal; `messages` the messages written, comma-separated,
- * at bytes[from, to) (a SpanWriter's); `rest` the JSON text of the members
- * after messages (`{}` for none).
+ * at bytes[from, to) (a SpanWriter's); `rest` the JSON text of the members after messages (`{}`
+ * for none).
  */
 export function assembleChatRequest(model: string, system: Buffer | null, rest: string, bytes: Uint8Array, from: number, to: number): WrittenRequest {
   const written = to - from;

@@ -550,8 +550,7 @@ let wasmWords: Int32Array | null = null;
 /** The body whose copy the module's memory holds. */
 let copied: Buffer | null = null;
 
-/** The module with `body` in its memory (copied again when not the last scanned) and `extra` bytes free from `free`, for
- * writers that read the body in place (lib/span-writer.ts); null when `body` is not valid UTF-8. */
+/** The module with `body` in its memory and `extra` bytes free from `free`, for lib/span-writer.ts; null for a body not valid UTF-8. */
 export function bodyMemory(body: Buffer, extra: number): { module: SkipModule; bytes: Uint8Array; words: Int32Array; free: number } | null {
   const free = (body.length + SCRATCH_BYTES + 7) & ~7;
   if (copied !== body || wasmBytes!.length < free + extra) {

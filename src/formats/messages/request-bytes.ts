@@ -22,9 +22,9 @@ export interface WrittenMessagesChat extends WrittenRequest {
 
 const WANTED = new WantedNames(['messages']);
 const SCAN = { wanted: WANTED, records: 0, recordKeys: MESSAGE_KEYS, maxDepth: MAX_JSON_DEPTH };
-/** What `messages` is decoded as, so that the schema checks the members around it. */
 /** The conversation's pieces, noted as it is walked and copied in the scan's memory (lib/span-writer.ts). */
 const writer = new SpanWriter();
+/** What `messages` is decoded as, so that the schema checks the members around it. */
 const STAND_IN = '[{"role":"user","content":""}]';
 
 /** The chat request for the Messages body `raw`, or null when the object translation must make it. */
