@@ -153,8 +153,9 @@ function scalarEnd(raw: Buffer, i: number, to: number): number {
       end++;
     } else break;
   }
+  // A whole number of up to 15 digits without a leading zero is written as it stands, read on the
+  // bytes (no string made); any other is checked by writing it.
+  if (plain && end - i <= 16 && (end - i === 1 || raw[c === 0x2d ? i + 1 : i] !== 0x30)) return end;
   const text = raw.toString('latin1', i, end);
-  // A whole number of up to 15 digits without a leading zero is written as it stands; any other is checked by writing it.
-  if (plain && end - i <= 16 && (text.length === 1 || text[c === 0x2d ? 1 : 0] !== '0')) return end;
   return JSON.stringify(Number(text)) === text ? end : -1;
 }

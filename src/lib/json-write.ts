@@ -19,6 +19,11 @@ export function writeJson(value: unknown): string {
   return write(value, 0) ?? JSON.stringify(value);
 }
 
+/** A number's JSON text, as JSON.stringify(n) writes it (null for NaN and the infinities). */
+export function jsonNumber(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
 /** A string's JSON literal, as JSON.stringify(s) writes it. */
 export function jsonString(s: string): string {
   return plain(s) ? `"${s}"` : JSON.stringify(s);
@@ -30,7 +35,7 @@ function write(v: unknown, depth: number): string | undefined {
     case 'string':
       return plain(v) ? `"${v}"` : JSON.stringify(v);
     case 'number':
-      return Number.isFinite(v) ? String(v) : 'null';
+      return jsonNumber(v);
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object':

@@ -107,7 +107,11 @@ export class SpanWriter {
     this.staged(from, t.at);
   }
 
-  /** The pieces noted since begin(), copied out of `body` (the one the pieces are of) and the constants; null when `body` is not valid UTF-8. */
+  /**
+   * The pieces noted since begin(), copied out of `body` (the one the pieces are of) and the
+   * constants; null when `body` is not valid UTF-8. Called after the walk: it may grow the
+   * module's memory, after which records read in place (scanRecords') are no longer valid.
+   */
   write(body: Buffer): WrittenSpans | null {
     if (this.#overflow) return null;
     const k = this.#k;

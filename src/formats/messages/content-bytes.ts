@@ -70,7 +70,6 @@ const STR = 0x22;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
-
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
 let texts = new Int32Array(64);
 let textCount = 0;
@@ -96,9 +95,9 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records)
     const blocks = isString ? null : nestedRecords(messages, e, MESSAGE_KEYS, contentEnd);
     if (!isString && blocks === null) return false;
     let ok: boolean;
-    if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, raw, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
-    else if (valueIs(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_MESSAGE, raw, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
-    else if (valueIs(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_MESSAGE, raw, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
+    if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_MESSAGE, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_MESSAGE, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
     else ok = false;
     if (!ok) return false;
   }
@@ -111,7 +110,7 @@ function open(w: SpanWriter, out: { first: boolean }): void {
   else w.put(COMMA);
 }
 
-function stringMessage(w: SpanWriter, out: { first: boolean }, head: Constant, raw: Buffer, from: number, to: number): boolean {
+function stringMessage(w: SpanWriter, out: { first: boolean }, head: Constant, from: number, to: number): boolean {
   open(w, out);
   w.put(head);
   w.piece(from, to);
@@ -152,7 +151,7 @@ function keepText(raw: Buffer, words: Int32Array, at: number): boolean {
 }
 
 /** The kept texts joined by `separator` (none when null), as one JSON string. */
-function writeJoined(w: SpanWriter, raw: Buffer, separator: Constant | null): void {
+function writeJoined(w: SpanWriter, separator: Constant | null): void {
   w.put(QUOTE);
   for (let j = 0; j < textCount; j++) {
     if (j > 0 && separator !== null) w.put(separator);
@@ -193,7 +192,7 @@ function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks
       texts = more;
     }
   }
-  writeJoined(w, raw, BLANK_LINE);
+  writeJoined(w, BLANK_LINE);
   w.put(CLOSE);
   return true;
 }
@@ -232,7 +231,7 @@ function toolResult(w: SpanWriter, out: { first: boolean }, raw: Buffer, words: 
     }
     w.put(QUOTE);
   } else {
-    writeJoined(w, raw, BLANK_LINE);
+    writeJoined(w, BLANK_LINE);
   }
   w.put(CLOSE);
   return true;
@@ -262,7 +261,7 @@ function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, b
   }
   open(w, out);
   w.put(ASSISTANT_MESSAGE);
-  if (textCount > 0) writeJoined(w, raw, null);
+  if (textCount > 0) writeJoined(w, null);
   else w.put(calls > 0 ? NULL_VALUE : EMPTY_STRING);
   if (calls > 0) {
     w.put(TOOL_CALLS);
@@ -306,7 +305,7 @@ function systemMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, bloc
   }
   open(w, out);
   w.put(SYSTEM_MESSAGE);
-  writeJoined(w, raw, BLANK_LINE);
+  writeJoined(w, BLANK_LINE);
   w.put(CLOSE);
   return true;
 }

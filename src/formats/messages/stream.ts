@@ -1,4 +1,4 @@
-import { writeJson } from '../../lib/json-write.js';
+import { jsonNumber, writeJson } from '../../lib/json-write.js';
 import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.js';
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
@@ -178,7 +178,7 @@ export class MessagesStream implements ChatStreamTranslator {
     const o = this.#o;
     return `event: message_start\ndata: {"type":"message_start","message":{"id":"${messageId()}","type":"message","role":"assistant",` +
       `"model":${jsonBytes(o.model)},"content":[],"stop_reason":null,"stop_sequence":null,` +
-      `"usage":{"input_tokens":${number(o.inputEstimate())},"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}\n\n`;
+      `"usage":{"input_tokens":${jsonNumber(o.inputEstimate())},"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}\n\n`;
   }
 
   #complete(): string {
@@ -204,11 +204,6 @@ const TEXT_START_END = ',"content_block":{"type":"text","text":""}}\n\n';
 const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 const TEXT_EVENT = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
 const TEXT_MID = ',"delta":{"type":"text_delta","text":';
-
-/** A number as JSON.stringify writes it. */
-function number(n: number): string {
-  return Number.isFinite(n) ? String(n) : 'null';
-}
 
 /** An event as byte text. */
 function event(type: string, data: Obj): string {

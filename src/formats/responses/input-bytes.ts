@@ -68,7 +68,6 @@ const STR = 0x22;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
-
 /** The last message written, for the function calls that may follow it onto the same message. */
 const CLOSED = 0;
 /** An assistant message still open: its calls, if any, go on it. */
@@ -171,8 +170,8 @@ function message(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   }
   w.put(CONTENT_KEY);
   if (parts < 0) w.piece(contentAt, contentEnd);
-  else if (chatRole === USER && parts !== 1) textArray(w, raw, walk, parts);
-  else joined(w, raw, walk, parts);
+  else if (chatRole === USER && parts !== 1) textArray(w, walk, parts);
+  else joined(w, walk, parts);
   if (chatRole !== ASSISTANT) {
     w.put(CLOSE);
     walk.state = CLOSED;
@@ -219,14 +218,14 @@ function partsEmpty(walk: Walk, n: number): boolean {
 }
 
 /** The text parts' texts joined, as one string: JSON strings' inner bytes joined say the strings joined. */
-function joined(w: SpanWriter, raw: Buffer, walk: Walk, n: number): void {
+function joined(w: SpanWriter, walk: Walk, n: number): void {
   w.put(QUOTE);
   for (let j = 0; j < n; j++) w.piece(textAt(walk, j) + 1, textEnd(walk, j) - 1);
   w.put(QUOTE);
 }
 
 /** A user message's several text parts, as chat's text parts. */
-function textArray(w: SpanWriter, raw: Buffer, walk: Walk, n: number): void {
+function textArray(w: SpanWriter, walk: Walk, n: number): void {
   w.put(OPEN);
   for (let j = 0; j < n; j++) {
     if (j > 0) w.put(COMMA);
@@ -282,7 +281,7 @@ function functionOutput(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   w.piece(idAt, end(walk, CALL_ID));
   w.put(CONTENT_KEY);
   if (parts < 0) w.piece(outAt, outEnd);
-  else joined(w, raw, walk, parts);
+  else joined(w, walk, parts);
   w.put(CLOSE);
   walk.state = CLOSED;
   walk.spoken++;
@@ -304,7 +303,6 @@ function closeAssistant(w: SpanWriter, walk: Walk): void {
   }
   walk.state = CLOSED;
 }
-
 
 /** A string value of at least one character (an escape always stands for one). */
 function nonEmptyString(raw: Buffer, from: number, to: number): boolean {

@@ -1,4 +1,4 @@
-import { writeJson } from '../../lib/json-write.js';
+import { jsonNumber, writeJson } from '../../lib/json-write.js';
 import { byteText, jsonBytes } from '../../lib/byte-text.js';
 import type { ResponseContext, ResponseStatus, ResponseUsage } from './answer.js';
 import { DEFAULT_TEXT, NO_METADATA } from './request.js';
@@ -28,7 +28,7 @@ function small(v: unknown): string {
     case 'boolean':
       return v ? 'true' : 'false';
     case 'number':
-      return Number.isFinite(v) ? String(v) : 'null';
+      return jsonNumber(v);
     case 'string':
       return jsonBytes(v);
     default:
@@ -70,14 +70,9 @@ export class ResponseJson {
 }
 
 function usageJson(u: ResponseUsage): string {
-  return `{"input_tokens":${n(u.input_tokens)},"input_tokens_details":{"cached_tokens":${n(u.input_tokens_details.cached_tokens)}},` +
-    `"output_tokens":${n(u.output_tokens)},"output_tokens_details":{"reasoning_tokens":${n(u.output_tokens_details.reasoning_tokens)}},` +
-    `"total_tokens":${n(u.total_tokens)}}`;
-}
-
-/** A number as JSON.stringify writes it. */
-function n(v: number): string {
-  return Number.isFinite(v) ? String(v) : 'null';
+  return `{"input_tokens":${jsonNumber(u.input_tokens)},"input_tokens_details":{"cached_tokens":${jsonNumber(u.input_tokens_details.cached_tokens)}},` +
+    `"output_tokens":${jsonNumber(u.output_tokens)},"output_tokens_details":{"reasoning_tokens":${jsonNumber(u.output_tokens_details.reasoning_tokens)}},` +
+    `"total_tokens":${jsonNumber(u.total_tokens)}}`;
 }
 
 /** `{"type":"output_text",…,"text":…}`: textPart's JSON, `text` already JSON (byte) text. */
