@@ -54,6 +54,21 @@ export class ChatDeltas {
   #obfuscated = false;
   #tries = 0;
 
+  /** The learnt frame's head up to the content's value, as byte text; '' until one is learnt. */
+  get open(): string {
+    return this.#open;
+  }
+
+  /** What follows the content's value in the learnt frame (a null finish reason in place), before any obfuscation member. */
+  get close(): string {
+    return this.#close;
+  }
+
+  /** Whether the learnt frame's chunks end with OpenAI's obfuscation member. */
+  get obfuscated(): boolean {
+    return this.#obfuscated;
+  }
+
   /**
    * Whether the chunk in text[at, end) (after `data:` and its space) is a plain text delta; if
    * so, litFrom/litTo and finFrom/finTo say where its text and its finish reason are.

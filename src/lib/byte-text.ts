@@ -52,13 +52,36 @@ const EMPTY = Buffer.alloc(0);
  */
 export class ByteSink {
   readonly parts: string[] = [];
+  /** Bytes made elsewhere (formats/delta-events.ts), in order, with the parts before them. */
+  readonly #made: Buffer[] = [];
+
+  /** Adds bytes after everything added so far. */
+  bytes(b: Buffer): void {
+    this.#flush();
+    this.#made.push(b);
+  }
 
   /** The bytes of everything added since the last take(). */
   take(): Buffer {
+    const made = this.#made;
+    if (made.length > 0) {
+      this.#flush();
+      const out = made.length === 1 ? made[0] : Buffer.concat(made);
+      made.length = 0;
+      return out;
+    }
     const p = this.parts;
     if (p.length === 0) return EMPTY;
     const text = p.length === 1 ? p[0] : p.join('');
     p.length = 0;
     return text.length === 0 ? EMPTY : textBytes(text);
+  }
+
+  #flush(): void {
+    const p = this.parts;
+    if (p.length === 0) return;
+    const text = p.length === 1 ? p[0] : p.join('');
+    p.length = 0;
+    if (text.length > 0) this.#made.push(textBytes(text));
   }
 }

@@ -57,18 +57,8 @@ export class LineReader {
    * full parse. `span` writes its translation itself (to a ByteSink): nothing is joined here.
    */
   pushBytes(chunk: Buffer | string, span: ByteLine): void {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
-    const last = buf.lastIndexOf(NL);
-    if (last < 0) {
-      this.#rest = buf.length === 0 ? null : buf;
-      return;
-    }
-    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
-    // The complete lines, without the last one's newline.
-    let lines = buf.subarray(0, last);
-    if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
-    this.#bytes = lines;
+    const lines = this.#lineBytes(chunk);
+    if (lines === null) return;
     const text = lines.toString('latin1');
     let start = 0;
     for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
@@ -76,6 +66,50 @@ export class LineReader {
       start = nl + 1;
     }
     span(text, start, text.length);
+  }
+
+  /**
+   * pushBytes() for a reader that translates runs of lines on their bytes itself
+   * (formats/delta-events.ts): before each line, `run(lines, at)` may read lines from byte `at`
+   * and says where it stopped (`at` when it read none; past the end when it read them all). The
+   * lines it leaves go to `span` as pushBytes() gives them, made byte text once for the chunk
+   * and only if any is left, except blank ones (which no SSE reader reads).
+   */
+  pushRuns(chunk: Buffer | string, span: ByteLine, run: (lines: Buffer, at: number) => number): void {
+    const lines = this.#lineBytes(chunk);
+    if (lines === null) return;
+    const n = lines.length;
+    let text: string | null = null;
+    let at = 0;
+    for (;;) {
+      // SSE's blank lines between events: no reader reads them, and a run for one is a call for nothing.
+      while (at < n && lines[at] === NL) at++;
+      if (at >= n) return;
+      at = run(lines, at);
+      while (at < n && lines[at] === NL) at++;
+      if (at >= n) return;
+      text ??= lines.toString('latin1');
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? n : nl;
+      span(text, at, end);
+      at = end + 1;
+    }
+  }
+
+  /** The complete lines the stream now holds, as valid UTF-8 (the last one's newline left out), or null if none. */
+  #lineBytes(chunk: Buffer | string): Buffer | null {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
+    const last = buf.lastIndexOf(NL);
+    if (last < 0) {
+      this.#rest = buf.length === 0 ? null : buf;
+      return null;
+    }
+    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    let lines = buf.subarray(0, last);
+    if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
+    this.#bytes = lines;
+    return lines;
   }
 
   /** The line [start, end) of the byte text pushBytes() last gave, decoded. */

@@ -30,4 +30,27 @@ test('an unfinished last line waits, and rest() gives it once; strings are read 
   assert.equal(seen, ['data: a\r']);
 });
 
+test('pushRuns: a run reads the lines it can, the rest go to the span as byte text, blank lines to neither, whatever the cuts', () => {
+  const text = 'run 1\nrun 2\n\nline नमस्ते\nrun 3\n\n\nline b\nrun 4\n';
+  const bytes = Buffer.from(text);
+  for (let size = 1; size <= bytes.length; size++) {
+    const r = new LineReader();
+    const seen: string[] = [];
+    // The run reads lines that start with "run", up to the first that does not.
+    const run = (lines: Buffer, at: number): number => {
+      while (at < lines.length && lines.toString('latin1', at, at + 3) === 'run') {
+        const nl = lines.indexOf(0x0a, at);
+        const end = nl < 0 ? lines.length : nl;
+        seen.push(`[${lines.toString('utf8', at, end)}]`);
+        at = end + 1;
+      }
+      return at;
+    };
+    for (let i = 0; i < bytes.length; i += size) {
+      r.pushRuns(bytes.subarray(i, i + size), (t, start, end) => seen.push(`${r.utf8(start, end)} (${end - start} bytes)`), run);
+    }
+    assert.equal(seen, ['[run 1]', '[run 2]', `line नमस्ते (${Buffer.byteLength('line नमस्ते')} bytes)`, '[run 3]', 'line b (6 bytes)', '[run 4]'], `cut every ${size} bytes`);
+  }
+});
+
 test.run();

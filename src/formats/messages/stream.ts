@@ -3,6 +3,7 @@ import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.j
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
+import { DeltaEvents } from '../delta-events.js';
 import { errors } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
@@ -47,6 +48,18 @@ export class MessagesStream implements ChatStreamTranslator {
     const s = this.#line(text, start, end);
     if (s.length > 0) this.#out.parts.push(s);
   };
+  /** The open text block's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
+  readonly #events = new DeltaEvents(0);
+  /** The block #events is prepared for. */
+  #eventsFor = -1;
+  readonly #run = (lines: Buffer, at: number): number => {
+    if (this.#done || this.#open !== 'text') return at;
+    if (this.#eventsFor !== this.#block) {
+      if (!this.#events.prepare(this.#deltas, '', TEXT_EVENT + this.#block + TEXT_MID, TEXT_END)) return at;
+      this.#eventsFor = this.#block;
+    }
+    return this.#events.run(lines, at, this.#out, 0);
+  };
   #started = false;
   #done = false;
   #error: GatewayError | null = null;
@@ -65,7 +78,7 @@ export class MessagesStream implements ChatStreamTranslator {
 
   push(chunk: Buffer | string): Buffer {
     if (this.#done) return EMPTY;
-    this.#lines.pushBytes(chunk, this.#onLine);
+    this.#lines.pushRuns(chunk, this.#onLine, this.#run);
     return this.#out.take();
   }
 
@@ -135,7 +148,7 @@ export class MessagesStream implements ChatStreamTranslator {
       this.#open = 'text';
       this.#out.parts.push(TEXT_START, String(++this.#block), TEXT_START_END);
     }
-    this.#out.parts.push(TEXT_EVENT, String(this.#block), TEXT_MID, json, '}}\n\n');
+    this.#out.parts.push(TEXT_EVENT, String(this.#block), TEXT_MID, json, TEXT_END);
   }
 
   #toolDelta(c: Obj): string {
@@ -204,6 +217,7 @@ const TEXT_START_END = ',"content_block":{"type":"text","text":""}}\n\n';
 const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 const TEXT_EVENT = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
 const TEXT_MID = ',"delta":{"type":"text_delta","text":';
+const TEXT_END = '}}\n\n';
 
 /** An event as byte text. */
 function event(type: string, data: Obj): string {

@@ -3,6 +3,7 @@ import { ByteSink, byteText, decodeText, jsonBytes, textBytes } from '../../lib/
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
+import { DeltaEvents, KEEP_TEXT, NUMBERED } from '../delta-events.js';
 import { messageItemJson, ResponseJson, textPartJson } from './response-json.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
 import {
@@ -75,6 +76,24 @@ export class ResponsesStream implements ChatStreamTranslator {
     }
     this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
   };
+  /** The text item's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
+  readonly #events = new DeltaEvents(NUMBERED | KEEP_TEXT);
+  /** The text item #events is prepared for. */
+  #eventsFor: OpenText | null = null;
+  readonly #run = (lines: Buffer, at: number): number => {
+    const t = this.#text;
+    if (t === null || t.mid === undefined || this.#reasoning !== null) return at;
+    const e = this.#events;
+    if (this.#eventsFor !== t) {
+      if (!e.prepare(this.#deltas, TEXT_DELTA, t.mid, DELTA_END)) return at;
+      this.#eventsFor = t;
+    }
+    const stop = e.run(lines, at, this.#out, this.#seq);
+    this.#seq = e.seq;
+    // The run's literals are canonical (no \u escape): joined as they are.
+    t.json += e.text;
+    return stop;
+  };
   #seq = 0;
   #started = false;
   #ended = false;
@@ -99,7 +118,7 @@ export class ResponsesStream implements ChatStreamTranslator {
 
   push(chunk: Buffer | string): Buffer {
     if (!this.#started) this.#out.parts.push(this.#start());
-    this.#lines.pushBytes(chunk, this.#onLine);
+    this.#lines.pushRuns(chunk, this.#onLine, this.#run);
     return this.#out.take();
   }
 
