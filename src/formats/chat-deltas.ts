@@ -1,4 +1,5 @@
-import { canonicalStringEnd, hasAt } from '../lib/json-literal.js';
+import { readCounts, type Counts } from '../lib/json-counts.js';
+import { canonicalStringEnd, hasAt, onlySpaceFrom } from '../lib/json-literal.js';
 
 /** Between a chunk's head and its delta's members: one choice, index 0. */
 const CHOICE = '"choices":[{"index":0,"delta":{';
@@ -8,6 +9,8 @@ const ROLE_CONTENT = '"role":"assistant","content":';
 /** In the learnt tail, the finish reason's value, which a chunk may give as a string (its last, usually). */
 const FINISH = ',"finish_reason":null';
 const OBFUSCATION = ',"obfuscation":';
+/** After the head, a usage chunk's: no choice, and the usage. */
+const USAGE = '"choices":[],"usage":';
 // Members that may frame a text delta: top-level keys with a plain value (a string without
 // escapes, a number, null; usage only null), and the choice's null logprobs and finish_reason.
 // Whatever else a chunk has (an error, usage, tool calls, another choice, escapes in the id)
@@ -92,6 +95,24 @@ export class ChatDeltas {
       }
     }
     return this.#matchParts(text, at, end);
+  }
+
+  /**
+   * The usage of the chunk in text[at, end) if it is the stream's usage chunk in the learnt
+   * frame: the head, no choice, a usage object of counts (lib/json-counts.ts), OpenAI's
+   * obfuscation member, nothing else. Null otherwise, and the chunk is for the full parse.
+   */
+  usage(text: string, at: number, end: number): Counts | null {
+    const head = this.#head;
+    if (head === null || !hasAt(text, at, head) || !hasAt(text, at + head.length, USAGE)) return null;
+    const usage: Counts = {};
+    let i = readCounts(text, at + head.length + USAGE.length, usage);
+    if (i < 0) return null;
+    if (hasAt(text, i, OBFUSCATION)) {
+      i = canonicalStringEnd(text, i + OBFUSCATION.length, end);
+      if (i < 0) return null;
+    }
+    return text.charCodeAt(i) === 0x7d && onlySpaceFrom(text, i + 1, end) ? usage : null;
   }
 
   /** Whether text[i, end) is the end of a chunk: trailing space, and the obfuscation member if the frame has one. */

@@ -130,6 +130,9 @@ for (const [name, bytes] of streams) {
 // of kinds it must leave to the parse, drawn at random in random order: whatever a stream holds,
 // the fast path must write what the full parse writes.
 const FINISHES = ['null', '"stop"', '"length"', '"tool_calls"', '"content_filter"', '"नहीं"', '"a\\"b"', '"\\u0073top"', '7', '""'];
+const USAGES = ['{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29}', 'null', '{"prompt_tokens":1.5,"completion_tokens":2}',
+  '{"prompt_tokens":7,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":{"reasoning_tokens":2}}',
+  '{"prompt_tokens":"7"}', '{"prompt_tokens":5,"prompt_tokens":6}', '{"prompt_tokens": 5}', '{}', '{"prompt_tokens":3,"prompt_tokens_details":null}'];
 const HEADS = [OPENAI, OURS, '{"id":"x","choices":', '{"id":"a\\"b","model":"m","choices":'];
 
 function generated(seed: number): Buffer {
@@ -155,7 +158,9 @@ function generated(seed: number): Buffer {
     else if (k < 0.85) s += chunk(`{"content":null,"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":${pick(TEXTS)}}}]}`);
     else if (k < 0.9) s += chunk(`{"content":${pick(TEXTS)}}`, 'null', ',"logprobs":null,"stop_reason":"x"');
     else if (k < 0.95) s += chunk(`{"content":${pick(TEXTS)}}`).replace(/\n\n$/, r() < 0.5 ? ' \r\n\r\n' : '\t\n\n');
-    else s += USAGE;
+    else if (k < 0.975) s += USAGE;
+    // A usage chunk in the stream's own head, which the translators read without a parse when it is plain.
+    else s += data(`${head}[],"usage":${pick(USAGES)}${r() < 0.3 ? `,"obfuscation":"${'p'.repeat(Math.floor(r() * 5))}"` : ''}}`).replace(/\n\n$/, r() < 0.2 ? ' \n\n' : '\n\n');
   }
   if (r() < 0.85) s += DONE;
   return Buffer.from(s);

@@ -103,6 +103,12 @@ export class MessagesStream implements ChatStreamTranslator {
       }
       return '';
     }
+    const usage = d.usage(text, at, end);
+    if (usage !== null) {
+      this.#emit(this.#start());
+      this.#usage = usage;
+      return '';
+    }
     const data = this.#lines.utf8(at, end).trimEnd();
     if (data === '[DONE]') {
       this.#done = true;

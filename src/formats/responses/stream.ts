@@ -74,7 +74,9 @@ export class ResponsesStream implements ChatStreamTranslator {
       if (d.litTo - d.litFrom > 2) this.#textDelta(text.slice(d.litFrom, d.litTo), true);
       return;
     }
-    this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
+    const usage = d.usage(text, at, end);
+    if (usage !== null) this.#usage = responseUsage(usage);
+    else this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
   };
   /** The text item's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
   readonly #events = new DeltaEvents(NUMBERED | KEEP_TEXT);
