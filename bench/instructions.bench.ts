@@ -22,6 +22,7 @@
 //                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
 //                      Any gateway target with the suffix -traced (gateway-traced, gateway-stream-traced) runs with
 //                      OpenTelemetry traces on, posted to a collector in this process that answers 200
+//   BENCH_IR_CHUNKS    text chunks in the OpenAI-shaped mock's streams (default 20; an answer of a few hundred tokens is as many chunks)
 //   BENCH_IR_TOP       also print the N functions with the most own instructions on each
 //                      target's main thread, JIT code named through --perf-basic-prof, and the
 //                      main thread's count split into timer-driven work and worker messages
@@ -57,6 +58,7 @@ import { measureStreams } from './streams.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
+const CHUNKS = Number(process.env.BENCH_IR_CHUNKS ?? STREAM_CHUNKS);
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 3000);
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
 const KEEP = process.env.BENCH_IR_KEEP === '1';
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
     for (const name of TARGETS) {
       const stream = name.includes('-stream');
       const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
-      mock.send({ default: stream ? { kind: 'stream', chunks: STREAM_CHUNKS } : { kind: 'ok' } });
+      mock.send({ default: stream ? { kind: 'stream', chunks: CHUNKS } : { kind: 'ok' } });
       await ack;
       const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
       try {

@@ -17,6 +17,8 @@ export class LineReader {
   #rest: Buffer | null = null;
   /** The bytes behind the byte text of the last pushBytes() or restBytes(). */
   #bytes: Buffer = Buffer.alloc(0);
+  /** Where in #bytes the byte text given to a span begins (pushRuns gives one line at a time). */
+  #base = 0;
 
   /** Calls `line` for each line `chunk` completes (without its newline) and joins what they return. */
   push(chunk: Buffer | string, line: (text: string) => string): string {
@@ -71,27 +73,28 @@ export class LineReader {
   /**
    * pushBytes() for a reader that translates runs of lines on their bytes itself
    * (formats/delta-events.ts): before each line, `run(lines, at)` may read lines from byte `at`
-   * and says where it stopped (`at` when it read none; past the end when it read them all). The
-   * lines it leaves go to `span` as pushBytes() gives them, made byte text once for the chunk
-   * and only if any is left, except blank ones (which no SSE reader reads).
+   * and says where it stopped (`at` when it read none; past the end when it read them all). Each
+   * line it leaves goes to `span` as byte text of its own (a line's offsets from 0), except blank
+   * ones, which no SSE reader reads. A line at a time: making a chunk of 200 deltas byte text
+   * whole for its first line, which the run does not read, cost ~400 instructions a delta
+   * (bench:instructions, BENCH_IR_CHUNKS=200, gateway-messages-stream).
    */
   pushRuns(chunk: Buffer | string, span: ByteLine, run: (lines: Buffer, at: number) => number): void {
     const lines = this.#lineBytes(chunk);
     if (lines === null) return;
     const n = lines.length;
-    let text: string | null = null;
     let at = 0;
     for (;;) {
       // SSE's blank lines between events: no reader reads them, and a run for one is a call for nothing.
       while (at < n && lines[at] === NL) at++;
-      if (at >= n) return;
+      if (at >= n) break;
       at = run(lines, at);
       while (at < n && lines[at] === NL) at++;
-      if (at >= n) return;
-      text ??= lines.toString('latin1');
-      const nl = text.indexOf('\n', at);
+      if (at >= n) break;
+      const nl = lines.indexOf(NL, at);
       const end = nl < 0 ? n : nl;
-      span(text, at, end);
+      this.#base = at;
+      span(lines.toString('latin1', at, end), 0, end - at);
       at = end + 1;
     }
   }
@@ -109,12 +112,13 @@ export class LineReader {
     let lines = buf.subarray(0, last);
     if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
     this.#bytes = lines;
+    this.#base = 0;
     return lines;
   }
 
   /** The line [start, end) of the byte text pushBytes() last gave, decoded. */
   utf8(start: number, end: number): string {
-    return this.#bytes.toString('utf8', start, end);
+    return this.#bytes.toString('utf8', this.#base + start, this.#base + end);
   }
 
   /** The last line as byte text (see rest()). */
@@ -123,6 +127,7 @@ export class LineReader {
     this.#rest = null;
     if (r === null) return null;
     this.#bytes = isUtf8(r) ? r : Buffer.from(r.toString('utf8'));
+    this.#base = 0;
     return this.#bytes.toString('latin1');
   }
 
