@@ -9,6 +9,8 @@
 // request moved between 62 and 89 µs across three back-to-back runs), which a round interleaves.
 //   BENCH_ROUNDS       rounds (default 3)
 //   BENCH_DURATION_S   length of each load run (default 5 s)
+//   BENCH_STREAMS      streams measured per target and round in the stream scenario (default 300)
+//   BENCH_STREAM_CHUNKS text chunks in each of those streams (default 20)
 //   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets);
 //                      gateway-nometrics (metrics.enabled false) runs only when named here
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -41,7 +43,10 @@ const SETTINGS = Object.freeze({
   oneConnectionRequests: 2000,
   oneConnectionWarmupMs: 500,
   streamConcurrency: 10,
-  streams: 300,
+  // 300 streams are ~15 ms of the server's CPU: the per-stream figure of one round moved 1.2–3.3x
+  // between rounds at that count; BENCH_STREAMS=3000 steadies it (issue 17).
+  streams: Number(process.env.BENCH_STREAMS ?? 300),
+  streamChunks: Number(process.env.BENCH_STREAM_CHUNKS ?? STREAM_CHUNKS),
   streamWarmupMs: 500,
   agentConnections: 20,
   agentOneConnectionRequests: 500,
@@ -264,9 +269,9 @@ async function main(): Promise<void> {
           requests: SETTINGS.agentOneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });
-      await setMockDefault(mock, { kind: 'stream', chunks: STREAM_CHUNKS });
+      await setMockDefault(mock, { kind: 'stream', chunks: SETTINGS.streamChunks });
       try {
-        await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${STREAM_CHUNKS} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
+        await eachTarget(running, skipped, `${SETTINGS.streams} streams of ${SETTINGS.streamChunks} chunks, ${SETTINGS.streamConcurrency} at a time`, async (t) => {
           const q = t.request ?? CHAT;
           t.rounds[r].streams = await measureStreams({
             origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody, done: q.done,

@@ -116,7 +116,7 @@ export class LineReader {
     return lines;
   }
 
-  /** The line [start, end) of the byte text pushBytes() last gave, decoded. */
+  /** The line [start, end) of the byte text pushBytes() or pushRuns() last gave, decoded. */
   utf8(start: number, end: number): string {
     return this.#bytes.toString('utf8', this.#base + start, this.#base + end);
   }
