@@ -83,7 +83,7 @@ export class DeltaEvents {
   }
 
   /** Takes the frame `deltas` learnt and the event's pieces (byte text); false while there is no frame. */
-  prepare(deltas: ChatDeltas, pre: string, mid: string, post: string): boolean {
+  template(deltas: ChatDeltas, pre: string, mid: string, post: string): boolean {
     const open = deltas.open;
     if (open === '') return false;
     const close = deltas.close;

@@ -50,12 +50,12 @@ export class MessagesStream implements ChatStreamTranslator {
   };
   /** The open text block's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
   readonly #events = new DeltaEvents(0);
-  /** The block #events is prepared for. */
+  /** The block #events has its templates for. */
   #eventsFor = -1;
   readonly #run = (lines: Buffer, at: number): number => {
     if (this.#done || this.#open !== 'text') return at;
     if (this.#eventsFor !== this.#block) {
-      if (!this.#events.prepare(this.#deltas, '', TEXT_EVENT + this.#block + TEXT_MID, TEXT_END)) return at;
+      if (!this.#events.template(this.#deltas, '', TEXT_EVENT + this.#block + TEXT_MID, TEXT_END)) return at;
       this.#eventsFor = this.#block;
     }
     return this.#events.run(lines, at, this.#out, 0);

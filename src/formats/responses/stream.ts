@@ -80,14 +80,14 @@ export class ResponsesStream implements ChatStreamTranslator {
   };
   /** The text item's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
   readonly #events = new DeltaEvents(NUMBERED | KEEP_TEXT);
-  /** The text item #events is prepared for. */
+  /** The text item #events has its templates for. */
   #eventsFor: OpenText | null = null;
   readonly #run = (lines: Buffer, at: number): number => {
     const t = this.#text;
     if (t === null || t.mid === undefined || this.#reasoning !== null) return at;
     const e = this.#events;
     if (this.#eventsFor !== t) {
-      if (!e.prepare(this.#deltas, TEXT_DELTA, t.mid, DELTA_END)) return at;
+      if (!e.template(this.#deltas, TEXT_DELTA, t.mid, DELTA_END)) return at;
       this.#eventsFor = t;
     }
     const stop = e.run(lines, at, this.#out, this.#seq);
