@@ -18,15 +18,23 @@ const TEXT_KEYS = ['content":', 'arguments":', 'refusal":'];
 export function generatedTextBytes(text: string): number {
   let bytes = 0;
   for (const key of TEXT_KEYS) {
+    // The first backslash at or after the string being read, searched for once a pass and again
+    // only past it. Searched from each string's start, it was a read to the text's end for every
+    // string of a chunk without one: a chunk of 200 events took 78 µs where it takes ~4 (issue 17).
+    let slash = -1;
     for (let i = text.indexOf(key); i >= 0; i = text.indexOf(key, i)) {
       i += key.length;
       while (text.charCodeAt(i) === SPACE) i++;
       if (text.charCodeAt(i) !== QUOTE) continue;
       const start = i + 1;
+      if (slash < start) {
+        slash = text.indexOf('\\', start);
+        if (slash < 0) slash = text.length;
+      }
       let end = text.indexOf('"', start);
-      while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end > slash) while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
       if (end < 0) break;
-      bytes += end - start - escapeSavings(text, start, end);
+      bytes += end - start - (slash < end ? escapeSavings(text, start, end) : 0);
       i = end + 1;
     }
   }
