@@ -55,8 +55,9 @@ export class ByteSink {
   /**
    * With bytes made elsewhere (formats/delta-events.ts): everything added so far in order, the
    * parts before each such run joined into one byte text. take() then writes them all into one
-   * buffer: a buffer made per piece and then concatenated was a fifth of a translated stream's
-   * time (allocations of more than 4 KB each make an ArrayBuffer; --cpu-prof, issue 17).
+   * buffer: a buffer made per piece and then concatenated was a fifth of the Responses stream
+   * translator's time (an allocation of more than 4 KB makes an ArrayBuffer; --cpu-prof), and
+   * one buffer made it 7% quicker (issue 17, docs/benchmarks.md).
    */
   readonly #pieces: (string | Buffer)[] = [];
   #bytes = 0;
