@@ -1,4 +1,5 @@
 import type { ByteSink } from '../lib/byte-text.js';
+import { growTo, instantiate, type WasmMemory } from '../lib/wasm-instance.js';
 import { WASM_BASE64 } from '../lib/wasm/delta-events.js';
 import type { ChatDeltas } from './chat-deltas.js';
 
@@ -10,14 +11,8 @@ import type { ChatDeltas } from './chat-deltas.js';
 // is left to the translator's own reading (ChatDeltas.match or the full parse), which is what
 // test/formats/chat-deltas.test.ts holds this to.
 
-// The project's compiler settings carry no WebAssembly types (no DOM library): the little used here.
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
-
 interface EventsModule {
-  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   events(setup: number, openLen: number, closeLen: number, preLen: number, midLen: number, postLen: number,
     flags: number, at: number, end: number, out: number, text: number, seq: number): number;
 }
@@ -42,7 +37,7 @@ let copied: Buffer | null = null;
 
 function module(): EventsModule {
   if (wasm === null) {
-    wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as unknown as EventsModule;
+    wasm = instantiate<EventsModule>(WASM_BASE64);
     views();
   }
   return wasm;
@@ -55,7 +50,7 @@ function views(): void {
 
 function reserve(bytes: number): void {
   if (bytes <= mem.length) return;
-  wasm!.memory.grow(Math.ceil((bytes - mem.length) / 65536));
+  growTo(wasm!.memory, bytes);
   views();
 }
 

@@ -1,5 +1,6 @@
 import { writeWithLiterals, type LiteralTable } from './json-literals.js';
 import { WASM_BASE64 } from './wasm/json-escape.js';
+import { growTo, instantiate, type WasmMemory } from './wasm-instance.js';
 
 // JSON.stringify's text for the plain data a translator builds, written as UTF-8 bytes: the body
 // of a request sent upstream. Where writeJson (json-write.ts) builds a string, which the upstream
@@ -17,14 +18,8 @@ const SHORT = 32;
 const MAX_DEPTH = 64;
 const QUOTE = 0x22;
 
-// The project's compiler settings carry no WebAssembly types (no DOM library): the little used here.
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
-
 interface EscapeModule {
-  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   literal(at: number, n: number): number;
 }
 
@@ -43,7 +38,7 @@ var pos = 0;
 export function writeJsonBytes(value: unknown, table: LiteralTable | null = null): Buffer {
   if (table !== null) return writeWithLiterals(value, table);
   if (wasm === null) {
-    wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as unknown as EscapeModule;
+    wasm = instantiate<EscapeModule>(WASM_BASE64);
     mem = Buffer.from(wasm.memory.buffer);
   }
   pos = 0;
@@ -60,9 +55,8 @@ export function writeJsonBytes(value: unknown, table: LiteralTable | null = null
 function reserve(n: number): void {
   const need = pos + n;
   if (need <= mem.length) return;
-  const memory = wasm!.memory;
-  memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
-  mem = Buffer.from(memory.buffer);
+  growTo(wasm!.memory, need);
+  mem = Buffer.from(wasm!.memory.buffer);
 }
 
 /** Writes v's JSON; false where JSON.stringify leaves a member out (undefined, functions, symbols). */

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { WASM_BASE64 } from './wasm/json-skip.js';
 import type { RecordKeys, Records } from './json-records.js';
+import { growTo, instantiate, type WasmMemory } from './wasm-instance.js';
 
 // A validating scan of a JSON object's bytes that records where its top-level members are,
 // without building the value. An agent's request is 50–500 KB, almost all of it message
@@ -397,7 +398,7 @@ export function compactValue(body: Buffer, start: number, end: number, depth: nu
   const tableAt = (outAt + (end - start) + 7) & ~7;
   const need = tableAt + 4 + 8 * MAX_LITERALS;
   if (wasmBytes!.length < need) {
-    m.memory.grow(Math.ceil((need - m.memory.buffer.byteLength) / 65536));
+    growTo(m.memory, need);
     wasmBytes = new Uint8Array(m.memory.buffer);
     wasmWords = new Int32Array(m.memory.buffer);
   }
@@ -525,13 +526,6 @@ function string(): boolean {
   }
 }
 
-// The project's compiler settings carry no WebAssembly types (no DOM library): the little used here.
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
-interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
-
 export interface SkipModule {
   memory: WasmMemory;
   compact(from: number, to: number, out: number, min: number, table: number, cap: number, depth: number, max: number): number;
@@ -563,14 +557,13 @@ export function bodyMemory(body: Buffer, extra: number): { module: SkipModule; b
 /** The skipper over a copy of `body` in the module's memory, grown to fit on first need (`room` past the body: its scratch at least). */
 function valueSkipper(body: Buffer, room = SCRATCH_BYTES): (from: number, to: number, depth: number, max: number) => number {
   if (wasm === null) {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64')));
-    wasm = instance.exports as unknown as NonNullable<typeof wasm>;
+    wasm = instantiate<SkipModule>(WASM_BASE64);
   }
   // The memory's buffer is read only when it must grow: each read is a call into V8 (~130 instructions).
   const need = body.length + room;
   if (wasmBytes === null || wasmBytes.length < need) {
     const memory = wasm.memory;
-    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+    growTo(memory, need);
     wasmBytes = new Uint8Array(memory.buffer);
     wasmWords = new Int32Array(memory.buffer);
   }

@@ -1,4 +1,5 @@
 import { WASM_BASE64 } from './wasm/json-skip.js';
+import { growTo, instantiate, type WasmMemory } from './wasm-instance.js';
 
 // JSON.stringify for the plain data the translators build and send (objects, arrays, strings,
 // numbers, booleans, null): the same text, written in JavaScript around each value. V8 11's
@@ -115,13 +116,7 @@ interface WellFormed {
   isWellFormed(): boolean;
 }
 
-// The project's compiler settings carry no WebAssembly types (no DOM library): the little used here.
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
-
-let wasm: { memory: { readonly buffer: ArrayBuffer; grow(pages: number): number }; skip: (from: number, to: number) => number } | null = null;
+let wasm: { memory: WasmMemory; skip: (from: number, to: number) => number } | null = null;
 /** The module's memory as a Buffer (its latin1 write is one copy for a one-byte string). */
 let bytes: Buffer | null = null;
 
@@ -134,12 +129,12 @@ let bytes: Buffer | null = null;
  */
 function noControl(s: string): boolean {
   if (wasm === null) {
-    wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as unknown as NonNullable<typeof wasm>;
+    wasm = instantiate<NonNullable<typeof wasm>>(WASM_BASE64);
   }
   const n = s.length;
   if (bytes === null || bytes.length < n + 1) {
     const memory = wasm.memory;
-    if (memory.buffer.byteLength < n + 1) memory.grow(Math.ceil((n + 1 - memory.buffer.byteLength) / 65536));
+    growTo(memory, n + 1);
     bytes = Buffer.from(memory.buffer);
   }
   bytes.write(s, 0, n, 'latin1');
