@@ -1,11 +1,11 @@
 import type { ByteSink } from '../lib/byte-text.js';
 import { growTo, instantiate, type WasmMemory } from '../lib/wasm-instance.js';
 import { WASM_BASE64 } from '../lib/wasm/delta-events.js';
-import type { ChatDeltas } from './chat-deltas.js';
 
 // A translated stream's bulk, its plain text deltas, written in WebAssembly (wasm/delta-events.wat):
-// a run of lines in the stream's learnt frame is matched and written as the client's events in
-// one call over the lines' bytes. In JavaScript each delta was made byte text, its frame compared
+// a run of lines in the stream's frame (a chat stream's, learnt by ChatDeltas, or a text block's
+// content_block_delta in an Anthropic stream) is matched and written as the other format's events
+// in one call over the lines' bytes. In JavaScript each delta was made byte text, its frame compared
 // by slice and ===, its event joined from five pieces and encoded again, ~10,000 instructions a
 // delta (bench:instructions, gateway-responses-stream, issue 17). A line the run does not match
 // is left to the translator's own reading (ChatDeltas.match or the full parse), which is what
@@ -22,6 +22,18 @@ export const NUMBERED = 1;
 /** The texts are kept (DeltaEvents.text). */
 export const KEEP_TEXT = 2;
 const OBFUSCATED = 4;
+/** An empty text ("") has its event too (else it writes nothing). */
+export const EMPTY_TOO = 8;
+
+/**
+ * What a delta's data line holds around its text literal: `open`, the literal, `close`, and,
+ * when `obfuscated`, an `"obfuscation"` member (ChatDeltas learns a chat stream's).
+ */
+export interface DeltaFrame {
+  readonly open: string;
+  readonly close: string;
+  readonly obfuscated: boolean;
+}
 /** Where the lines are copied: past the three results (0, 4, 8) and the obfuscation key (16). */
 const LINES = 32;
 /** Bytes past each region the module may read or write: it copies sixteen at a time. */
@@ -77,11 +89,11 @@ export class DeltaEvents {
     this.#flags = flags;
   }
 
-  /** Takes the frame `deltas` learnt and the event's pieces (byte text); false while there is no frame. */
-  template(deltas: ChatDeltas, pre: string, mid: string, post: string): boolean {
-    const open = deltas.open;
+  /** Takes the frame and the event's pieces (byte text); false while there is no frame (an empty `open`). */
+  template(frame: DeltaFrame, pre: string, mid: string, post: string): boolean {
+    const open = frame.open;
     if (open === '') return false;
-    const close = deltas.close;
+    const close = frame.close;
     this.#setup = Buffer.from(open + close + pre + mid + post, 'latin1');
     this.#openLen = open.length;
     this.#openLast = open.charCodeAt(open.length - 1);
@@ -89,7 +101,7 @@ export class DeltaEvents {
     this.#preLen = pre.length;
     this.#midLen = mid.length;
     this.#postLen = post.length;
-    this.#obfuscated = deltas.obfuscated ? OBFUSCATED : 0;
+    this.#obfuscated = frame.obfuscated ? OBFUSCATED : 0;
     return true;
   }
 

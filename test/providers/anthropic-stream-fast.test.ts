@@ -3,6 +3,9 @@
 // that no fast path matches them, must translate to the same bytes, cut anywhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DeltaEvents } from '../../src/formats/delta-events.js';
+import { responsesToChat } from '../../src/formats/responses/request.js';
+import { ResponsesStream } from '../../src/formats/responses/stream.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
 import { fixtureBytes } from './anthropic-fixtures.js';
 
@@ -104,6 +107,60 @@ test('the fast path is taken: text deltas, pings and block stops are not parsed'
     JSON.parse = parse;
   }
   assert.is(parsed, 1, 'only message_start is parsed');
+});
+
+/** Counts the bytes the WebAssembly runs (formats/delta-events.ts) read in Anthropic's events. */
+function counted<T>(f: () => T): { value: T; runBytes: number } {
+  const run = DeltaEvents.prototype.run;
+  let runBytes = 0;
+  DeltaEvents.prototype.run = function (this: DeltaEvents, lines, at, sink, seq) {
+    const stop = run.call(this, lines, at, sink, seq);
+    if (lines.includes('content_block_delta')) runBytes += Math.min(stop, lines.length) - at;
+    return stop;
+  };
+  try {
+    return { value: f(), runBytes };
+  } finally {
+    DeltaEvents.prototype.run = run;
+  }
+}
+
+test('a text block\'s deltas are read in runs: texts of every length from 0 to 70 bytes, escapes and multi-byte ones', () => {
+  let deltas = '';
+  for (let n = 0; n <= 70; n++) deltas += delta(JSON.stringify('x'.repeat(n) + (n % 3 === 0 ? '"\\\n' : '')));
+  deltas += delta('"नमस्ते 😀 "');
+  const bytes = Buffer.from(START + TEXT_START + delta('"first"') + deltas + STOP(0) + END);
+  const { value, runBytes } = counted(() => translate(bytes));
+  assert.is(value, translate(slow(bytes)));
+  assert.ok(runBytes > deltas.length * 0.95, `the runs read ${runBytes} of ${deltas.length} bytes`);
+});
+
+test('a second text block is read in its own frame; a tool block between them is not run', () => {
+  const second = (text: string) => delta(text, 2);
+  const bytes = Buffer.from(START + TEXT_START + delta('"one"') + delta('" two"') + STOP(0) + TOOL_START + json('"{\\"a\\":1}"') + STOP(1) +
+    ev('content_block_start', '{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}') +
+    second('"three"') + second('" four"') + second('" five"') + STOP(2) + END);
+  const { value, runBytes } = counted(() => translate(bytes));
+  assert.is(value, translate(slow(bytes)));
+  assert.ok(runBytes > second('" four"').length * 2, `the runs read ${runBytes} bytes`);
+});
+
+test('Anthropic → chat → Responses (a Responses client on a Claude model): both translators\' runs share the module in turn', () => {
+  const { echo } = responsesToChat({ model: 'catalog/model', input: 'x' }, []);
+  const chain = (chunks: Buffer[]): string => {
+    const a = new AnthropicStreamTranslator('claude-upstream', NOW);
+    const r = new ResponsesStream({ id: 'resp_ID', createdAt: 1, model: 'catalog/model', echo }, null);
+    const out: Buffer[] = [];
+    for (const c of chunks) out.push(r.push(a.push(c)));
+    out.push(r.push(a.end()), r.end());
+    return Buffer.concat(out).toString().replace(/"msg_[0-9a-f]{48}"/g, '"msg_ID"');
+  };
+  const texts = Array.from({ length: 30 }, (_, i) => delta(JSON.stringify(`token ${i} `.repeat(i % 7 + 1))));
+  const chunks = [START + TEXT_START + delta('"Hi"'), texts.slice(0, 10).join(''), texts.slice(10).join(''), STOP(0) + END].map((c) => Buffer.from(c));
+  const { value, runBytes } = counted(() => chain(chunks));
+  assert.is(value, chain(chunks.map(slow)));
+  assert.ok(value.includes('"text":"Hi'), 'the text reached the Responses events');
+  assert.ok(runBytes > texts.join('').length * 0.95, `the runs read ${runBytes} bytes`);
 });
 
 test.run();

@@ -4,7 +4,7 @@
 ;; newline) and, for each `data:` line that is the stream's learnt frame around a text literal
 ;; (formats/chat-deltas.ts: `open`, a string literal as JSON.stringify writes it, `close`, the
 ;; obfuscation member when the frame has one, trailing space), writes the event
-;; `pre [seq] mid literal post` at `out` (nothing for an empty text) and, with KEEP_TEXT, the
+;; `pre [seq] mid literal post` at `out` (nothing for an empty text but with flag 8) and, with KEEP_TEXT, the
 ;; literal's inside at `text`. Lines that are not `data:` lines are skipped, as the translators
 ;; skip them. It stops at the first data line that is anything else and returns where that line
 ;; starts (past inEnd when it read them all); out's and text's ends and the next sequence number
@@ -129,7 +129,8 @@
       (br_if $digit (local.get $n)))
     (local.get $end))
   ;; `setup` holds open, close, pre, mid and post, one after another. flags: 1 the event has the
-  ;; sequence number after pre (counted from seq), 2 keep the texts, 4 the frame is obfuscated.
+  ;; sequence number after pre (counted from seq), 2 keep the texts, 4 the frame is obfuscated,
+  ;; 8 an empty text has its event too.
   (func (export "events") (param $setup i32) (param $openLen i32) (param $closeLen i32) (param $preLen i32)
     (param $midLen i32) (param $postLen i32) (param $flags i32) (param $in i32) (param $inEnd i32)
     (param $out i32) (param $text i32) (param $seq i32) (result i32)
@@ -180,8 +181,8 @@
             (local.set $e (i32.add (local.get $e) (i32.const 1)))
             (br $space)))
         (local.set $n (i32.sub (local.get $to) (local.get $lit)))
-        ;; An empty text ("") writes nothing.
-        (if (i32.gt_u (local.get $n) (i32.const 2))
+        ;; An empty text ("") writes nothing, unless flag 8 says the events of empty texts are written too.
+        (if (i32.or (i32.gt_u (local.get $n) (i32.const 2)) (i32.and (local.get $flags) (i32.const 8)))
           (then
             (local.set $out (call $copy (local.get $out) (local.get $templates) (local.get $preLen)))
             (if (i32.and (local.get $flags) (i32.const 1))

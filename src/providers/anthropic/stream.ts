@@ -2,6 +2,7 @@ import { ByteSink, byteText, jsonBytes } from '../../lib/byte-text.js';
 import { writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
+import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../formats/delta-events.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
@@ -55,6 +56,33 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     const s = this.#line(text, start, end);
     if (s.length > 0) this.#out.parts.push(s);
   };
+  /** The text block's deltas in a run of lines at a time, written in WebAssembly (formats/delta-events.ts). */
+  readonly #events = new DeltaEvents(EMPTY_TOO);
+  /** The frame of the text block whose delta #fastDelta read last: the run matches that block's. */
+  #frame: DeltaFrame | null = null;
+  /** The frame and the chunk prefix #events has its templates for. */
+  #eventsFrame: DeltaFrame | null = null;
+  #eventsPrefix = '';
+  readonly #run = (lines: Buffer, at: number): number => {
+    // Only data lines are read (#line): the others (`event:`) are passed over here, which spares
+    // making each byte text of its own, and the run starts at the data line after them.
+    let from = at;
+    while (lines[from] !== 0x64 /* d */) {
+      const nl = lines.indexOf(0x0a, from);
+      if (nl < 0) return lines.length;
+      from = nl + 1;
+    }
+    const frame = this.#frame;
+    if (frame === null || this.#over || !this.#opened) return from;
+    const prefix = this.#textPrefix ??= `${this.#deltaPrefix()}{"content":`;
+    const e = this.#events;
+    if (this.#eventsFrame !== frame || this.#eventsPrefix !== prefix) {
+      e.template(frame, prefix, '', TEXT_END);
+      this.#eventsFrame = frame;
+      this.#eventsPrefix = prefix;
+    }
+    return e.run(lines, from, this.#out, 0);
+  };
   #id = 'msg';
   #model: string;
   readonly #named: boolean;
@@ -77,7 +105,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   push(chunk: Buffer): Buffer {
     if (this.#over) return EMPTY;
-    this.#lines.pushBytes(chunk, this.#onLine);
+    this.#lines.pushRuns(chunk, this.#onLine, this.#run);
     return this.#out.take();
   }
 
@@ -157,6 +185,11 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       const from = i + TEXT_DELTA.length;
       const to = canonicalStringEnd(line, from, n);
       if (to < 0 || !closesTwice(line, to) || !onlySpaceFrom(line, to + 2, n)) return null;
+      // The block's next deltas are read by the run (#run) in this frame.
+      const f = this.#frame;
+      if (f === null || !hasAt(line, at, f.open) || f.open.length !== from - at) {
+        this.#frame = { open: line.slice(at, from), close: '}}', obfuscated: false };
+      }
       if (!this.#opened) return this.#first(`{"content":${line.slice(from, to)}}`);
       // The stream's bulk: three pieces, joined once with the rest (ByteSink).
       this.#out.parts.push(this.#textPrefix ??= `${this.#deltaPrefix()}{"content":`, line.slice(from, to), TEXT_END);
