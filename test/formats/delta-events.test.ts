@@ -4,7 +4,8 @@
 // whether the runs are taken at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeltaEvents } from '../../src/formats/delta-events.js';
+import { DeltaEvents, EMPTY_TOO } from '../../src/formats/delta-events.js';
+import { ByteSink } from '../../src/lib/byte-text.js';
 import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
@@ -89,5 +90,31 @@ for (const [name, make] of makers) {
     assert.is(translate(make, [small]), translate(make, [slow(small)]));
   });
 }
+
+test('a run stops at the first line whose frame differs in any one byte, for frames of every length from 1 to 40 bytes', () => {
+  for (let n = 1; n <= 40; n++) {
+    const open = Array.from({ length: n }, (_, i) => String.fromCharCode(0x41 + (i % 26))).join('') + ':';
+    for (const close of ['}', '}}', '}]}', '},"x":[1,2,3]}']) {
+      const line = (o: string, c: string) => `data: ${o}"t"${c}\n`;
+      const e = new DeltaEvents(EMPTY_TOO);
+      e.template({ open, close, obfuscated: false }, '<', '', '>');
+      const good = line(open, close).repeat(3);
+      const changed: string[] = [];
+      for (let k = 0; k < open.length; k++) changed.push(line(open.slice(0, k) + '#' + open.slice(k + 1), close));
+      for (let k = 0; k < close.length; k++) changed.push(line(open, close.slice(0, k) + '#' + close.slice(k + 1)));
+      for (const bad of changed) {
+        const lines = Buffer.from(good + bad + good);
+        const sink = new ByteSink();
+        const stop = e.run(lines, 0, sink, 0);
+        assert.is(stop, good.length, `open ${JSON.stringify(open)}, close ${JSON.stringify(close)}: ${JSON.stringify(bad)}`);
+        assert.is(sink.take().toString(), '<"t">'.repeat(3));
+      }
+      const all = Buffer.from(good + good);
+      const sink = new ByteSink();
+      assert.ok(e.run(all, 0, sink, 0) >= all.length);
+      assert.is(sink.take().toString(), '<"t">'.repeat(6));
+    }
+  }
+});
 
 test.run();
