@@ -1,8 +1,6 @@
 // Reading test/fixtures/anthropic/ (the golden files of the Anthropic translators).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { finishReason } from '../../src/providers/anthropic/stop-reason.js';
-import { canonicalUsage, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
 
 const DIR = fileURLToPath(new URL('../../../test/fixtures/anthropic/', import.meta.url));
 
@@ -30,25 +28,5 @@ export function sseData(text: string): unknown[] {
     if (!ev.startsWith('data: ')) throw new Error(`not a data line: ${ev}`);
     const d = ev.slice(6);
     return d === '[DONE]' ? d : JSON.parse(d);
-  });
-}
-
-/** The answer as the translator wrote it before it was written as text: JSON.stringify of this object. */
-export function answerAsObject(answer: Buffer, upstreamModel: string, answerModel?: string): string {
-  const msg = JSON.parse(answer.toString('utf8'));
-  let text: string | null = null;
-  const toolCalls: Record<string, unknown>[] = [];
-  for (const b of msg.content) {
-    if (b?.type === 'text' && typeof b.text === 'string') text = (text ?? '') + b.text;
-    else if (b?.type === 'tool_use') toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
-  }
-  const message: Record<string, unknown> = { role: 'assistant', content: text };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const counts = emptyCounts();
-  mergeUsage(counts, msg.usage);
-  return JSON.stringify({
-    id: typeof msg.id === 'string' ? msg.id : 'msg', object: 'chat.completion', created: Math.floor(FIXED_NOW / 1000),
-    model: answerModel ?? (typeof msg.model === 'string' ? msg.model : upstreamModel),
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(msg.stop_reason) }], usage: canonicalUsage(counts),
   });
 }

@@ -4,7 +4,6 @@ import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, sma
 import { LineReader } from '../../lib/line-reader.js';
 import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../formats/delta-events.js';
 import type { StreamTranslator } from '../types.js';
-import { literalText, MessageFields, mergeRead } from './message-read.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
 
@@ -19,15 +18,12 @@ const BLOCK_STOP = '{"type":"content_block_stop","index":';
 const MESSAGE_DELTA = '{"type":"message_delta","delta":{"stop_reason":';
 const OUTPUT_TOKENS = ',"stop_sequence":null},"usage":{"output_tokens":';
 const MESSAGE_STOP = '{"type":"message_stop"}';
-const MESSAGE_START = '{"type":"message_start","message":';
 const PING = '{"type":"ping"}';
 /** What follows a chunk's delta object: the rest of its choice, and of the chunk. */
 const CHUNK_END = ',"logprobs":null,"finish_reason":null}]}\n\n';
 /** What follows a text delta's string. */
 const TEXT_END = `}${CHUNK_END}`;
 const EMPTY = Buffer.alloc(0);
-/** message_start's message, read in place (one translator reads at a time). */
-const FIELDS = new MessageFields();
 
 interface StreamEvent {
   type?: unknown;
@@ -176,7 +172,6 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     }
     if (t === 0x6d /* m */) {
       if (hasAt(line, at, MESSAGE_DELTA)) return this.#fastMessageDelta(line, at + MESSAGE_DELTA.length, n);
-      if (hasAt(line, at, MESSAGE_START)) return this.#fastStart(line, at + MESSAGE_START.length, n);
       return hasAt(line, at, MESSAGE_STOP) && onlySpaceFrom(line, at + MESSAGE_STOP.length, n) ? this.#stop() : null;
     }
     return t === 0x70 /* p */ && hasAt(line, at, PING) && onlySpaceFrom(line, at + PING.length, n) ? '' : null;
@@ -222,20 +217,6 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     this.#counts.output = Number(line.slice(from, end));
     // A reason that is not ASCII is no reason finishReason knows, read as bytes or as characters.
     return this.#finish(literalValue(line, at, to));
-  }
-
-  /** message_start, its message at `at` read in place (message-read.ts): #start's work without JSON.parse's objects. */
-  #fastStart(line: string, at: number, n: number): string | null {
-    const f = FIELDS;
-    const end = f.read(line, at, n);
-    if (end < 0 || line.charCodeAt(end) !== 0x7d || !onlySpaceFrom(line, end + 1, n)) return null;
-    if (f.id !== '') this.#id = literalText(f.id);
-    if (f.model !== '' && !this.#named) this.#model = literalText(f.model);
-    this.#textPrefix = null;
-    this.#prefix = null;
-    this.#open = null;
-    mergeRead(this.#counts, f.usage);
-    return '';
   }
 
   #start(e: StreamEvent): string {
