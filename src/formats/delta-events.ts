@@ -1,4 +1,5 @@
 import type { ByteSink } from '../lib/byte-text.js';
+import { outBuffer } from '../lib/out-slab.js';
 import { growTo, instantiate, type WasmMemory } from '../lib/wasm-instance.js';
 import { WASM_BASE64 } from '../lib/wasm/delta-events.js';
 
@@ -139,7 +140,7 @@ export class DeltaEvents {
     const outEnd = results[0];
     if (outEnd > out) {
       // Out of the module's memory into a buffer of its own: the socket may hold it after the call.
-      const bytes = Buffer.allocUnsafe(outEnd - out);
+      const bytes = outBuffer(outEnd - out);
       mem.copy(bytes, 0, out, outEnd);
       sink.bytes(bytes);
     }

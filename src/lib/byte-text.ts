@@ -1,4 +1,5 @@
 import { plainJson } from './json-write.js';
+import { outBuffer } from './out-slab.js';
 
 // Byte text: bytes held in a string one character a byte (latin1), so that string searches and
 // slices work at byte offsets and a slice is turned back into the same bytes without encoding.
@@ -34,7 +35,9 @@ export function jsonBytes(s: string): string {
 
 /** The bytes of a byte text. */
 export function textBytes(t: string): Buffer {
-  return Buffer.from(t, 'latin1');
+  const b = outBuffer(t.length);
+  b.write(t, 0, 'latin1');
+  return b;
 }
 
 /** A byte text's characters: its bytes decoded as UTF-8 (invalid sequences as U+FFFD, as Buffer#toString does). */
@@ -74,7 +77,7 @@ export class ByteSink {
     const pieces = this.#pieces;
     if (pieces.length > 0) {
       this.#flush();
-      const out = Buffer.allocUnsafe(this.#bytes);
+      const out = outBuffer(this.#bytes);
       let at = 0;
       for (let i = 0; i < pieces.length; i++) {
         const p = pieces[i];

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 
 const NL = 0x0a;
+const NO_BYTES = Buffer.alloc(0);
 
 /** A line as a span of a decoded text: text.slice(start, end), without its newline, not sliced out. */
 export type LineSpan = (text: string, start: number, end: number) => string;
@@ -15,7 +16,7 @@ export type ByteLine = (text: string, start: number, end: number) => void;
  */
 export class LineReader {
   #rest: Buffer | null = null;
-  /** The bytes behind the byte text of the last pushBytes() or restBytes(). */
+  /** The bytes behind the byte text pushBytes() or pushRuns() is reading (let go when it returns), or restBytes() gave. */
   #bytes: Buffer = Buffer.alloc(0);
   /** Where in #bytes the byte text given to a span begins (pushRuns gives one line at a time). */
   #base = 0;
@@ -68,6 +69,7 @@ export class LineReader {
       start = nl + 1;
     }
     span(text, start, text.length);
+    this.#bytes = NO_BYTES;
   }
 
   /**
@@ -97,6 +99,7 @@ export class LineReader {
       span(lines.toString('latin1', at, end), 0, end - at);
       at = end + 1;
     }
+    this.#bytes = NO_BYTES;
   }
 
   /** The complete lines the stream now holds, as valid UTF-8 (the last one's newline left out), or null if none. */
@@ -104,11 +107,13 @@ export class LineReader {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
     const last = buf.lastIndexOf(NL);
+    // An unfinished line is kept as a copy, not a view of the chunk: a chunk may be a slice of a
+    // larger allocation (lib/out-slab.ts) that a view would keep alive while the stream waits.
     if (last < 0) {
-      this.#rest = buf.length === 0 ? null : buf;
+      this.#rest = buf.length === 0 ? null : buf === bytes ? Buffer.from(buf) : buf;
       return null;
     }
-    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    this.#rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
     let lines = buf.subarray(0, last);
     if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
     this.#bytes = lines;
@@ -142,11 +147,13 @@ export class LineReader {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
     const last = buf.lastIndexOf(NL);
+    // An unfinished line is kept as a copy, not a view of the chunk: a chunk may be a slice of a
+    // larger allocation (lib/out-slab.ts) that a view would keep alive while the stream waits.
     if (last < 0) {
-      this.#rest = buf.length === 0 ? null : buf;
+      this.#rest = buf.length === 0 ? null : buf === bytes ? Buffer.from(buf) : buf;
       return null;
     }
-    this.#rest = last + 1 < buf.length ? buf.subarray(last + 1) : null;
+    this.#rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
     return buf.toString('utf8', 0, last);
   }
 

@@ -53,4 +53,24 @@ test('pushRuns: a run reads the lines it can, the rest go to the span as byte te
   }
 });
 
+test('an unfinished line is its own copy: the chunk it came in may be written over once push returns', () => {
+  for (const via of ['push', 'pushBytes', 'pushRuns'] as const) {
+    const r = new LineReader();
+    const seen: string[] = [];
+    const take = (chunk: Buffer): void => {
+      if (via === 'push') r.push(chunk, (l) => (seen.push(l), ''));
+      else if (via === 'pushBytes') r.pushBytes(chunk, (t, a, b) => void seen.push(t.slice(a, b)));
+      else r.pushRuns(chunk, (t, a, b) => void seen.push(t.slice(a, b)), (_lines, at) => at);
+    };
+    const first = Buffer.from('data: one\ndata: tw');
+    take(first);
+    first.fill(0x78);
+    const whole = Buffer.from('data: no newline yet');
+    take(whole);
+    whole.fill(0x79);
+    take(Buffer.from('o\n'));
+    assert.equal(seen, ['data: one', 'data: twdata: no newline yeto'], via);
+  }
+});
+
 test.run();
