@@ -56,7 +56,7 @@ const EMPTY = Buffer.alloc(0);
 export class ByteSink {
   readonly parts: string[] = [];
   /**
-   * With bytes made elsewhere (formats/delta-events.ts): everything added so far in order, the
+   * With bytes made elsewhere (lib/delta-events.ts): everything added so far in order, the
    * parts before each such run joined into one byte text. take() then writes them all into one
    * buffer: a buffer made per piece and then concatenated was a fifth of the Responses stream
    * translator's time (an allocation of more than 4 KB makes an ArrayBuffer; --cpu-prof), and

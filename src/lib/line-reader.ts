@@ -74,7 +74,7 @@ export class LineReader {
 
   /**
    * pushBytes() for a reader that translates runs of lines on their bytes itself
-   * (formats/delta-events.ts): before each line, `run(lines, at)` may read lines from byte `at`
+   * (lib/delta-events.ts): before each line, `run(lines, at)` may read lines from byte `at`
    * and says where it stopped (`at` when it read none; past the end when it read them all). Each
    * line it leaves goes to `span` as byte text of its own (a line's offsets from 0), except blank
    * ones, which no SSE reader reads. A line at a time: making a chunk of 200 deltas byte text

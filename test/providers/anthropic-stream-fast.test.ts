@@ -3,7 +3,7 @@
 // that no fast path matches them, must translate to the same bytes, cut anywhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeltaEvents } from '../../src/formats/delta-events.js';
+import { DeltaEvents } from '../../src/lib/delta-events.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
@@ -109,7 +109,7 @@ test('the fast path is taken: text deltas, pings and block stops are not parsed'
   assert.is(parsed, 1, 'only message_start is parsed');
 });
 
-/** Counts the bytes the WebAssembly runs (formats/delta-events.ts) read in Anthropic's events. */
+/** Counts the bytes the WebAssembly runs (lib/delta-events.ts) read in Anthropic's events. */
 function counted<T>(f: () => T): { value: T; runBytes: number } {
   const run = DeltaEvents.prototype.run;
   let runBytes = 0;

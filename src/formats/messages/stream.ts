@@ -3,7 +3,7 @@ import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.j
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
-import { DeltaEvents } from '../delta-events.js';
+import { DeltaEvents } from '../../lib/delta-events.js';
 import { errors } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
@@ -48,7 +48,7 @@ export class MessagesStream implements ChatStreamTranslator {
     const s = this.#line(text, start, end);
     if (s.length > 0) this.#out.parts.push(s);
   };
-  /** The open text block's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
+  /** The open text block's deltas in the frame, a run of lines at a time (lib/delta-events.ts). */
   readonly #events = new DeltaEvents(0);
   /** The block #events has its templates for. */
   #eventsFor = -1;

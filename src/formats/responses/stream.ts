@@ -3,7 +3,7 @@ import { ByteSink, byteText, decodeText, jsonBytes, textBytes } from '../../lib/
 import { isDataLine, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
-import { DeltaEvents, KEEP_TEXT, NUMBERED } from '../delta-events.js';
+import { DeltaEvents, KEEP_TEXT, NUMBERED } from '../../lib/delta-events.js';
 import { messageItemJson, ResponseJson, textPartJson } from './response-json.js';
 import type { ChatStreamTranslator } from '../reply-format.js';
 import {
@@ -78,7 +78,7 @@ export class ResponsesStream implements ChatStreamTranslator {
     if (usage !== null) this.#usage = responseUsage(usage);
     else this.#data(this.#lines.utf8(start + 5, end).trim(), text, at, end);
   };
-  /** The text item's deltas in the frame, a run of lines at a time (formats/delta-events.ts). */
+  /** The text item's deltas in the frame, a run of lines at a time (lib/delta-events.ts). */
   readonly #events = new DeltaEvents(NUMBERED | KEEP_TEXT);
   /** The text item #events has its templates for. */
   #eventsFor: OpenText | null = null;

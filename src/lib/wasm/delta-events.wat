@@ -1,5 +1,5 @@
 ;; A chat stream's plain text deltas written as another format's events, at native speed, over a
-;; copy of the stream's lines in this module's memory (src/formats/delta-events.ts).
+;; copy of the stream's lines in this module's memory (src/lib/delta-events.ts).
 ;; `events(...)` reads the lines from `in` to `inEnd` (split at 0x0a, the last without its
 ;; newline) and, for each `data:` line that is the stream's learnt frame around a text literal
 ;; (formats/chat-deltas.ts: `open`, a string literal as JSON.stringify writes it, `close`, the

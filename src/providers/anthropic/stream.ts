@@ -2,7 +2,7 @@ import { ByteSink, byteText, jsonBytes } from '../../lib/byte-text.js';
 import { writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
-import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../formats/delta-events.js';
+import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../lib/delta-events.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
@@ -56,7 +56,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     const s = this.#line(text, start, end);
     if (s.length > 0) this.#out.parts.push(s);
   };
-  /** The text block's deltas in a run of lines at a time, written in WebAssembly (formats/delta-events.ts). */
+  /** The text block's deltas in a run of lines at a time, written in WebAssembly (lib/delta-events.ts). */
   readonly #events = new DeltaEvents(EMPTY_TOO);
   /** The frame of the text block whose delta #fastDelta read last: the run matches that block's. */
   #frame: DeltaFrame | null = null;

@@ -1,7 +1,7 @@
-import type { ByteSink } from '../lib/byte-text.js';
-import { outBuffer } from '../lib/out-slab.js';
-import { growTo, instantiate, type WasmMemory } from '../lib/wasm-instance.js';
-import { WASM_BASE64 } from '../lib/wasm/delta-events.js';
+import type { ByteSink } from './byte-text.js';
+import { outBuffer } from './out-slab.js';
+import { growTo, instantiate, type WasmMemory } from './wasm-instance.js';
+import { WASM_BASE64 } from './wasm/delta-events.js';
 
 // A translated stream's bulk, its plain text deltas, written in WebAssembly (wasm/delta-events.wat):
 // a run of lines in the stream's frame (a chat stream's, learnt by ChatDeltas, or a text block's

@@ -1,10 +1,10 @@
-// The text deltas written in WebAssembly (formats/delta-events.ts) against the full parse, where
+// The text deltas written in WebAssembly (lib/delta-events.ts) against the full parse, where
 // chat-deltas.test.ts does not reach: streams whose runs share the module's memory in turn, a
 // chunk large enough to grow it, texts of every length around the sixteen-byte copies, and
 // whether the runs are taken at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeltaEvents, EMPTY_TOO } from '../../src/formats/delta-events.js';
+import { DeltaEvents, EMPTY_TOO } from '../../src/lib/delta-events.js';
 import { ByteSink } from '../../src/lib/byte-text.js';
 import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
