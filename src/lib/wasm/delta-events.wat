@@ -1,9 +1,10 @@
-;; A chat stream's plain text deltas written as another format's events, at native speed, over a
+;; A stream's plain text deltas written as another format's events, at native speed, over a
 ;; copy of the stream's lines in this module's memory (src/lib/delta-events.ts).
 ;; `events(...)` reads the lines from `in` to `inEnd` (split at 0x0a, the last without its
-;; newline) and, for each `data:` line that is the stream's learnt frame around a text literal
-;; (formats/chat-deltas.ts: `open`, a string literal as JSON.stringify writes it, `close`, the
-;; obfuscation member when the frame has one, trailing space), writes the event
+;; newline) and, for each `data:` line that is the stream's frame around a text literal (the
+;; frame a chat stream's first chunk teaches formats/chat-deltas.ts, or an Anthropic text block's:
+;; `open`, a string literal as JSON.stringify writes it, `close`, the obfuscation member when the
+;; frame has one, trailing space), writes the event
 ;; `pre [seq] mid literal post` at `out` (nothing for an empty text but with flag 8) and, with KEEP_TEXT, the
 ;; literal's inside at `text`. Lines that are not `data:` lines are skipped, as the translators
 ;; skip them. It stops at the first data line that is anything else and returns where that line
@@ -161,7 +162,7 @@
     (block $stop
       (loop $next
         (br_if $stop (i32.gt_u (local.get $line) (local.get $inEnd)))
-;; A data line is matched up to its newline, which ends it; only another line is searched
+        ;; A data line is matched up to its newline, which ends it; only another line is searched
         ;; for its end. The pieces a data line is matched against hold no newline, and a string
         ;; literal stops at one (a control character), so reading them bounded by inEnd stays in
         ;; the line. Searching every line's end first was ~150 instructions a delta (callgrind).

@@ -44,7 +44,8 @@ interface StreamEvent {
  *
  * The events are read as byte text (lib/byte-text.ts) and the chunks written as byte text: the
  * common events (#fast) are matched in place and a delta's string is copied as the bytes it
- * came as; the others are decoded and parsed.
+ * came as; the others are decoded and parsed. A text block's deltas after its first are matched
+ * and written in one WebAssembly call over their bytes (#run, lib/delta-events.ts).
  */
 export class AnthropicStreamTranslator implements StreamTranslator {
   readonly #counts = emptyCounts();
