@@ -65,7 +65,7 @@ export class ByteSink {
   readonly #pieces: (string | Buffer)[] = [];
   #bytes = 0;
 
-  /** Adds bytes after everything added so far. */
+  /** Adds bytes after everything added so far; they are the sink's (take() may hand them on as they are). */
   bytes(b: Buffer): void {
     this.#flush();
     this.#pieces.push(b);
@@ -77,6 +77,13 @@ export class ByteSink {
     const pieces = this.#pieces;
     if (pieces.length > 0) {
       this.#flush();
+      // A run's bytes alone (a push of nothing but deltas) are handed on, not copied again.
+      if (pieces.length === 1 && typeof pieces[0] !== 'string') {
+        const only = pieces[0];
+        pieces.length = 0;
+        this.#bytes = 0;
+        return only;
+      }
       const out = outBuffer(this.#bytes);
       let at = 0;
       for (let i = 0; i < pieces.length; i++) {

@@ -9,8 +9,9 @@ import { WASM_BASE64 } from './wasm/delta-events.js';
 // in one call over the lines' bytes. In JavaScript each delta was made byte text, its frame compared
 // by slice and ===, its event joined from five pieces and encoded again, ~10,000 instructions a
 // delta (bench:instructions, gateway-responses-stream, issue 17). A line the run does not match
-// is left to the translator's own reading (ChatDeltas.match or the full parse), which is what
-// test/formats/chat-deltas.test.ts holds this to.
+// is left to the translator's own reading (ChatDeltas.match, the Anthropic translator's fast path,
+// or the full parse), which is what test/formats/chat-deltas.test.ts and
+// test/providers/anthropic-stream-fast.test.ts hold this to.
 
 interface EventsModule {
   memory: WasmMemory;

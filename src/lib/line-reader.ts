@@ -20,6 +20,8 @@ export class LineReader {
   #bytes: Buffer = Buffer.alloc(0);
   /** Where in #bytes the byte text given to a span begins (pushRuns gives one line at a time). */
   #base = 0;
+  /** Where the complete lines of the buffer #join() last gave end. */
+  #end = 0;
 
   /** Calls `line` for each line `chunk` completes (without its newline) and joins what they return. */
   push(chunk: Buffer | string, line: (text: string) => string): string {
@@ -104,17 +106,9 @@ export class LineReader {
 
   /** The complete lines the stream now holds, as valid UTF-8 (the last one's newline left out), or null if none. */
   #lineBytes(chunk: Buffer | string): Buffer | null {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
-    const last = buf.lastIndexOf(NL);
-    // An unfinished line is kept as a copy, not a view of the chunk: a chunk may be a slice of a
-    // larger allocation (lib/out-slab.ts) that a view would keep alive while the stream waits.
-    if (last < 0) {
-      this.#rest = buf.length === 0 ? null : buf === bytes ? Buffer.from(buf) : buf;
-      return null;
-    }
-    this.#rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-    let lines = buf.subarray(0, last);
+    const buf = this.#join(chunk);
+    if (buf === null) return null;
+    let lines = buf.subarray(0, this.#end);
     if (!isUtf8(lines)) lines = Buffer.from(lines.toString('utf8'));
     this.#bytes = lines;
     this.#base = 0;
@@ -144,17 +138,27 @@ export class LineReader {
    * lines are the ones a per-line decode gives.
    */
   #text(chunk: Buffer | string): string | null {
+    const buf = this.#join(chunk);
+    return buf === null ? null : buf.toString('utf8', 0, this.#end);
+  }
+
+  /**
+   * `chunk` after the unfinished line the last one left, or null when it completes no line;
+   * its complete lines end at #end. The unfinished line now left is kept as a copy, not a view of
+   * the chunk: a chunk may be a slice of a larger allocation (lib/out-slab.ts) that a view would
+   * keep alive while the stream waits.
+   */
+  #join(chunk: Buffer | string): Buffer | null {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const buf = this.#rest === null ? bytes : Buffer.concat([this.#rest, bytes]);
     const last = buf.lastIndexOf(NL);
-    // An unfinished line is kept as a copy, not a view of the chunk: a chunk may be a slice of a
-    // larger allocation (lib/out-slab.ts) that a view would keep alive while the stream waits.
     if (last < 0) {
       this.#rest = buf.length === 0 ? null : buf === bytes ? Buffer.from(buf) : buf;
       return null;
     }
     this.#rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-    return buf.toString('utf8', 0, last);
+    this.#end = last;
+    return buf;
   }
 
   /** The last line, when the stream ended without its newline (null when there is none); forgotten once read. */

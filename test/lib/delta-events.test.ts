@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DeltaEvents, EMPTY_TOO } from '../../src/lib/delta-events.js';
 import { ByteSink } from '../../src/lib/byte-text.js';
+import { countedRuns } from '../support/delta-runs.js';
 import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
@@ -33,28 +34,12 @@ function translate(make: () => Translator, pieces: string[]): string {
   return ids(Buffer.concat([...pieces.map((p) => t.push(Buffer.from(p))), t.end()]).toString());
 }
 
-/** Counts the deltas the runs wrote, by the bytes they read. */
-function counted<T>(f: () => T): { value: T; runBytes: number } {
-  const run = DeltaEvents.prototype.run;
-  let runBytes = 0;
-  DeltaEvents.prototype.run = function (this: DeltaEvents, lines, at, sink, seq) {
-    const stop = run.call(this, lines, at, sink, seq);
-    runBytes += Math.min(stop, lines.length) - at;
-    return stop;
-  };
-  try {
-    return { value: f(), runBytes };
-  } finally {
-    DeltaEvents.prototype.run = run;
-  }
-}
-
 for (const [name, make] of makers) {
   test(`${name}: texts of every length from 0 to 70 bytes, and multi-byte ones, in one chunk`, () => {
     let s = first();
     for (let n = 0; n <= 70; n++) s += delta('x'.repeat(n) + (n % 3 === 0 ? '"\\\n' : ''));
     s += delta('नमस्ते 😀 ') + delta('', 'chatcmpl-1', '"stop"') + DONE;
-    const { value, runBytes } = counted(() => translate(make, [s]));
+    const { value, runBytes } = countedRuns(() => translate(make, [s]));
     assert.is(value, translate(make, [slow(s)]));
     assert.ok(runBytes > s.length * 0.9, `the runs read ${runBytes} of ${s.length} bytes`);
   });
@@ -68,7 +53,7 @@ for (const [name, make] of makers) {
     const tb = make();
     const outA: Buffer[] = [];
     const outB: Buffer[] = [];
-    const { runBytes } = counted(() => {
+    const { runBytes } = countedRuns(() => {
       for (let i = 0; i < 4; i++) {
         outA.push(ta.push(Buffer.from(a[i])));
         outB.push(tb.push(Buffer.from(b[i])));
@@ -83,7 +68,7 @@ for (const [name, make] of makers) {
 
   test(`${name}: a chunk of 3 MB grows the memory, and the next stream's runs still read their own lines`, () => {
     const big = first() + Array.from({ length: 30000 }, (_, i) => delta(`token ${i} `)).join('') + DONE;
-    const { value, runBytes } = counted(() => translate(make, [big]));
+    const { value, runBytes } = countedRuns(() => translate(make, [big]));
     assert.is(value, translate(make, [slow(big)]));
     assert.ok(runBytes > big.length * 0.99, `the runs read ${runBytes} of ${big.length} bytes`);
     const small = first('z') + delta('after', 'z') + DONE;

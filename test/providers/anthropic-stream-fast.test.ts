@@ -3,10 +3,10 @@
 // that no fast path matches them, must translate to the same bytes, cut anywhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeltaEvents } from '../../src/lib/delta-events.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
+import { countedRuns } from '../support/delta-runs.js';
 import { fixtureBytes } from './anthropic-fixtures.js';
 
 const NOW = 1_764_000_000_000;
@@ -109,21 +109,8 @@ test('the fast path is taken: text deltas, pings and block stops are not parsed'
   assert.is(parsed, 1, 'only message_start is parsed');
 });
 
-/** Counts the bytes the WebAssembly runs (lib/delta-events.ts) read in Anthropic's events. */
-function counted<T>(f: () => T): { value: T; runBytes: number } {
-  const run = DeltaEvents.prototype.run;
-  let runBytes = 0;
-  DeltaEvents.prototype.run = function (this: DeltaEvents, lines, at, sink, seq) {
-    const stop = run.call(this, lines, at, sink, seq);
-    if (lines.includes('content_block_delta')) runBytes += Math.min(stop, lines.length) - at;
-    return stop;
-  };
-  try {
-    return { value: f(), runBytes };
-  } finally {
-    DeltaEvents.prototype.run = run;
-  }
-}
+/** The bytes the WebAssembly runs read in Anthropic's events (not the chat chunks a chained translator reads). */
+const counted = <T>(f: () => T) => countedRuns(f, (lines) => lines.includes('content_block_delta'));
 
 test('a text block\'s deltas are read in runs: texts of every length from 0 to 70 bytes, escapes and multi-byte ones', () => {
   let deltas = '';

@@ -187,10 +187,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
       const to = canonicalStringEnd(line, from, n);
       if (to < 0 || !closesTwice(line, to) || !onlySpaceFrom(line, to + 2, n)) return null;
       // The block's next deltas are read by the run (#run) in this frame.
-      const f = this.#frame;
-      if (f === null || !hasAt(line, at, f.open) || f.open.length !== from - at) {
-        this.#frame = { open: line.slice(at, from), close: '}}', obfuscated: false };
-      }
+      const open = line.slice(at, from);
+      if (this.#frame?.open !== open) this.#frame = { open, close: '}}', obfuscated: false };
       if (!this.#opened) return this.#first(`{"content":${line.slice(from, to)}}`);
       // The stream's bulk: three pieces, joined once with the rest (ByteSink).
       this.#out.parts.push(this.#textPrefix ??= `${this.#deltaPrefix()}{"content":`, line.slice(from, to), TEXT_END);
