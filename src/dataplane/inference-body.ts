@@ -5,7 +5,7 @@ import { readExtensions, type Extensions } from '../domain/extensions.js';
 import type { ForwardBody } from './forward-body.js';
 import type { LiteralTable } from '../lib/json-literals.js';
 import { scannedBody } from './scanned-body.js';
-import type { ClientBytes, NativeFormat, TokenEndpoint } from '../providers/types.js';
+import type { ClientBytes, NativeFormat, ScannedChat, TokenEndpoint } from '../providers/types.js';
 
 export interface InferenceBody {
   payload: Record<string, unknown>;
@@ -20,6 +20,11 @@ export interface InferenceBody {
    * edited in place), for a body the scan read; null for one that is re-serialised from `payload`.
    */
   raw: ForwardBody | null;
+  /**
+   * A chat body as the scan read it, for a translating provider that writes its request from the
+   * client's bytes (ProviderAdapter.buildScannedCall); absent or null for any other body.
+   */
+  readonly scanned?: ScannedChat | null;
   /** Whether a stream asks for usage (`stream_options.include_usage: true`); read from `payload` when absent. */
   usageAsked?: boolean;
   /**

@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../lib/logger.js';
 import { scanUsage, type TokenUsage } from '../lib/usage-scan.js';
 import { adapterFor } from '../providers/registry.js';
-import type { TokenEndpoint, UpstreamResponse } from '../providers/types.js';
+import type { AdapterCaps, ProviderAdapter, TokenEndpoint, UpstreamCall, UpstreamResponse } from '../providers/types.js';
 import type { KeyRecord } from '../domain/key-record.js';
 import { admitted } from './admission.js';
 import type { ClientReply } from '../domain/client-reply.js';
@@ -220,7 +220,7 @@ export class InferenceService {
       : body.raw !== null && adapter.buildForwardCall !== undefined ? adapter.buildForwardCall(endpoint, body.raw, a.route.upstreamModel, caps)
         : body.literal != null && adapter.buildLiteralCall !== undefined
           ? adapter.buildLiteralCall(endpoint, body.literal.payload, body.literal.literals, a.route.upstreamModel, caps)
-          : adapter.buildCall(endpoint, body.payload, a.route.upstreamModel, caps);
+          : this.#translatedCall(adapter, endpoint, body, a.route.upstreamModel, caps);
     const sent = await this.#d.upstream.send(endpoint, a.route, call, body, a.headers, abort, a.secret);
     if (sent.status >= 400) await refusedAnswer(sent, a);
     // Providers with their own answer format are read as OpenAI chat answers from here on.
@@ -239,6 +239,13 @@ export class InferenceService {
       // The gateway's own limit (503 overloaded) is returned as is: another route would not help.
       throw isGatewayError(e) ? e : transportFailure(e);
     }
+  }
+
+  /** A translating provider's call: from the client's bytes where the adapter can write it so, else from the decoded payload. */
+  #translatedCall(adapter: ProviderAdapter, endpoint: TokenEndpoint, body: InferenceBody, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
+    const scanned = adapter.buildScannedCall === undefined ? null : body.scanned ?? null;
+    return (scanned === null ? null : adapter.buildScannedCall!(endpoint, scanned, upstreamModel, caps))
+      ?? adapter.buildCall(endpoint, body.payload, upstreamModel, caps);
   }
 
   /** Records the serving attempt (tokens clamped to what the request could have used) and returns its cost. */

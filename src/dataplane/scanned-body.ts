@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { scanObject, WantedNames, type ObjectScan } from '../lib/json-scan.js';
-import type { TokenEndpoint } from '../providers/types.js';
+import type { ScannedChat, TokenEndpoint } from '../providers/types.js';
 import { EXTENSION_NAMES, NO_EXTENSIONS, type Extensions } from '../domain/extensions.js';
 import { booleanAt, extensionsAt, hasBackslash, modelAt, stringAt, tokensAt } from './body-spans.js';
 import { ForwardBody } from './forward-body.js';
@@ -53,7 +53,8 @@ export function scannedBody(endpoint: TokenEndpoint, raw: Buffer): InferenceBody
     model, streamOptions: so === null ? null : { start: so.start, end: so.end, value: options },
     stream: stream === true, usageAsked, open: s.open, cuts,
   });
-  return new ScannedBody(raw, model, stream === true, maxCompletion ?? maxTokens ?? null, ext, forward, usageAsked);
+  return new ScannedBody(raw, model, stream === true, maxCompletion ?? maxTokens ?? null, ext, forward, usageAsked,
+    endpoint === 'chat' ? s.layout : null, endpoint === 'chat' ? m[MESSAGES]!.start : -1);
 }
 
 /**
@@ -70,10 +71,15 @@ class ScannedBody implements InferenceBody {
   readonly usageAsked: boolean;
   readonly #bytes: Buffer;
   #payload: Record<string, unknown> | null = null;
+  /** A chat body's members as the scan found them, and where its messages open: for `scanned`. */
+  readonly #layout: readonly number[] | null;
+  readonly #messagesAt: number;
 
   constructor(bytes: Buffer, model: string, stream: boolean, maxTokens: number | null, ext: Extensions,
-    raw: ForwardBody, usageAsked: boolean) {
+    raw: ForwardBody, usageAsked: boolean, layout: readonly number[] | null, messagesAt: number) {
     this.#bytes = bytes;
+    this.#layout = layout;
+    this.#messagesAt = messagesAt;
     this.model = model;
     this.stream = stream;
     this.maxTokens = maxTokens;
@@ -81,6 +87,11 @@ class ScannedBody implements InferenceBody {
     this.ext = ext;
     this.raw = raw;
     this.usageAsked = usageAsked;
+  }
+
+  /** A chat body as the scan read it, for a provider that writes its own format from the client's bytes (made when asked). */
+  get scanned(): ScannedChat | null {
+    return this.#layout === null ? null : { bytes: this.#bytes, layout: this.#layout, messagesAt: this.#messagesAt, maxDepth: MAX_JSON_DEPTH };
   }
 
   get payload(): Record<string, unknown> {

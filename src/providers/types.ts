@@ -7,6 +7,20 @@ export interface ClientBytes {
   for(upstreamModel: string, wantUsage: boolean): Buffer | Buffer[];
 }
 
+/**
+ * A chat body the top-level scan read (dataplane/scanned-body.ts), for an adapter that writes its
+ * provider's format from the client's bytes rather than from the decoded payload.
+ */
+export interface ScannedChat {
+  readonly bytes: Buffer;
+  /** Per top-level member, in order: its key's offset (the opening quote) and its value's end. */
+  readonly layout: readonly number[];
+  /** Where the `messages` array opens. */
+  readonly messagesAt: number;
+  /** The nesting the scan allowed (the body is known to be within it). */
+  readonly maxDepth: number;
+}
+
 /** What a provider adapter produces for one upstream call. */
 export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
@@ -60,6 +74,12 @@ export interface ProviderAdapter {
    * `for()` sets the model id and, when the provider needs asking, the stream's usage.
    */
   buildForwardCall?(endpoint: Endpoint, body: ClientBytes, upstreamModel: string, caps: AdapterCaps): UpstreamCall;
+  /**
+   * buildCall from a chat body's bytes, for a translating provider: null when the body has a shape
+   * this does not cover, and the caller then decodes the payload for buildCall (which also gives
+   * the errors).
+   */
+  buildScannedCall?(endpoint: Endpoint, body: ScannedChat, upstreamModel: string, caps: AdapterCaps): UpstreamCall | null;
   /**
    * buildCall for a payload whose long strings are placeholders for the client's own literals
    * (lib/json-literals.ts): an adapter that writes the payload as JSON copies them instead.

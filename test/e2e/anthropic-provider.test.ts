@@ -142,6 +142,33 @@ test('a stream without include_usage gets no usage chunk, but the ledger still h
   assert.equal([row.streamed, row.usage_estimated, row.prompt_tokens, row.completion_tokens], [1, 0, PROMPT_TOKENS, 9]);
 });
 
+test("turns of text are written from the client's bytes: each text arrives as the literal the client wrote, turns merged as Anthropic needs", async () => {
+  // Escapes another serialiser would write differently: only a copy of the client's literal keeps them.
+  const raw = '{"model":"claude-sonnet-4-5","messages":[{"role":"system","content":"Be brief \\u2013 always."},'
+    + '{"role":"user","content":[{"type":"text","text":"caf\\u00e9 \\/ menu"},{"type":"text","text":""}]},'
+    + '{"role":"user","content":"and \\"tea\\"?"}],"temperature":0.5,"stream":false,"stop":"END"}';
+  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: bearer(key), body: raw });
+  assert.is(res.status, 200, await res.clone().text());
+  assert.is(((await res.json()) as any).choices[0].message.content, MOCK_TEXT);
+  const up = anthropic.requests[0];
+  const sent = up.raw.toString('utf8');
+  assert.ok(sent.includes('"text":"caf\\u00e9 \\/ menu"') && sent.includes('"text":"Be brief \\u2013 always."'), sent);
+  assert.equal(up.body, {
+    model: UPSTREAM, max_tokens: 4096, system: [{ type: 'text', text: 'Be brief – always.' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'café / menu' }, { type: 'text', text: 'and "tea"?' }] }],
+    stop_sequences: ['END'], temperature: 0.5,
+  });
+});
+
+test("a redacted request is written from its redacted text, never from the client's bytes", async () => {
+  const raw = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'My PAN is ABCPE1234F.' }] });
+  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...bearer(key), 'x-gw-guardrails': 'redact=pan' }, body: raw });
+  assert.is(res.status, 200, await res.text());
+  const up = anthropic.requests[0];
+  assert.not.ok(up.raw.includes('ABCPE1234F'), up.raw.toString('utf8'));
+  assert.equal(up.body.messages, [{ role: 'user', content: [{ type: 'text', text: 'My PAN is [REDACTED:pan].' }] }]);
+});
+
 test('tools round trip: a tool_use answer becomes tool_calls; the tool result goes back as a tool_result block', async () => {
   const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'refund_status', description: 'Status of a refund',
     parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } }];

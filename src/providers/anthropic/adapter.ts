@@ -1,8 +1,9 @@
 import { writeJsonBytes } from '../../lib/json-bytes.js';
-import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, StreamTranslator, UpstreamCall } from '../types.js';
+import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, ScannedChat, StreamTranslator, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
 import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
+import { anthropicRequestBytes } from './request-bytes.js';
 import { messagesRequestJson } from './request-json.js';
 import { AnthropicStreamTranslator } from './stream.js';
 
@@ -21,6 +22,12 @@ export const anthropicAdapter: ProviderAdapter = {
     const body = toMessagesRequest(payload, upstreamModel);
     if (caps.promptCache === true) markStablePrefix(body, upstreamModel);
     return { path: '/messages', body: messagesRequestJson(body) };
+  },
+  buildScannedCall(endpoint: Endpoint, body: ScannedChat, upstreamModel: string, caps: AdapterCaps): UpstreamCall | null {
+    // Prompt-cache markers are placed on the built objects (cache-markers.ts).
+    if (endpoint !== 'chat' || caps.promptCache === true) return null;
+    const bytes = anthropicRequestBytes(body, upstreamModel);
+    return bytes === null ? null : { path: '/messages', body: bytes };
   },
   nativeFormat: 'anthropic-messages',
   buildNativeCall(endpoint: Endpoint, payload: Record<string, unknown>, upstreamModel: string, headers: Record<string, string>, caps?: AdapterCaps): UpstreamCall {

@@ -38,11 +38,11 @@ export function toMessagesRequest(payload: Record<string, unknown>, upstreamMode
   return body;
 }
 
-function positiveInt(v: unknown): number | null {
+export function positiveInt(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
 }
 
-function stopSequences(stop: unknown): string[] | null {
+export function stopSequences(stop: unknown): string[] | null {
   if (stop === undefined || stop === null) return null;
   const list = typeof stop === 'string' ? [stop] : stop;
   if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) throw errors.badRequest("Invalid 'stop': expected a string or an array of strings");
