@@ -4,6 +4,7 @@ import { parseInferenceBody } from '../../src/dataplane/inference-body.js';
 import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
 import { anthropicRequestBytes } from '../../src/providers/anthropic/request-bytes.js';
 import { agentText, pick } from '../support/agent-text.js';
+import { mutate } from '../support/json-mutate.js';
 import { rng } from '../support/seeded-random.js';
 
 // The Anthropic request written from a chat body's bytes (request-bytes.ts) against the object
@@ -138,9 +139,13 @@ test('random chat bodies: what the byte path writes reads as the object translat
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
 });
 
+/** Pieces of a chat body spliced in by the mutations: members and values the byte path reads. */
+const SNIPPETS = ['"role":"user"', '"role":"system"', '"content":', '"text"', '"type":"text",', 'null', '[]', '{}', '""', '"stream":true,', '"n":2,',
+  '"tools":[],', '"tool_calls":null,', '"cache_control":{},', '"max_tokens":5,', '\\u0065', ',{"role":"assistant","content":"x"}'];
+
 test('mutated bodies: the byte path takes only what JSON.parse reads, and writes its translation', () => {
   const r = rng(99);
-  const base = JSON.stringify({
+  const body = JSON.stringify({
     model: 'claude-haiku-4-5', max_tokens: 100, temperature: 0.2, stop: ['x'], user: 'u',
     messages: [
       { role: 'system', content: 'be brief' },
@@ -149,19 +154,10 @@ test('mutated bodies: the byte path takes only what JSON.parse reads, and writes
       { role: 'user', content: 'bye' },
     ],
   });
-  const alphabet = '{}[]",:\\ \nab01-.eE';
+  const base = Buffer.from(body);
   let taken = 0;
   for (let i = 0; i < 20000; i++) {
-    const chars = [...base];
-    const edits = 1 + Math.floor(r() * 3);
-    for (let k = 0; k < edits; k++) {
-      const at = Math.floor(r() * chars.length);
-      const op = r();
-      if (op < 0.4) chars[at] = alphabet[Math.floor(r() * alphabet.length)];
-      else if (op < 0.7) chars.splice(at, 1);
-      else chars.splice(at, 0, alphabet[Math.floor(r() * alphabet.length)]);
-    }
-    const raw = Buffer.from(chars.join(''), 'utf8');
+    const raw = mutate(base, r, SNIPPETS);
     if (bytePath(raw) === null) continue;
     taken++;
     let parsed = true;
