@@ -243,9 +243,12 @@ export class InferenceService {
 
   /** A translating provider's call: from the client's bytes where the adapter can write it so, else from the decoded payload. */
   #translatedCall(adapter: ProviderAdapter, endpoint: TokenEndpoint, body: InferenceBody, upstreamModel: string, caps: AdapterCaps): UpstreamCall {
-    const scanned = adapter.buildScannedCall === undefined ? null : body.scanned ?? null;
-    return (scanned === null ? null : adapter.buildScannedCall!(endpoint, scanned, upstreamModel, caps))
-      ?? adapter.buildCall(endpoint, body.payload, upstreamModel, caps);
+    if (adapter.buildScannedCall !== undefined) {
+      const scanned = body.scanned ?? null;
+      const call = scanned === null ? null : adapter.buildScannedCall(endpoint, scanned, upstreamModel, caps);
+      if (call !== null) return call;
+    }
+    return adapter.buildCall(endpoint, body.payload, upstreamModel, caps);
   }
 
   /** Records the serving attempt (tokens clamped to what the request could have used) and returns its cost. */

@@ -158,16 +158,8 @@ test('mutated bodies: the byte path takes only what JSON.parse reads, and writes
   let taken = 0;
   for (let i = 0; i < 20000; i++) {
     const raw = mutate(base, r, SNIPPETS);
-    if (bytePath(raw) === null) continue;
-    taken++;
-    let parsed = true;
-    try {
-      JSON.parse(raw.toString('utf8'));
-    } catch {
-      parsed = false;
-    }
-    assert.ok(parsed, `case ${i}: taken but not JSON: ${raw.toString('utf8')}`);
-    compare(raw, `case ${i}`);
+    // compare() fails a body the byte path takes and the object path refuses (JSON.parse's refusals among them).
+    if (compare(raw, `case ${i}`)) taken++;
   }
   assert.ok(taken > 1000, `${taken} mutated bodies taken`);
 });
