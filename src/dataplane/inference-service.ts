@@ -148,7 +148,7 @@ export class InferenceService {
     if (renamed) headers[UPSTREAM_MODEL_HEADER] = a.route.upstreamModel;
     const outputs = guard !== null && guard.policy.outputs ? guard : null;
     if (served.kind === 'whole') {
-      let usage = scanUsage(served.body);
+      let usage = served.res.usage ?? scanUsage(served.body);
       let answer = served.body;
       if (outputs !== null && endpoint === 'chat') {
         const checked = this.#guardedAnswer(req, won, answer, outputs, usage, started, reply);

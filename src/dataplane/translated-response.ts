@@ -1,4 +1,5 @@
 import type { NativeBytes } from '../domain/native-bytes.js';
+import type { TokenUsage } from '../lib/usage-scan.js';
 import type { ProviderAdapter, StreamTranslator, TokenEndpoint, UpstreamResponse } from '../providers/types.js';
 
 const SSE = 'text/event-stream; charset=utf-8';
@@ -24,6 +25,7 @@ export class TranslatedResponse implements UpstreamResponse {
   #ended = false;
   #pending: Buffer | null = null;
   readonly #native: NativeBytes | null;
+  usage: TokenUsage | undefined = undefined;
 
   /**
    * `format`: what the client asked the answer's encoding to be (embeddings' encoding_format), else ''.
@@ -63,7 +65,9 @@ export class TranslatedResponse implements UpstreamResponse {
     const body = await this.#res.readAll(maxBytes);
     this.#native?.add(body);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
-    const out = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel, this.#answerModel).body;
+    const answer = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel, this.#answerModel);
+    this.usage = answer.usage;
+    const out = answer.body;
     return typeof out === 'string' ? Buffer.from(out) : out;
   }
 

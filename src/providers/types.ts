@@ -1,5 +1,6 @@
 import type { LiteralTable } from '../lib/json-literals.js';
 import type { FormPart } from '../lib/multipart.js';
+import type { TokenUsage } from '../lib/usage-scan.js';
 
 /** The client's JSON body as bytes to forward (dataplane/forward-body.ts). */
 export interface ClientBytes {
@@ -98,7 +99,7 @@ export interface ProviderAdapter {
    * `answerModel`, given for chat, is the model the answer is to name (the catalog id the client asked for).
    */
   readAnswer?(endpoint: Endpoint, answer: Buffer, contentType: string, format: string, upstreamModel?: string,
-    answerModel?: string): { body: Buffer | string; contentType: string };
+    answerModel?: string): TranslatedAnswer;
   authHeaders(apiKey: string): Record<string, string>;
   /**
    * Providers with their own answer format (Anthropic, Gemini): a chat answer's stream in their
@@ -156,6 +157,14 @@ export interface StreamTranslator {
  * An upstream's answer as the data plane consumes it, whatever the transport: pull-based, with
  * no stream objects in between (they cost more than the rest of a request's handling).
  */
+/** A whole answer in OpenAI's shape, from a provider's own (ProviderAdapter.readAnswer). */
+export interface TranslatedAnswer {
+  body: Buffer | string;
+  contentType: string;
+  /** The token counts the body's usage is written from, when the translation knows them: the data plane then does not scan the body for them. */
+  usage?: TokenUsage;
+}
+
 export interface UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
@@ -182,6 +191,8 @@ export interface UpstreamResponse {
   cancel(): void;
   /** How long the request waited for a free upstream connection, in ms (the ledger's queue_ms). */
   readonly queueMs: number;
+  /** Once readAll() has resolved: the token counts of a translated answer, as the usage scan would read them from it; else undefined. */
+  readonly usage?: TokenUsage;
 }
 
 /** An upstream answer already in memory (an adapter that answers in process). */

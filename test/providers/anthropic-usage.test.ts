@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { scanUsage } from '../../src/lib/usage-scan.js';
 import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
+import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
 import { canonicalUsage, canonicalUsageJson, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
 import { FIXED_NOW, fixtureBytes, sseData } from './anthropic-fixtures.js';
 
@@ -47,6 +48,21 @@ test('the gateway\'s usage scan reads the translated answer\'s and stream\'s cou
 test('the usage written as text is JSON.stringify of the usage object', () => {
   for (const counts of [emptyCounts(), { input: 21, output: 9, cacheRead: 1800, cacheWrite: 200 }, { input: 1e9, output: 0, cacheRead: 0, cacheWrite: 7 }]) {
     assert.is(canonicalUsageJson(counts), JSON.stringify(canonicalUsage(counts)));
+  }
+});
+
+test('the counts a translated answer hands the data plane are those its usage scan reads from the answer, whatever the usage held', () => {
+  const odd = [undefined, null, -1, 1.5, 2 ** 53, 1e21, '7', Number.NaN, 0, 3, 4096, 2 ** 31];
+  let seed = 17;
+  const pick = <T>(xs: T[]): T => xs[(seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % xs.length];
+  for (let i = 0; i < 2_000; i++) {
+    const usage = i % 7 === 0 ? pick([undefined, null, 'none', []]) : {
+      input_tokens: pick(odd), output_tokens: pick(odd), cache_read_input_tokens: pick(odd), cache_creation_input_tokens: pick(odd),
+    };
+    const msg = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: `"usage": {"prompt_tokens": ${i}}` }],
+      stop_reason: 'end_turn', usage };
+    const out = anthropicAdapter.readAnswer!('chat', Buffer.from(JSON.stringify(msg)), 'application/json', '');
+    assert.equal(out.usage, scanUsage(Buffer.from(out.body)), JSON.stringify(usage));
   }
 });
 

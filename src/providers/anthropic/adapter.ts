@@ -1,11 +1,12 @@
 import { writeJsonBytes } from '../../lib/json-bytes.js';
-import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, ScannedChat, StreamTranslator, UpstreamCall } from '../types.js';
+import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, ScannedChat, StreamTranslator, TranslatedAnswer, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
 import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
 import { anthropicRequestBytes } from './request-bytes.js';
 import { messagesRequestJson } from './request-json.js';
 import { AnthropicStreamTranslator } from './stream.js';
+import { emptyCounts, tokenUsage } from './usage.js';
 
 /** The API version the translators are written against (Anthropic requires the header). */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -51,9 +52,11 @@ export const anthropicAdapter: ProviderAdapter = {
   // `created` (Date.now() below) is the answering side's wall time, as an OpenAI upstream stamps its
   // own: adapters are pure and are handed no clock.
   readAnswer(endpoint: Endpoint, answer: Buffer, contentType: string, _format: string, _upstreamModel?: string,
-    answerModel?: string): { body: Buffer | string; contentType: string } {
+    answerModel?: string): TranslatedAnswer {
     if (endpoint !== 'chat') return { body: answer, contentType };
-    return { body: toChatCompletion(answer, '', Date.now(), answerModel), contentType: 'application/json' };
+    const counts = emptyCounts();
+    const body = toChatCompletion(answer, '', Date.now(), answerModel, counts);
+    return { body, contentType: 'application/json', usage: tokenUsage(counts) };
   },
   streamTranslator(_endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator {
     return new AnthropicStreamTranslator(upstreamModel, Date.now(), answerModel);

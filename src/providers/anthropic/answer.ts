@@ -1,6 +1,6 @@
 import { jsonString, writeJson } from '../../lib/json-write.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage, type UsageCounts } from './usage.js';
 
 interface MessageAnswer {
   id?: unknown;
@@ -16,8 +16,10 @@ interface MessageAnswer {
  * blocks are left out: the gateway never asks for them, and OpenAI's answer has no place for them.
  * Throws on a body that is not a message, which the data plane treats as a failed route.
  * `answerModel`, when given, is the model the answer names in place of the message's own.
+ * `counts` is given the answer's token counts, those its usage is written from.
  */
-export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number, answerModel?: string): string {
+export function toChatCompletion(answer: Buffer, upstreamModel: string, now: number, answerModel?: string,
+  counts: UsageCounts = emptyCounts()): string {
   const msg = JSON.parse(answer.toString('utf8')) as MessageAnswer;
   if (typeof msg !== 'object' || msg === null || !Array.isArray(msg.content)) throw new Error('the Anthropic answer is not a message');
   let text: string | null = null;
@@ -28,7 +30,6 @@ export function toChatCompletion(answer: Buffer, upstreamModel: string, now: num
       toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
     }
   }
-  const counts = emptyCounts();
   mergeUsage(counts, msg.usage);
   // Written around its values (the bytes JSON.stringify writes for the answer's object, in this
   // order): a walk of the object cost ~10,000 instructions more (callgrind, issue 17).

@@ -1,3 +1,5 @@
+import type { TokenUsage } from '../../lib/usage-scan.js';
+
 /** Anthropic's token counts as its answers and `message_start` / `message_delta` events carry them. */
 export interface AnthropicUsage {
   input_tokens?: number | null;
@@ -48,6 +50,15 @@ export function canonicalUsage(c: UsageCounts): Record<string, unknown> {
   };
 }
 
+/**
+ * The counts the data plane's usage scan reads from canonicalUsageJson(c), given directly: a
+ * translated answer then is not scanned for what its translation already knew (~4k instructions
+ * a request, bench:instructions gateway-anthropic, issue 17).
+ */
+export function tokenUsage(c: UsageCounts): TokenUsage {
+  return { promptTokens: c.input + c.cacheRead + c.cacheWrite, completionTokens: c.output, cachedTokens: c.cacheRead, cacheWriteTokens: c.cacheWrite, reasoningTokens: 0 };
+}
+
 /** JSON.stringify(canonicalUsage(c)), written around the numbers. */
 export function canonicalUsageJson(c: UsageCounts): string {
   const prompt = c.input + c.cacheRead + c.cacheWrite;
@@ -55,6 +66,7 @@ export function canonicalUsageJson(c: UsageCounts): string {
     `"prompt_tokens_details":{"cached_tokens":${c.cacheRead},"cache_write_tokens":${c.cacheWrite}}}`;
 }
 
+/** A whole count: a fraction or a count past 2^53 is not one (and would not be written as the digits the usage scan reads). */
 function isCount(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return Number.isSafeInteger(v) && (v as number) >= 0;
 }
