@@ -98,6 +98,8 @@ function written(v: Record<string, unknown>, r: () => number): Buffer {
   // A member name spelled with an escape: the byte path leaves the body to the object translation.
   if (r() < 0.03) s = s.replace('"temperature"', '"temp\\u0065rature"');
   if (r() < 0.03) s = s.replace('"content"', '"c\\u006fntent"');
+  // Numbers JSON.stringify does not write: the byte path reads a plain run of digits itself.
+  if (r() < 0.05) s = s.replace(/"(max_tokens|max_completion_tokens|n|top_k)":\s*(\d+)/, (_, k, d) => `"${k}":${pick(r, [`${d}.0`, `${d}e0`, `${d}E+1`, `-${d}`, `0.${d}`])}`);
   return Buffer.from(s, 'utf8');
 }
 

@@ -167,10 +167,32 @@ function readMembers(raw: Buffer, layout: readonly number[]): boolean {
   return true;
 }
 
-/** A read member's value, decoded (it is small); undefined when absent. */
+/**
+ * A read member's value, decoded (it is small); undefined when absent. The scan proved it JSON,
+ * so `true`, `false`, `null` and a run of digits are read from their bytes: a decode and a
+ * JSON.parse for each cost ~80 ns: the benchmark's stream request (`max_tokens`, `stream`) 1.71 →
+ * 1.55 µs alone, gateway-anthropic-stream 237.5k → 235.6k instructions a request (main thread,
+ * bench:instructions, issue 17).
+ */
 function valueOf(raw: Buffer, f: number): unknown {
   const from = spans[2 * f];
-  return from < 0 ? undefined : JSON.parse(raw.toString('utf8', from, spans[2 * f + 1]));
+  if (from < 0) return undefined;
+  const to = spans[2 * f + 1];
+  const c = raw[from];
+  if (c === 0x74 /* t */) return true;
+  if (c === 0x6e /* n */) return null;
+  if (c === 0x66 /* f */) return false;
+  if (to - from <= 15) {
+    let v = 0;
+    let i = from;
+    for (; i < to; i++) {
+      const d = raw[i] - 0x30;
+      if (d < 0 || d > 9) break;
+      v = v * 10 + d;
+    }
+    if (i === to) return v;
+  }
+  return JSON.parse(raw.toString('utf8', from, to));
 }
 
 /** A message's role as one of the kinds above; -1 for one this does not write. */
