@@ -62,7 +62,22 @@ export class TranslatedResponse implements UpstreamResponse {
       for (let c = await this.next(); c !== null; c = await this.next()) parts.push(c);
       return Buffer.concat(parts);
     }
-    const body = await this.#res.readAll(maxBytes);
+    return this.#answer(await this.#res.readAll(maxBytes));
+  }
+
+  /**
+   * The translated answer if the provider's has all arrived, as UpstreamResponse.arrived() says;
+   * else null. A small answer usually has: its translation then costs no promise and no
+   * microtask turn of its own (gateway-anthropic 144.3k → 141.5k instructions a request, main thread, bench:instructions).
+   */
+  arrived(): Buffer | null {
+    if (this.#stream !== null) return null;
+    const body = this.#res.arrived?.() ?? null;
+    return body === null ? null : this.#answer(body);
+  }
+
+  /** The provider's whole answer, translated (an error answer as it came). */
+  #answer(body: Buffer): Buffer {
     this.#native?.add(body);
     if (this.status >= 400 || this.#adapter.readAnswer === undefined) return body;
     const answer = this.#adapter.readAnswer(this.#endpoint, body, this.#res.contentType, this.#format, this.#upstreamModel, this.#answerModel);

@@ -210,7 +210,11 @@ export class BufferedResponse implements UpstreamResponse {
   }
 
   readAll(): Promise<Buffer> {
-    return Promise.resolve(this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks));
+    return Promise.resolve(this.arrived());
+  }
+
+  arrived(): Buffer {
+    return this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks);
   }
 
   next(): Promise<Buffer | null> {
