@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { constant, SpanWriter } from '../../src/lib/span-writer.js';
 import { rng } from '../support/seeded-random.js';
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 const TEXTS = ['{"role":"user"', ',', '"', ',"content":', 'é', '{"type":"function","function":{"name":', 'x'.repeat(255)];
 const CONSTANTS = TEXTS.map((t) => ({ code: constant(t), bytes: Buffer.from(t) }));
@@ -72,7 +73,9 @@ test('computed bytes, short and long, go in order with the constants and the bod
     for (let i = 0; i < 40; i++) {
       const k = r();
       if (k < 0.3) {
-        const text = 'ü→'.repeat(Math.floor(r() * 200));
+        // ASCII and not, short (copied in JavaScript while it is ASCII) and long.
+        const m = Math.floor(r() * 200);
+        const text = pick(r, ['ü→'.repeat(m), 'claude-x'.slice(0, m % 9), 'a'.repeat(m), `ab${'é'.repeat(m % 3)}c`, String(m), `"m/${m}"`]);
         w.text(text);
         expected.push(Buffer.from(text));
       } else if (k < 0.5) {

@@ -107,7 +107,7 @@ export function anthropicRequestBytes(chat: ScannedChat, upstreamModel: string):
   const w = writer;
   w.begin();
   w.put(MODEL_KEY);
-  w.text(JSON.stringify(upstreamModel));
+  w.text(modelLiteral(upstreamModel));
   w.put(MAX_TOKENS_KEY);
   w.text(String(positiveInt(valueOf(raw, MAX_COMPLETION_TOKENS)) ?? positiveInt(valueOf(raw, MAX_TOKENS)) ?? DEFAULT_MAX_TOKENS));
   w.put(MESSAGES_KEY);
@@ -294,4 +294,16 @@ function writeSystem(w: SpanWriter, raw: Buffer, messages: Records): void {
     first = false;
     blocks(w, raw, messages, e, at);
   }
+}
+
+let lastModel = '';
+let lastModelLiteral = '""';
+
+/** The model's JSON literal: most requests name the model the one before named (JSON.stringify ~1.3k instructions a call, callgrind). */
+function modelLiteral(model: string): string {
+  if (model !== lastModel) {
+    lastModelLiteral = JSON.stringify(model);
+    lastModel = model;
+  }
+  return lastModelLiteral;
 }
