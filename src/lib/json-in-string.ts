@@ -25,11 +25,16 @@ for (const c of [QUOTE, BACKSLASH, 0x62, 0x66, 0x6e, 0x72, 0x74]) SHORT_ESCAPE[c
 const HAS_SHORT = new Uint8Array(32);
 for (const c of [0x08, 0x0c, 0x0a, 0x0d, 0x09]) HAS_SHORT[c] = 1;
 
-// Per open container: whether it is an object, and where its keys start in `keys` (reused).
-const objects: number[] = [];
-const keyFrom: number[] = [];
+// Per open container: whether it is an object, and where its keys start in `keys`; typed arrays
+// with counts (reused), not arrays emptied by setting their length: each `length = 0` was a call
+// into the runtime, and the pushes after it grew the array again (~2,000 instructions a call of
+// this function, callgrind, gateway-messages-agent).
+let objects = new Uint8Array(64);
+let keyFrom = new Int32Array(64);
+let open = 0;
 /** The keys of the open objects, as start and end in the body. */
-const keys: number[] = [];
+let keys = new Int32Array(256);
+let keyCount = 0;
 
 /**
  * Writes the value at raw[from, to) as a JSON string's literal into `w` (quotes included) when
@@ -37,9 +42,8 @@ const keys: number[] = [];
  */
 export function writeJsonInString(w: ByteTarget, raw: Buffer, from: number, to: number): boolean {
   const start = w.at;
-  objects.length = 0;
-  keyFrom.length = 0;
-  keys.length = 0;
+  open = 0;
+  keyCount = 0;
   const b = w.buf;
   let o = w.at;
   b[o++] = QUOTE;
@@ -64,15 +68,15 @@ export function writeJsonInString(w: ByteTarget, raw: Buffer, from: number, to: 
       continue;
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      objects.push(c === OPEN_BRACE ? 1 : 0);
-      keyFrom.push(keys.length);
+      if (open === objects.length) growOpen();
+      objects[open] = c === OPEN_BRACE ? 1 : 0;
+      keyFrom[open++] = keyCount;
       expectKey = c === OPEN_BRACE;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      objects.pop();
-      keys.length = keyFrom.pop()!;
+      keyCount = keyFrom[--open];
       expectKey = false;
     } else if (c === COMMA) {
-      expectKey = objects[objects.length - 1] === 1;
+      expectKey = objects[open - 1] === 1;
     } else if (c !== COLON) {
       // true, false, null, or a number; whitespace is not JSON.stringify's.
       const end = scalarEnd(raw, i, to);
@@ -126,14 +130,29 @@ function newKey(raw: Buffer, from: number, to: number): boolean {
     if (digits) return false;
   }
   const n = to - from;
-  for (let k = keyFrom[keyFrom.length - 1]; k < keys.length; k += 2) {
+  for (let k = keyFrom[open - 1]; k < keyCount; k += 2) {
     if (keys[k + 1] - keys[k] !== n) continue;
     let j = 0;
     while (j < n && raw[keys[k] + j] === raw[from + j]) j++;
     if (j === n) return false;
   }
-  keys.push(from, to);
+  if (keyCount + 2 > keys.length) {
+    const more = new Int32Array(2 * keys.length);
+    more.set(keys);
+    keys = more;
+  }
+  keys[keyCount++] = from;
+  keys[keyCount++] = to;
   return true;
+}
+
+function growOpen(): void {
+  const o = new Uint8Array(2 * objects.length);
+  o.set(objects);
+  objects = o;
+  const k = new Int32Array(2 * keyFrom.length);
+  k.set(keyFrom);
+  keyFrom = k;
 }
 
 /** The end of true, false, null or a number at raw[i] when JSON.stringify spells it so; -1 otherwise (whitespace too). */

@@ -52,4 +52,14 @@ test('numbers, keys and escapes JSON.stringify would write otherwise are left', 
   }
 });
 
+test('deep nesting and many keys (past the reused stacks\' first sizes): the same text, and a repeated key still left', () => {
+  const deep = `${'{"k":['.repeat(150)}1${']}'.repeat(150)}`;
+  assert.is(inString(deep), JSON.stringify(deep));
+  const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`key${i}`, { [`in${i}`]: i, x: [i] }])));
+  assert.is(inString(wide), JSON.stringify(wide));
+  assert.is(inString(`${wide.slice(0, -1)},"key399":0}`), null, 'the last of 400 keys given twice');
+  // After a refusal the stacks start over: the next value is read as on its own.
+  assert.is(inString('{"a":{"b":1},"b":2}'), JSON.stringify('{"a":{"b":1},"b":2}'));
+});
+
 test.run();
