@@ -168,6 +168,14 @@ test('nesting inside a block: the byte path takes a body exactly when the object
   assert.is(seen.size, 2, 'both sides of the limit');
 });
 
+test('a user message of 90 texts between 30 tool results, twice: its texts joined after the results, as the object translation has it', () => {
+  const content = Array.from({ length: 120 }, (_, i) => (i % 4 === 3
+    ? { type: 'tool_result', tool_use_id: `t${i}`, content: [{ type: 'text', text: `r${i}` }, { type: 'text', text: 'more' }] }
+    : { type: 'text', text: `words ${i}` }));
+  const body = { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content }, { role: 'assistant', content: 'ok' }, { role: 'user', content }] };
+  assert.ok(compare(Buffer.from(JSON.stringify(body)), 'many texts'));
+});
+
 test("a Claude Code turn: tool results before the user's words, errors said in words, thinking left out, inputs as JSON.stringify writes them", () => {
   const long = 'const x = "y";\n'.repeat(100);
   const body = {

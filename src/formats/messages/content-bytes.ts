@@ -73,6 +73,12 @@ const OBJ = 0x7b;
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
 let texts = new Int32Array(64);
 let textCount = 0;
+/**
+ * A user message's own texts, gathered apart from its tool results' (reused, as `texts`: with an
+ * array made per message and grown by its pushes, gateway-messages-agent took 3601.0k
+ * instructions a request on the main thread, now 3572.8k, callgrind).
+ */
+let userTexts = new Int32Array(64);
 
 /**
  * Writes the chat messages for the conversation (the messages array's records) into `w`,
@@ -164,7 +170,7 @@ function writeJoined(w: SpanWriter, separator: Constant | null): void {
 function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
   const words = blocks.words;
   // Texts are kept across the tool results' own: the user's texts are gathered first, apart.
-  const userTexts: number[] = [];
+  let userCount = 0;
   for (let j = 0; j < blocks.count; j++) {
     const at = blocks.from + j * blocks.stride;
     if (raw[words[at]] !== OBJ) return false;
@@ -172,18 +178,24 @@ function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks
     if (k === K_TEXT) {
       const from = words[at + TEXT];
       if (from < 0 || raw[from] !== STR) return false;
-      userTexts.push(from, words[at + TEXT + 1]);
+      if (userCount + 2 > userTexts.length) {
+        const more = new Int32Array(2 * userTexts.length);
+        more.set(userTexts);
+        userTexts = more;
+      }
+      userTexts[userCount++] = from;
+      userTexts[userCount++] = words[at + TEXT + 1];
     } else if (k === K_TOOL_RESULT) {
       if (!toolResult(w, out, raw, words, at)) return false;
     } else if (k !== K_THINKING) {
       return false;
     }
   }
-  if (userTexts.length === 0) return true;
+  if (userCount === 0) return true;
   open(w, out);
   w.put(USER_MESSAGE);
   textCount = 0;
-  for (let j = 0; j < userTexts.length; j += 2) {
+  for (let j = 0; j < userCount; j += 2) {
     texts[2 * textCount] = userTexts[j];
     texts[2 * textCount + 1] = userTexts[j + 1];
     if (2 * ++textCount + 2 > texts.length) {
