@@ -153,10 +153,6 @@ export interface StreamTranslator {
   end(): Buffer;
 }
 
-/**
- * An upstream's answer as the data plane consumes it, whatever the transport: pull-based, with
- * no stream objects in between (they cost more than the rest of a request's handling).
- */
 /** A whole answer in OpenAI's shape, from a provider's own (ProviderAdapter.readAnswer). */
 export interface TranslatedAnswer {
   body: Buffer | string;
@@ -165,6 +161,10 @@ export interface TranslatedAnswer {
   usage?: TokenUsage;
 }
 
+/**
+ * An upstream's answer as the data plane consumes it, whatever the transport: pull-based, with
+ * no stream objects in between (they cost more than the rest of a request's handling).
+ */
 export interface UpstreamResponse {
   readonly status: number;
   readonly contentType: string;
@@ -191,7 +191,7 @@ export interface UpstreamResponse {
   cancel(): void;
   /** How long the request waited for a free upstream connection, in ms (the ledger's queue_ms). */
   readonly queueMs: number;
-  /** Once readAll() has resolved: the token counts of a translated answer, as the usage scan would read them from it; else undefined. */
+  /** Once readAll() or arrived() has given the body: a translated answer's token counts, as the usage scan would read them from it; else undefined. */
   readonly usage?: TokenUsage;
 }
 
