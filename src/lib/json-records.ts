@@ -58,6 +58,11 @@ export function nestedRecords(r: Records, e: number, keys: RecordKeys, end: numb
   return { words, from: (at >> 2) + 1, count: words[at >> 2], stride: keys.nested!.stride, end };
 }
 
+/** A string's JSON literal as bytes (quotes included): a `word` for valueIs. */
+export function literalBytes(s: string): Buffer {
+  return Buffer.from(JSON.stringify(s));
+}
+
 /** Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. */
 export function valueIs(body: Buffer, from: number, to: number, word: Buffer): boolean {
   if (to - from !== word.length) return false;

@@ -1,6 +1,6 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { literalBytes, nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
 import { writeJsonInString } from '../../lib/json-in-string.js';
 
@@ -15,8 +15,6 @@ import { writeJsonInString } from '../../lib/json-in-string.js';
 // system messages of text. Anything else (an image, a document, a value of another type) answers
 // false, and the caller translates the request as objects, which also gives the errors.
 // test/formats/messages-content-bytes.test.ts holds the two to the same messages.
-
-const q = (s: string): Buffer => Buffer.from(JSON.stringify(s));
 
 const BLOCK_KEYS = new RecordKeys(['type', 'text', 'id', 'name', 'input', 'tool_use_id', 'content', 'is_error']);
 /** The message members read, each message's blocks recorded in the same walk (one walk of the conversation, not two). */
@@ -34,14 +32,14 @@ const IS_ERROR = 15;
 /** Nesting of a tool_result's content (the body, messages, the message, its blocks, the block, then it). */
 const RESULT_DEPTH = 6;
 
-const USER = q('user');
-const ASSISTANT = q('assistant');
-const SYSTEM = q('system');
-const TEXT_TYPE = q('text');
-const TOOL_USE = q('tool_use');
-const TOOL_RESULT = q('tool_result');
-const THINKING = q('thinking');
-const REDACTED_THINKING = q('redacted_thinking');
+const USER = literalBytes('user');
+const ASSISTANT = literalBytes('assistant');
+const SYSTEM = literalBytes('system');
+const TEXT_TYPE = literalBytes('text');
+const TOOL_USE = literalBytes('tool_use');
+const TOOL_RESULT = literalBytes('tool_result');
+const THINKING = literalBytes('thinking');
+const REDACTED_THINKING = literalBytes('redacted_thinking');
 const TRUE = Buffer.from('true');
 const NULL = Buffer.from('null');
 

@@ -1,6 +1,6 @@
 import { constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { literalBytes, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
 
 // The chat messages for a Responses request's input, written from the client's bytes: the scan
@@ -15,8 +15,6 @@ import { scanRecords } from '../../lib/json-scan.js';
 // items.ts leaves them). Anything else (an image, an unknown item, a value of another type)
 // answers null, and the caller translates the request as objects, which also gives the errors.
 // test/formats/responses-input-bytes.test.ts holds the two to the same messages.
-
-const q = (s: string): Buffer => Buffer.from(JSON.stringify(s));
 
 /** The item members read, in this order in each record. */
 export const ITEM_KEYS = new RecordKeys(['type', 'role', 'content', 'call_id', 'name', 'arguments', 'output']);
@@ -33,14 +31,14 @@ const PART_TEXT = 3;
 /** Nesting of a message's content array: the body, input, the item, then it. */
 const PARTS_DEPTH = 4;
 
-const MESSAGE = q('message');
-const FUNCTION_CALL = q('function_call');
-const FUNCTION_CALL_OUTPUT = q('function_call_output');
-const REASONING = q('reasoning');
-const INPUT_TEXT = q('input_text');
-const OUTPUT_TEXT = q('output_text');
+const MESSAGE = literalBytes('message');
+const FUNCTION_CALL = literalBytes('function_call');
+const FUNCTION_CALL_OUTPUT = literalBytes('function_call_output');
+const REASONING = literalBytes('reasoning');
+const INPUT_TEXT = literalBytes('input_text');
+const OUTPUT_TEXT = literalBytes('output_text');
 // Roles as the client spells them, and as chat completions takes them (developer is system).
-const ROLES = ['user', 'assistant', 'system', 'developer'].map(q);
+const ROLES = ['user', 'assistant', 'system', 'developer'].map(literalBytes);
 const CHAT_ROLE = ['{"role":"user"', '{"role":"assistant"', '{"role":"system"', '{"role":"system"'].map(constant);
 const USER = 0;
 const ASSISTANT = 1;

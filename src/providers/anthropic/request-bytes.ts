@@ -1,4 +1,4 @@
-import { nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { literalBytes, nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords, WantedNames } from '../../lib/json-scan.js';
 import { outBuffer } from '../../lib/out-slab.js';
 import { constant, SpanWriter } from '../../lib/span-writer.js';
@@ -22,8 +22,6 @@ import { DEFAULT_MAX_TOKENS, positiveInt, stopSequences } from './request.js';
 // decoded payload, which also gives the errors. test/providers/anthropic-request-bytes.test.ts
 // holds the two to the same request.
 
-const q = (s: string): Buffer => Buffer.from(JSON.stringify(s));
-
 const PART_KEYS = new RecordKeys(['type', 'text', 'cache_control']);
 /** The message members read; a message's content parts are recorded in the same walk. */
 const MESSAGE_KEYS = new RecordKeys(['role', 'content', 'tool_calls', 'cache_control'], { key: 'content', keys: PART_KEYS });
@@ -35,11 +33,11 @@ const TYPE = 1;
 const TEXT = 3;
 const PART_CACHE = 5;
 
-const USER = q('user');
-const ASSISTANT = q('assistant');
-const SYSTEM = q('system');
-const DEVELOPER = q('developer');
-const TEXT_TYPE = q('text');
+const USER = literalBytes('user');
+const ASSISTANT = literalBytes('assistant');
+const SYSTEM = literalBytes('system');
+const DEVELOPER = literalBytes('developer');
+const TEXT_TYPE = literalBytes('text');
 
 /** The top-level members toMessagesRequest reads besides `messages` (request.ts); every other one it leaves out. */
 const READ = new WantedNames(['n', 'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'top_k', 'stream', 'user', 'tools']);
