@@ -18,6 +18,8 @@ const BLOCK_STOP = '{"type":"content_block_stop","index":';
 const MESSAGE_DELTA = '{"type":"message_delta","delta":{"stop_reason":';
 const OUTPUT_TOKENS = ',"stop_sequence":null},"usage":{"output_tokens":';
 const MESSAGE_STOP = '{"type":"message_stop"}';
+const MESSAGE_START = '{"type":"message_start","message":{';
+const USAGE_KEY = '"usage":';
 const PING = '{"type":"ping"}';
 /** What follows a chunk's delta object: the rest of its choice, and of the chunk. */
 const CHUNK_END = ',"logprobs":null,"finish_reason":null}]}\n\n';
@@ -84,7 +86,9 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     }
     return e.run(lines, from, this.#out, 0);
   };
-  #id = 'msg';
+  /** The message's id and model as the JSON literals (byte text) every chunk names; the model written from #model when none is set. */
+  #idJson = '"msg"';
+  #modelJson: string | null = null;
   #model: string;
   readonly #named: boolean;
   #created: number;
@@ -173,6 +177,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     }
     if (t === 0x6d /* m */) {
       if (hasAt(line, at, MESSAGE_DELTA)) return this.#fastMessageDelta(line, at + MESSAGE_DELTA.length, n);
+      if (hasAt(line, at, MESSAGE_START)) return this.#fastStart(line, at + MESSAGE_START.length, n);
       return hasAt(line, at, MESSAGE_STOP) && onlySpaceFrom(line, at + MESSAGE_STOP.length, n) ? this.#stop() : null;
     }
     return t === 0x70 /* p */ && hasAt(line, at, PING) && onlySpaceFrom(line, at + PING.length, n) ? '' : null;
@@ -218,15 +223,69 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     return this.#finish(literalValue(line, at, to));
   }
 
+  /**
+   * A message_start whose message members (from `at`, past its brace) are those Anthropic sends,
+   * compact: the id, model, type, role and stop members as strings or null, `content` empty, and
+   * `usage` last, which alone is parsed. The line is then the members matched here and the usage
+   * object between fixed text, so it is JSON exactly when the usage is, and means what a parse of
+   * all of it would. Null for any other key or value, or a usage that does not parse (not last),
+   * which #line then parses whole. Its parse was ~15,600 instructions of a translated stream's
+   * main thread (callgrind, gateway-anthropic-stream, issue 17), the largest single piece left.
+   */
+  #fastStart(line: string, at: number, n: number): string | null {
+    let end = n;
+    for (let c = line.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0d; c = line.charCodeAt(--end - 1));
+    if (!closesTwice(line, end - 2)) return null;
+    let p = at;
+    let id: string | null = null;
+    let model: string | null = null;
+    for (;;) {
+      if (hasAt(line, p, USAGE_KEY)) {
+        let usage: AnthropicUsage;
+        try {
+          usage = JSON.parse(line.slice(p + USAGE_KEY.length, end - 2)) as AnthropicUsage;
+        } catch {
+          return null;
+        }
+        this.#started(id, model);
+        mergeUsage(this.#counts, usage);
+        return '';
+      }
+      const key = startKey(line, p);
+      if (key === 0) return null;
+      const v = p + key;
+      if (key === CONTENT_KEY) {
+        if (line.charCodeAt(v) !== 0x5b || line.charCodeAt(v + 1) !== 0x5d) return null;
+        p = v + 2;
+      } else if (line.charCodeAt(v) === 0x22) {
+        p = canonicalStringEnd(line, v, end);
+        if (p < 0) return null;
+        // A later member of a name replaces an earlier one, as in a parse.
+        if (key === ID_KEY) id = line.slice(v, p);
+        else if (key === MODEL_KEY) model = line.slice(v, p);
+      } else if (key !== ID_KEY && key !== MODEL_KEY && hasAt(line, v, 'null')) {
+        p = v + 4;
+      } else {
+        return null;
+      }
+      if (line.charCodeAt(p++) !== 0x2c /* , */) return null;
+    }
+  }
+
   #start(e: StreamEvent): string {
     const m = e.message;
-    if (typeof m?.id === 'string') this.#id = m.id;
-    if (typeof m?.model === 'string' && !this.#named) this.#model = m.model;
+    this.#started(typeof m?.id === 'string' ? jsonBytes(m.id) : null, typeof m?.model === 'string' ? jsonBytes(m.model) : null);
+    mergeUsage(this.#counts, m?.usage);
+    return '';
+  }
+
+  /** message_start's id and model (JSON literals, byte text; null where it gave none): the chunks are written anew around them. */
+  #started(id: string | null, model: string | null): void {
+    if (id !== null) this.#idJson = id;
+    if (model !== null && !this.#named) this.#modelJson = model;
     this.#textPrefix = null;
     this.#prefix = null;
     this.#open = null;
-    mergeUsage(this.#counts, m?.usage);
-    return '';
   }
 
   #blockStart(e: StreamEvent): string {
@@ -268,8 +327,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    * cost ~15,000 instructions, callgrind, issue 17).
    */
   #headOpen(): string {
-    return this.#open ??= `data: {"id":${jsonBytes(this.#id)},"object":"chat.completion.chunk","created":${this.#created},` +
-      `"model":${jsonBytes(this.#model)}`;
+    return this.#open ??= `data: {"id":${this.#idJson},"object":"chat.completion.chunk","created":${this.#created},` +
+      `"model":${this.#modelJson ??= jsonBytes(this.#model)}`;
   }
 
   /** `data: {"id":…,"object":…,"created":…,"model":…,"choices":[{"index":0,"delta":`, as every chunk with a choice begins. */
@@ -298,6 +357,20 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     const json = byteText(writeJson(delta));
     return this.#opened ? `${this.#deltaPrefix()}${json}${CHUNK_END}` : this.#first(json);
   }
+}
+
+/** The message members #fastStart reads, each as the length of its key and colon; 0 for any other. */
+const ID_KEY = 5;
+const MODEL_KEY = 8;
+const CONTENT_KEY = 10;
+const OTHER_KEYS = ['"type":', '"role":', '"stop_reason":', '"stop_sequence":'];
+
+function startKey(line: string, at: number): number {
+  if (hasAt(line, at, '"id":')) return ID_KEY;
+  if (hasAt(line, at, '"model":')) return MODEL_KEY;
+  if (hasAt(line, at, '"content":')) return CONTENT_KEY;
+  for (const k of OTHER_KEYS) if (hasAt(line, at, k)) return k.length;
+  return 0;
 }
 
 /** `}}` at `at`: the end of a delta event, after its string. */
