@@ -1,6 +1,6 @@
 import { errors } from '../errors/catalog.js';
 import { sseErrorEvent } from '../errors/envelope.js';
-import { DONE_NOT_HERE, SseScanner } from '../lib/sse-scanner.js';
+import { DONE_NOT_HERE, SseScanner, type StreamWatch } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { ClientReply } from '../domain/client-reply.js';
@@ -37,13 +37,14 @@ export interface StreamEdits {
 
 /**
  * Forwards an upstream SSE stream byte for byte, honouring the client's backpressure, while a
- * scanner notes usage and [DONE]. Whatever has already arrived goes out in one write, the end
- * included when the upstream has finished, so a short stream costs the client one packet. A
- * stream that breaks, or ends without [DONE], is closed with a final `data: {"error":…}` event
- * and `[DONE]`, so the client never mistakes it for a clean end. A stream that reaches [DONE]
- * without usage gets an estimated usage event just before it, if the client asked for usage.
- * With `edits`, whole lines go through an SseEditor instead (the model the client asked for,
- * no usage chunk it did not ask for).
+ * watch notes usage and [DONE] (a scanner over the bytes, or a translated stream's translator).
+ * Whatever has already arrived goes out in one write, the end included when the upstream has
+ * finished, so a short stream costs the client one packet. A stream that breaks, or ends
+ * without [DONE], is closed with a final `data: {"error":…}` event and `[DONE]`, so the client
+ * never mistakes it for a clean end. A stream that reaches [DONE] without usage gets an
+ * estimated usage event just before it, if the client asked for usage. With `edits`, whole
+ * lines go through an SseEditor instead (the model the client asked for, no usage chunk it did
+ * not ask for).
  */
 export function relayStream(reply: ClientReply, res: UpstreamResponse, first: Buffer, headers: Record<string, string>,
   body: InferenceBody, edits: StreamEdits | null = null): Promise<RelayOutcome> {
@@ -56,7 +57,7 @@ class StreamRelay {
   readonly #first: Buffer;
   readonly #headers: Record<string, string>;
   readonly #body: InferenceBody;
-  readonly #scanner = new SseScanner();
+  readonly #scanner: StreamWatch;
   #started = false;
   #writable = true;
   /** Trailing bytes kept back because they may begin `data: [DONE]`, before which usage may go. */
@@ -74,6 +75,7 @@ class StreamRelay {
     this.#first = first;
     this.#headers = headers;
     this.#body = body;
+    this.#scanner = res.watch?.() ?? new SseScanner();
     this.#model = edits?.model ?? null;
     this.#guard = edits?.guard ?? null;
     this.#editor = edits === null ? null : new SseEditor({

@@ -1,6 +1,8 @@
 import type { NativeBytes } from '../domain/native-bytes.js';
+import type { StreamWatch } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 import type { ProviderAdapter, StreamTranslator, TokenEndpoint, UpstreamResponse } from '../providers/types.js';
+import { TranslatedWatch, type TellingTranslator } from './translated-watch.js';
 
 const SSE = 'text/event-stream; charset=utf-8';
 const JSON_TYPE = 'application/json';
@@ -113,6 +115,12 @@ export class TranslatedResponse implements UpstreamResponse {
 
   cancel(): void {
     this.#res.cancel();
+  }
+
+  /** The stream's watch, told by its translator where that one keeps its usage; else null (the relay scans the output). */
+  watch(): StreamWatch | null {
+    const t = this.#stream;
+    return t !== null && t.usage !== undefined && t.done !== undefined ? new TranslatedWatch(t as TellingTranslator) : null;
   }
 
   #push(c: Buffer): Buffer {

@@ -12,6 +12,26 @@ const MAX_CARRY = 1024 * 1024;
 export const DONE_NOT_HERE = -2;
 
 /**
+ * What the stream relay needs to know of the chat SSE it forwards, chunk by chunk: SseScanner
+ * learns it by searching the bytes; a translated stream's watch is told by its translator
+ * (dataplane/translated-watch.ts).
+ */
+export interface StreamWatch {
+  usage: TokenUsage | null;
+  done: boolean;
+  /** Whether the bytes forwarded so far end on an event boundary (a blank line). */
+  atEventBoundary: boolean;
+  /** UTF-8 bytes of generated text seen while no usage had been (a JSON escape counts as the bytes it stands for). */
+  textBytes: number;
+  /** Where in the last pushed chunk the `data: [DONE]` line begins: DONE_NOT_HERE if that push did not complete it, -1 if the line began in an earlier chunk. */
+  doneAt: number;
+  /** Bytes at the end of the chunks pushed that form an unfinished line which may still become `data: [DONE]`. */
+  readonly doneTail: number;
+  /** The next chunk of the stream, before it is forwarded. */
+  push(chunk: Buffer): void;
+}
+
+/**
  * Watches an SSE byte stream that is forwarded untouched: it notes the usage block and the
  * [DONE] marker by substring search over whole lines, and never re-serialises a chunk. Only a
  * trailing partial line is kept between chunks, as a list of pieces joined once its line ends
@@ -22,7 +42,7 @@ export const DONE_NOT_HERE = -2;
  * so that a stream without usage can be estimated, and says where [DONE] begins so that an
  * estimated usage event can be put before it.
  */
-export class SseScanner {
+export class SseScanner implements StreamWatch {
   usage: TokenUsage | null = null;
   done = false;
   /** Whether the bytes forwarded so far end on an event boundary (a blank line). */

@@ -1,5 +1,6 @@
 import type { LiteralTable } from '../lib/json-literals.js';
 import type { FormPart } from '../lib/multipart.js';
+import type { StreamWatch } from '../lib/sse-scanner.js';
 import type { TokenUsage } from '../lib/usage-scan.js';
 
 /** The client's JSON body as bytes to forward (dataplane/forward-body.ts). */
@@ -146,6 +147,14 @@ export interface StreamTranslator {
   /** Provider bytes in; the chat SSE bytes they complete (empty when none yet). */
   push(chunk: Buffer): Buffer;
   /**
+   * The counts the usage chunk it has written carries (null until it has written one), for a
+   * translator that keeps them; with `done`, the data plane then watches its output through them
+   * instead of searching the bytes (dataplane/translated-watch.ts).
+   */
+  readonly usage?: TokenUsage | null;
+  /** Whether it has written `data: [DONE]` (kept with `usage`). */
+  readonly done?: boolean;
+  /**
    * The provider's stream has ended: what is left. `data: [DONE]` is written only when the
    * provider's stream said the answer was complete (Anthropic's `message_stop`, Gemini's
    * `finishReason`), so a cut stream is never passed on as a clean end.
@@ -193,6 +202,8 @@ export interface UpstreamResponse {
   readonly queueMs: number;
   /** Once readAll() or arrived() has given the body: a translated answer's token counts, as the usage scan would read them from it; else undefined. */
   readonly usage?: TokenUsage;
+  /** A stream's watch that knows its usage and end without searching its bytes (a translated stream); absent or null, the relay scans them. */
+  watch?(): StreamWatch | null;
 }
 
 /** An upstream answer already in memory (an adapter that answers in process). */

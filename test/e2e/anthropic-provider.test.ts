@@ -298,6 +298,8 @@ for (const [what, behavior] of [
     assert.not.ok(chunks.some((c) => c.choices?.[0]?.finish_reason), 'no finish reason: the answer never completed');
     const [row] = await rowsOf(r.headers.get('x-gw-request-id'), 1);
     assert.equal([row.provider, row.error_code], ['anthropic', 'stream_interrupted']);
+    // Billed for what was generated before the break, estimated from the text the client got.
+    assert.equal([row.usage_estimated, row.completion_tokens > 0], [1, true], JSON.stringify(row));
   });
 }
 

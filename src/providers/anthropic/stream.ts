@@ -5,7 +5,8 @@ import { LineReader } from '../../lib/line-reader.js';
 import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../lib/delta-events.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, emptyCounts, mergeUsage, type AnthropicUsage } from './usage.js';
+import type { TokenUsage } from '../../lib/usage-scan.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, tokenUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
 // The events a stream is mostly made of, as Anthropic writes them (compact, in this key order).
@@ -50,6 +51,9 @@ interface StreamEvent {
  * and written in one WebAssembly call over their bytes (#run, lib/delta-events.ts).
  */
 export class AnthropicStreamTranslator implements StreamTranslator {
+  /** What the usage chunk written at message_stop carries, as the usage scan would read it (dataplane/translated-watch.ts). */
+  usage: TokenUsage | null = null;
+  done = false;
   readonly #counts = emptyCounts();
   readonly #lines = new LineReader();
   readonly #out = new ByteSink();
@@ -318,6 +322,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   /** message_stop: the usage chunk and [DONE]. */
   #stop(): string {
     this.#over = true;
+    this.usage = tokenUsage(this.#counts);
+    this.done = true;
     return `${this.#headOpen()},"choices":[],"usage":${canonicalUsageJson(this.#counts)}}\n\n${DONE}`;
   }
 
