@@ -57,7 +57,7 @@ class StreamRelay {
   readonly #first: Buffer;
   readonly #headers: Record<string, string>;
   readonly #body: InferenceBody;
-  readonly #scanner: StreamWatch;
+  readonly #watch: StreamWatch;
   #started = false;
   #writable = true;
   /** Trailing bytes kept back because they may begin `data: [DONE]`, before which usage may go. */
@@ -75,7 +75,7 @@ class StreamRelay {
     this.#first = first;
     this.#headers = headers;
     this.#body = body;
-    this.#scanner = res.watch?.() ?? new SseScanner();
+    this.#watch = res.watch?.() ?? new SseScanner();
     this.#model = edits?.model ?? null;
     this.#guard = edits?.guard ?? null;
     this.#editor = edits === null ? null : new SseEditor({
@@ -88,7 +88,7 @@ class StreamRelay {
   async run(): Promise<RelayOutcome> {
     const reply = this.#reply;
     const res = this.#res;
-    this.#scanner.push(this.#first);
+    this.#watch.push(this.#first);
     if (reply.aborted) return this.#aborted();
     this.#flush(this.#first);
     while (this.#outcome === null) {
@@ -101,7 +101,7 @@ class StreamRelay {
         return this.#end(transportFailure(e));
       }
       if (chunk === null) return this.#end(null);
-      this.#scanner.push(chunk);
+      this.#watch.push(chunk);
       if (reply.aborted) continue;
       this.#flush(chunk);
     }
@@ -113,7 +113,7 @@ class StreamRelay {
     this.#writable = this.#reply.batch(() => {
       this.#forward(c);
       for (let n = this.#res.take(); n !== null; n = this.#res.take()) {
-        this.#scanner.push(n);
+        this.#watch.push(n);
         this.#forward(n);
       }
       if (this.#res.finished) this.#outcome = this.#end(null);
@@ -126,7 +126,7 @@ class StreamRelay {
       this.#write(this.#editor.push(this.#guard === null ? c : this.#guard.push(c)));
       return;
     }
-    const s = this.#scanner;
+    const s = this.#watch;
     let bytes = c;
     if (this.#held !== null) {
       bytes = Buffer.concat([this.#held, c]);
@@ -157,7 +157,7 @@ class StreamRelay {
 
   /** An edited stream's estimated usage event, put before [DONE] when the provider sent no usage. */
   #estimateEvent(atBoundary: boolean): Buffer | null {
-    const s = this.#scanner;
+    const s = this.#watch;
     if (s.usage !== null || this.#estimate !== null) return null;
     this.#estimate = estimateUsage('chat', this.#body, s.textBytes);
     const event = usageEvent(this.#first, this.#estimate, this.#model);
@@ -182,7 +182,7 @@ class StreamRelay {
 
   #end(broken: RouteFailure | null): RelayOutcome {
     if (this.#reply.aborted) return this.#result(true, null);
-    const s = this.#scanner;
+    const s = this.#watch;
     let failure = broken;
     if (failure === null && !s.done) failure = new RouteFailure('stream_interrupted', 'upstream ended the stream without [DONE]');
     if (failure === null) {
@@ -214,7 +214,7 @@ class StreamRelay {
   }
 
   #result(aborted: boolean, failure: RouteFailure | null): RelayOutcome {
-    const s = this.#scanner;
+    const s = this.#watch;
     const usage = s.usage ?? this.#estimate;
     return { usage, estimated: usage !== null && usage === this.#estimate, textBytes: s.textBytes, aborted, failure };
   }

@@ -3,9 +3,9 @@ import { writeJson } from '../../lib/json-write.js';
 import { canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../lib/delta-events.js';
+import type { TokenUsage } from '../../lib/usage-scan.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import type { TokenUsage } from '../../lib/usage-scan.js';
 import { canonicalUsageJson, emptyCounts, mergeUsage, tokenUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
