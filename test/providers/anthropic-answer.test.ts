@@ -23,7 +23,8 @@ test('a cached prompt cut by max_tokens: finish_reason length, cache reads and w
 
 test('stop reasons map to OpenAI finish reasons', () => {
   const cases: [string, string][] = [['end_turn', 'stop'], ['stop_sequence', 'stop'], ['max_tokens', 'length'], ['tool_use', 'tool_calls'],
-    ['refusal', 'content_filter'], ['pause_turn', 'stop'], ['something_new', 'stop']];
+    ['refusal', 'content_filter'], ['pause_turn', 'stop'], ['something_new', 'stop'], ['toString', 'stop'], ['constructor', 'stop'],
+    ['__proto__', 'stop']];
   for (const [reason, finish] of cases) {
     const msg = { ...fixtureJson('answer-text.message.json'), stop_reason: reason };
     assert.is(JSON.parse(toChatCompletion(Buffer.from(JSON.stringify(msg)), 'm', FIXED_NOW)).choices[0].finish_reason, finish, reason);

@@ -2,7 +2,8 @@ import { randomHex } from '../../lib/random-hex.js';
 import { errors } from '../../errors/catalog.js';
 import type { Item } from './items.js';
 
-const PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' };
+// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
+const PREFIX = new Map(Object.entries({ message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' }));
 
 /**
  * Input items as OpenAI keeps them: each with an id (so input_items can page by `after`), and a
@@ -11,7 +12,7 @@ const PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', fu
 export function storedItems(items: Item[]): Item[] {
   return items.map((it) => {
     const type = String(it.type ?? 'message');
-    const out: Item = { id: typeof it.id === 'string' ? it.id : `${PREFIX[type] ?? 'item'}_${randomHex(24)}`, ...it, type };
+    const out: Item = { id: typeof it.id === 'string' ? it.id : `${PREFIX.get(type) ?? 'item'}_${randomHex(24)}`, ...it, type };
     if (type === 'message' && typeof it.content === 'string') {
       out.content = [{ type: it.role === 'assistant' ? 'output_text' : 'input_text', text: it.content }];
     }

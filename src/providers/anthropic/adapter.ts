@@ -1,6 +1,7 @@
 import { writeJsonBytes } from '../../lib/json-bytes.js';
 import type { AdapterCaps, ClientBytes, Endpoint, ProviderAdapter, ScannedChat, StreamTranslator, TranslatedAnswer, UpstreamCall } from '../types.js';
 import { toChatCompletion } from './answer.js';
+import { chatCompletionInPlace } from './answer-in-place.js';
 import { markStablePrefix } from './cache-markers.js';
 import { toMessagesRequest } from './request.js';
 import { anthropicRequestBytes } from './request-bytes.js';
@@ -55,7 +56,8 @@ export const anthropicAdapter: ProviderAdapter = {
     answerModel?: string): TranslatedAnswer {
     if (endpoint !== 'chat') return { body: answer, contentType };
     const counts = emptyCounts();
-    const body = toChatCompletion(answer, '', Date.now(), answerModel, counts);
+    const now = Date.now();
+    const body = chatCompletionInPlace(answer, now, answerModel, counts) ?? toChatCompletion(answer, '', now, answerModel, counts);
     return { body, contentType: 'application/json', usage: tokenUsage(counts) };
   },
   streamTranslator(_endpoint: Endpoint, upstreamModel: string, answerModel?: string): StreamTranslator {

@@ -11,7 +11,8 @@ const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 0, low: 1024
 /** Files Gemini fetches itself: its Files API and YouTube; any other URL it refuses. */
 const FETCHABLE = /^https:\/\/(generativelanguage\.googleapis\.com\/|(www\.)?youtube\.com\/|youtu\.be\/)/;
 
-const AUDIO_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mp3', flac: 'audio/flac', ogg: 'audio/ogg', aac: 'audio/aac' };
+// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
+const AUDIO_TYPES = new Map(Object.entries({ wav: 'audio/wav', mp3: 'audio/mp3', flac: 'audio/flac', ogg: 'audio/ogg', aac: 'audio/aac' }));
 
 /**
  * An OpenAI chat-completions body as a Gemini `GenerateContentRequest`. Throws a 400 for what
@@ -93,9 +94,9 @@ function contentPart(p: Json, where: string): Part {
     }
     case 'input_audio': {
       const a = p.input_audio as Json | undefined;
-      const type = AUDIO_TYPES[String(a?.format)];
+      const type = AUDIO_TYPES.get(String(a?.format));
       if (typeof a?.data !== 'string' || type === undefined) {
-        throw errors.badRequest(`Invalid '${where}.input_audio': expected base64 'data' and a 'format' of ${Object.keys(AUDIO_TYPES).join(', ')}`);
+        throw errors.badRequest(`Invalid '${where}.input_audio': expected base64 'data' and a 'format' of ${[...AUDIO_TYPES.keys()].join(', ')}`);
       }
       return { inlineData: { mimeType: type, data: a.data } };
     }

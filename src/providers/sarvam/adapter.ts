@@ -3,13 +3,14 @@ import { encodeMultipart, textPart, type FormPart } from '../../lib/multipart.js
 import type { AdapterCaps, Endpoint, ProviderAdapter, UpstreamCall } from '../types.js';
 
 /** OpenAI's response_format → Sarvam's output_audio_codec. */
-const CODECS: Record<string, string> = { mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'linear16' };
+// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
+const CODECS = new Map(Object.entries({ mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'linear16' }));
 
 /** Sarvam's language codes, by the primary subtag a caller may give (`hi`, `hi-IN`, `or` for Odia). */
-const LANGUAGES: Record<string, string> = {
+const LANGUAGES = new Map(Object.entries({
   hi: 'hi-IN', bn: 'bn-IN', ta: 'ta-IN', te: 'te-IN', kn: 'kn-IN', ml: 'ml-IN', mr: 'mr-IN', gu: 'gu-IN', pa: 'pa-IN', od: 'od-IN',
   or: 'od-IN', en: 'en-IN',
-};
+}));
 
 /** Unicode blocks of the Indic scripts, first code point → the language Bulbul reads them as (Devanagari: Hindi). */
 const SCRIPTS: readonly [number, string][] = [
@@ -42,7 +43,7 @@ export const sarvamAdapter: ProviderAdapter = {
       target_language_code: languageOf(payload.language, text),
       speaker: typeof voice === 'string' ? voice : voice.id,
       model: upstreamModel,
-      output_audio_codec: CODECS[(payload.response_format as string | undefined) ?? 'mp3'],
+      output_audio_codec: CODECS.get((payload.response_format as string | undefined) ?? 'mp3'),
     };
     if (typeof payload.speed === 'number') body.pace = payload.speed;
     return { path: '/text-to-speech/stream', body: JSON.stringify(body) };
@@ -86,12 +87,12 @@ export const sarvamAdapter: ProviderAdapter = {
 /** `hi`, `hi-IN`, `or`… as Sarvam's code; a code with a region is taken as it is; null when empty. */
 function sarvamLanguage(given: string): string | null {
   if (given === '') return null;
-  return LANGUAGES[given.toLowerCase()] ?? (given.includes('-') ? given : `${given.toLowerCase()}-IN`);
+  return LANGUAGES.get(given.toLowerCase()) ?? (given.includes('-') ? given : `${given.toLowerCase()}-IN`);
 }
 
 function languageOf(given: unknown, text: string): string {
   if (typeof given === 'string') {
-    const code = LANGUAGES[given.toLowerCase().split('-')[0]];
+    const code = LANGUAGES.get(given.toLowerCase().split('-')[0]);
     if (code !== undefined) return code;
   }
   for (let i = 0; i < text.length; i++) {
