@@ -31,6 +31,13 @@ export function canonicalStringEnd(text: string, at: number, to: number): number
   return -1;
 }
 
+/**
+ * canonicalStringEnd's literal as a regular expression's source, for readers that match a whole
+ * event or answer at once (providers/anthropic): written as runs between escapes, which the
+ * engine matches without a backtracking entry a character.
+ */
+export const CANONICAL_LITERAL = String.raw`"[^"\\\x00-\x1f]*(?:\\["\\bfnrt][^"\\\x00-\x1f]*)*"`;
+
 /** The value of a literal canonicalStringEnd accepted (text[from, to), quotes included); parsed only when it holds an escape. */
 export function literalValue(text: string, from: number, to: number): string {
   const inner = text.slice(from + 1, to - 1);

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { jsonBytes, textBytes } from '../../lib/byte-text.js';
+import { CANONICAL_LITERAL } from '../../lib/json-literal.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsageJson, mergeUsage, type AnthropicUsage, type UsageCounts } from './usage.js';
 
@@ -18,20 +19,15 @@ import { canonicalUsageJson, mergeUsage, type AnthropicUsage, type UsageCounts }
 // members' keys a character at a time.
 
 /**
- * A JSON string literal as JSON.stringify writes it (the rule of canonicalStringEnd in
- * lib/json-literal.ts): characters from U+0020 up but `"` and `\`, and the short escapes. Written
- * as runs between escapes, which the regular expression engine matches without a backtracking
- * entry a character.
- */
-const LITERAL = String.raw`"[^"\\\x00-\x1f]*(?:\\["\\bfnrt][^"\\\x00-\x1f]*)*"`;
-/**
  * A message as Anthropic writes one with text alone: its members in its order, compact, at most
  * one text block, and usage last. Captured: the id, the model, the text's literal, a stop reason
  * of lowercase letters and underscores (any other is no reason finishReason knows), the usage.
  */
-const TEXT_MESSAGE = new RegExp(String.raw`^\{"id":(${LITERAL}),"type":${LITERAL},"role":${LITERAL},"model":(${LITERAL}),` +
-  String.raw`"content":\[(?:\{"type":"text","text":(${LITERAL})\})?\],"stop_reason":(?:"([a-z_]*)"|${LITERAL}|null),` +
-  String.raw`"stop_sequence":(?:${LITERAL}|null),"usage":(\{.*\})\}[ \t\r\n]*$`, 's');
+const TEXT_MESSAGE = new RegExp(String.raw`^\{"id":(${CANONICAL_LITERAL}),"type":${CANONICAL_LITERAL},` +
+  String.raw`"role":${CANONICAL_LITERAL},"model":(${CANONICAL_LITERAL}),` +
+  String.raw`"content":\[(?:\{"type":"text","text":(${CANONICAL_LITERAL})\})?\],` +
+  String.raw`"stop_reason":(?:"([a-z_]*)"|${CANONICAL_LITERAL}|null),"stop_sequence":(?:${CANONICAL_LITERAL}|null),` +
+  String.raw`"usage":(\{.*\})\}[ \t\r\n]*$`, 's');
 
 /** The answer model's JSON literal, kept for the next answer: a route names the same one each time. */
 let namedModel = '';
