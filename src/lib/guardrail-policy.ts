@@ -14,11 +14,12 @@ export const DETECTOR_IDS = ['aadhaar', 'pan', 'gstin', 'upi', 'ifsc', 'mobile',
 export type DetectorId = (typeof DETECTOR_IDS)[number];
 export type GuardAction = 'redact' | 'block';
 
-const GROUPS: Record<string, readonly DetectorId[]> = {
-  all: DETECTOR_IDS,
-  india: ['aadhaar', 'pan', 'gstin', 'upi', 'ifsc', 'mobile'],
-  secrets: ['secret'],
-};
+// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
+const GROUPS = new Map<string, readonly DetectorId[]>([
+  ['all', DETECTOR_IDS],
+  ['india', ['aadhaar', 'pan', 'gstin', 'upi', 'ifsc', 'mobile']],
+  ['secrets', ['secret']],
+]);
 
 export interface GuardrailPolicy {
   /** Detectors whose matches are replaced by `[REDACTED:<id>]`; none of them also blocks. */
@@ -98,10 +99,10 @@ function policyOf(redactNames: string[], blockNames: string[], outputs: boolean)
 function expand(names: string[]): DetectorId[] | string {
   const set = new Set<DetectorId>();
   for (const n of names) {
-    const group = GROUPS[n];
+    const group = GROUPS.get(n);
     if (group !== undefined) for (const d of group) set.add(d);
     else if ((DETECTOR_IDS as readonly string[]).includes(n)) set.add(n as DetectorId);
-    else return `unknown detector '${n}' (detectors: ${DETECTOR_IDS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')})`;
+    else return `unknown detector '${n}' (detectors: ${DETECTOR_IDS.join(', ')}; groups: ${[...GROUPS.keys()].join(', ')})`;
   }
   return DETECTOR_IDS.filter((d) => set.has(d));
 }

@@ -108,6 +108,9 @@ test('a policy that does not parse is a 400 bad_request naming what is wrong', a
   const b = await chat({ messages: [{ role: 'user', content: 'hi' }], guardrails: { redact: 'pan' } });
   assert.is(b.status, 400);
   assert.match((await b.json() as any).error.message, /Invalid 'guardrails'/);
+  // A name like a member of every object is an unknown detector too (it was a 500: Object.prototype's function was iterated).
+  const c = await chat({ messages: [{ role: 'user', content: 'hi' }] }, { 'x-gw-guardrails': 'block=constructor' });
+  assert.equal([c.status, (await c.json() as any).error.message.includes("unknown detector 'constructor'")], [400, true]);
   assert.is(mock.requests.length, 0);
 });
 

@@ -129,6 +129,8 @@ test('embeddings repeat from the cache with on; an error answer is never stored;
   assert.is(bad.status, 400);
   const e = (await bad.json() as { error: { code: string; message: string } }).error;
   assert.equal([e.code, /x-gw-cache/.test(e.message)], ['bad_request', true]);
+  // A value named like a member of every object is no mode either.
+  for (const value of ['constructor', 'toString']) assert.is((await chat(key, chatBody(), value)).status, 400, value);
   // On the Anthropic-format route the same refusal comes in Anthropic's shape.
   const m = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...bearer(key), 'x-gw-cache': 'sometimes', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }) });

@@ -68,10 +68,11 @@ test('what Gemini cannot be sent is refused with a 400 naming the field, never p
   assert.match(refused(chat({ messages: [{ role: 'system', content: 'only a system prompt' }] })).message, /messages/);
   assert.match(refused(chat({ tool_choice: 'sometimes' })).message, /tool_choice/);
   assert.match(refused(chat({ messages: [{ role: 'user', content: [{ type: 'video', url: 'x' }] }] })).message, /messages\[0\]\.content\[0\]\.type/);
-  // A format named like a member of every object is no format: refused, not sent as a part with no type.
+  // A format or an effort named like a member of every object is none: refused, not sent as a part with no type or a budget of nothing.
   for (const format of ['constructor', 'toString', '__proto__']) {
     const audio = refused(chat({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format } }] }] }));
     assert.equal([audio.status, /input_audio/.test(audio.message)], [400, true], format);
+    assert.match(refused(chat({ reasoning_effort: format })).message, /reasoning_effort/);
   }
 });
 

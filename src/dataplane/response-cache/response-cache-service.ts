@@ -32,7 +32,8 @@ export interface ResponseCacheDeps {
 /** What a cached route serves a miss with: the route's own handler, resolving to the cost it billed. */
 export type Serve = (reply: ClientReply) => Promise<number>;
 
-const MODES: Record<string, CacheMode> = { on: 'on', always: 'always', off: 'off' };
+// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
+const MODES = new Map<string, CacheMode>([['on', 'on'], ['always', 'always'], ['off', 'off']]);
 
 /**
  * The exact-match response cache (docs/cache.md), around an inference route: a request the cache
@@ -58,7 +59,7 @@ export class ResponseCacheService {
     // The router reads an absent header as ''. The key's mode is a field of the record the router
     // already holds, its org's folded in by the key lookup: nothing is looked up per request.
     if (header === undefined || header === '') return key.responseCache ?? this.#d.defaultMode;
-    const mode = MODES[header.trim().toLowerCase()];
+    const mode = MODES.get(header.trim().toLowerCase());
     if (mode === undefined) throw errors.badRequest(`Invalid ${CACHE_HEADER} header: expected on, always or off`);
     return mode;
   }

@@ -5,14 +5,14 @@ type Json = Record<string, unknown>;
 type Part = Json;
 interface Content { role: 'user' | 'model'; parts: Part[] }
 
+// Tables of names a client sends are Maps, not an object's members: "constructor" would find Object.prototype's.
 /** OpenAI's reasoning_effort → Gemini's thinking budget in tokens (Google's own OpenAI-compatible mapping). */
-const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 0, low: 1024, medium: 8192, high: 24576 };
+const THINKING_BUDGET = new Map(Object.entries({ none: 0, minimal: 0, low: 1024, medium: 8192, high: 24576 }));
+/** input_audio's format → its MIME type. */
+const AUDIO_TYPES = new Map(Object.entries({ wav: 'audio/wav', mp3: 'audio/mp3', flac: 'audio/flac', ogg: 'audio/ogg', aac: 'audio/aac' }));
 
 /** Files Gemini fetches itself: its Files API and YouTube; any other URL it refuses. */
 const FETCHABLE = /^https:\/\/(generativelanguage\.googleapis\.com\/|(www\.)?youtube\.com\/|youtu\.be\/)/;
-
-// A Map, not an object's members: a name a client sends such as "constructor" would find Object.prototype's.
-const AUDIO_TYPES = new Map(Object.entries({ wav: 'audio/wav', mp3: 'audio/mp3', flac: 'audio/flac', ogg: 'audio/ogg', aac: 'audio/aac' }));
 
 /**
  * An OpenAI chat-completions body as a Gemini `GenerateContentRequest`. Throws a 400 for what
@@ -236,8 +236,8 @@ function generationConfig(p: Json): Json {
     throw errors.badRequest("Invalid 'response_format.type': expected text, json_object or json_schema");
   }
   if (typeof p.reasoning_effort === 'string') {
-    const budget = THINKING_BUDGET[p.reasoning_effort];
-    if (budget === undefined) throw errors.badRequest(`Invalid 'reasoning_effort': expected one of ${Object.keys(THINKING_BUDGET).join(', ')}`);
+    const budget = THINKING_BUDGET.get(p.reasoning_effort);
+    if (budget === undefined) throw errors.badRequest(`Invalid 'reasoning_effort': expected one of ${[...THINKING_BUDGET.keys()].join(', ')}`);
     c.thinkingConfig = { thinkingBudget: budget };
   }
   return c;
