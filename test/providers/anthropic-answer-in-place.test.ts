@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
 import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { chatCompletionInPlace } from '../../src/providers/anthropic/answer-in-place.js';
+import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
 import { emptyCounts, type UsageCounts } from '../../src/providers/anthropic/usage.js';
 import { mutate } from '../support/json-mutate.js';
 import { rng } from '../support/seeded-random.js';
@@ -173,6 +174,21 @@ test('what it leaves to the parse, and what it reads', () => {
   read(usual.replace('"input_tokens":3,"output_tokens":2', '"input_tokens":3,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":2,"service_tier":"standard"'));
   const named = inPlace(Buffer.from(usual), 'claude/é')!.body.toString('utf8');
   assert.ok(named.includes('"model":"claude/é"'), named);
+});
+
+test('an answer too large for the expression\'s backtracking (millions of escapes) is left to the parse, not failed', () => {
+  const answer = Buffer.from(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x',
+    content: [{ type: 'text', text: '\n'.repeat(5_000_000) }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 2 } }));
+  assert.is(inPlace(answer), null);
+  const out = anthropicAdapter.readAnswer!('chat', answer, 'application/json', '');
+  assert.is(JSON.parse(Buffer.from(out.body).toString('utf8')).choices[0].message.content.length, 5_000_000);
+  // The message_start of a stream likewise: an id of millions of escapes is parsed whole.
+  const t = new AnthropicStreamTranslator('claude-x', NOW);
+  const start = JSON.stringify({ type: 'message_start', message: { id: '\n'.repeat(6_000_000), type: 'message', role: 'assistant', model: 'claude-x',
+    content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3 } } });
+  const stream = Buffer.concat([t.push(Buffer.from(`event: message_start\ndata: ${start}\n\n`)), t.push(Buffer.from(
+    'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\ndata: {"type":"message_stop"}\n\n')), t.end()]);
+  assert.ok(stream.includes('"content":"hi"') && stream.includes('"prompt_tokens":3'), stream.subarray(0, 200).toString());
 });
 
 test('the adapter reads every answer as the parse does: in place where it can, parsed where not', () => {

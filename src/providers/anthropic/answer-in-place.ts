@@ -44,7 +44,14 @@ let namedJson = '';
  */
 export function chatCompletionInPlace(answer: Buffer, now: number, answerModel: string | undefined, counts: UsageCounts): Buffer | null {
   if (answer[0] !== 0x7b || !isUtf8(answer)) return null;
-  const m = TEXT_MESSAGE.exec(answer.toString('latin1'));
+  let m: RegExpExecArray | null;
+  try {
+    m = TEXT_MESSAGE.exec(answer.toString('latin1'));
+  } catch {
+    // The engine's backtracking stack holds an entry an escape: millions of them (a text of
+    // 5,000,000 newlines) overflow it with a RangeError. The parse takes such an answer.
+    return null;
+  }
   if (m === null) return null;
   let usage: AnthropicUsage;
   try {

@@ -247,7 +247,12 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    */
   #fastStart(line: string, at: number, n: number): string | null {
     START_MEMBERS.lastIndex = at;
-    const m = START_MEMBERS.exec(line);
+    let m: RegExpExecArray | null;
+    try {
+      m = START_MEMBERS.exec(line);
+    } catch {
+      return null; // a RangeError: an id or model of millions of escapes (answer-in-place.ts); the parse takes it
+    }
     if (m === null || START_MEMBERS.lastIndex > n || !onlySpaceFrom(line, START_MEMBERS.lastIndex, n)) return null;
     let usage: AnthropicUsage;
     try {
