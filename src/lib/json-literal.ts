@@ -38,6 +38,19 @@ export function canonicalStringEnd(text: string, at: number, to: number): number
  */
 export const CANONICAL_LITERAL = String.raw`"[^"\\\x00-\x1f]*(?:\\["\\bfnrt][^"\\\x00-\x1f]*)*"`;
 
+/**
+ * `re.exec(text)` for an expression of CANONICAL_LITERALs, or null where the engine gives up:
+ * it keeps a backtracking entry for each escape in a literal, and millions of them (a text of
+ * 5,000,000 newlines) overflow its stack with a RangeError. The caller then parses the text.
+ */
+export function execLiterals(re: RegExp, text: string): RegExpExecArray | null {
+  try {
+    return re.exec(text);
+  } catch {
+    return null;
+  }
+}
+
 /** The value of a literal canonicalStringEnd accepted (text[from, to), quotes included); parsed only when it holds an escape. */
 export function literalValue(text: string, from: number, to: number): string {
   const inner = text.slice(from + 1, to - 1);

@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { jsonBytes, textBytes } from '../../lib/byte-text.js';
-import { CANONICAL_LITERAL } from '../../lib/json-literal.js';
+import { CANONICAL_LITERAL, execLiterals } from '../../lib/json-literal.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, mergeUsage, type AnthropicUsage, type UsageCounts } from './usage.js';
+import { canonicalUsageJson, mergeUsage, parsedUsage, type UsageCounts } from './usage.js';
 
 // A whole Anthropic answer of text read in place: the answer held as byte text
 // (lib/byte-text.ts) is matched by one regular expression of Anthropic's compact layout, its
@@ -44,21 +44,10 @@ let namedJson = '';
  */
 export function chatCompletionInPlace(answer: Buffer, now: number, answerModel: string | undefined, counts: UsageCounts): Buffer | null {
   if (answer[0] !== 0x7b || !isUtf8(answer)) return null;
-  let m: RegExpExecArray | null;
-  try {
-    m = TEXT_MESSAGE.exec(answer.toString('latin1'));
-  } catch {
-    // The engine's backtracking stack holds an entry an escape: millions of them (a text of
-    // 5,000,000 newlines) overflow it with a RangeError. The parse takes such an answer.
-    return null;
-  }
+  const m = execLiterals(TEXT_MESSAGE, answer.toString('latin1'));
   if (m === null) return null;
-  let usage: AnthropicUsage;
-  try {
-    usage = JSON.parse(m[5]) as AnthropicUsage;
-  } catch {
-    return null;
-  }
+  const usage = parsedUsage(m[5]);
+  if (usage === null) return null;
   mergeUsage(counts, usage);
   let model = m[2];
   if (answerModel !== undefined) {

@@ -1,12 +1,12 @@
 import { ByteSink, byteText, jsonBytes } from '../../lib/byte-text.js';
 import { writeJson } from '../../lib/json-write.js';
-import { CANONICAL_LITERAL, canonicalStringEnd, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
+import { CANONICAL_LITERAL, canonicalStringEnd, execLiterals, hasAt, isDataLine, literalValue, onlySpaceFrom, smallIntEnd } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../lib/delta-events.js';
 import type { TokenUsage } from '../../lib/usage-scan.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, emptyCounts, mergeUsage, tokenUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, parsedUsage, tokenUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
 // The events a stream is mostly made of, as Anthropic writes them (compact, in this key order).
@@ -247,19 +247,10 @@ export class AnthropicStreamTranslator implements StreamTranslator {
    */
   #fastStart(line: string, at: number, n: number): string | null {
     START_MEMBERS.lastIndex = at;
-    let m: RegExpExecArray | null;
-    try {
-      m = START_MEMBERS.exec(line);
-    } catch {
-      return null; // a RangeError: an id or model of millions of escapes (answer-in-place.ts); the parse takes it
-    }
+    const m = execLiterals(START_MEMBERS, line);
     if (m === null || START_MEMBERS.lastIndex > n || !onlySpaceFrom(line, START_MEMBERS.lastIndex, n)) return null;
-    let usage: AnthropicUsage;
-    try {
-      usage = JSON.parse(m[3]) as AnthropicUsage;
-    } catch {
-      return null;
-    }
+    const usage = parsedUsage(m[3]);
+    if (usage === null) return null;
     this.#started(m[1], m[2]);
     mergeUsage(this.#counts, usage);
     return '';

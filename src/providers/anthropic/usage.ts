@@ -33,6 +33,15 @@ export function mergeUsage(c: UsageCounts, u: AnthropicUsage | null | undefined)
   if (isCount(u.cache_creation_input_tokens)) c.cacheWrite = u.cache_creation_input_tokens;
 }
 
+/** A usage object's JSON text parsed, or null when it is not JSON (the readers in place then parse their whole text). */
+export function parsedUsage(text: string): AnthropicUsage | null {
+  try {
+    return JSON.parse(text) as AnthropicUsage;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The gateway's canonical usage (OpenAI's convention). Anthropic's `input_tokens` leaves out the
  * tokens read from and written to the prompt cache, while OpenAI's `prompt_tokens` counts every
