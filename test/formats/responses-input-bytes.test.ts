@@ -198,4 +198,28 @@ test('a Codex turn: calls after an assistant message join it, an empty assistant
   });
 });
 
+
+test('parts on both sides of an output given as parts: each message keeps its own (their records are read in place, the output\'s scanned apart)', () => {
+  const body = {
+    model: 'gpt-5-codex', store: false,
+    input: [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }, { type: 'input_text', text: 'second' }] },
+      { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'out-a' }, { type: 'input_text', text: 'out-b' }, { type: 'input_text', text: 'out-c' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'third' }, { type: 'input_text', text: 'fourth' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] },
+    ],
+  };
+  const w = writtenChat(Buffer.from(JSON.stringify(body)));
+  assert.ok(w !== null);
+  assert.equal(JSON.parse(w!.bytes.toString('utf8')).messages, [
+    { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shell', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c1', content: 'out-aout-bout-c' },
+    { role: 'user', content: [{ type: 'text', text: 'third' }, { type: 'text', text: 'fourth' }] },
+    { role: 'assistant', content: 'done' },
+  ]);
+  assert.equal(JSON.parse(w!.bytes.toString('utf8')).messages, responsesToChat(JSON.parse(JSON.stringify(body)), []).chat.messages);
+});
+
 test.run();

@@ -1,6 +1,6 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
-import { literalBytes, nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
+import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
 import { writeJsonInString } from '../../lib/json-in-string.js';
 
@@ -40,8 +40,8 @@ const TOOL_USE = literalBytes('tool_use');
 const TOOL_RESULT = literalBytes('tool_result');
 const THINKING = literalBytes('thinking');
 const REDACTED_THINKING = literalBytes('redacted_thinking');
-const TRUE = Buffer.from('true');
-const NULL = Buffer.from('null');
+const TRUE = tokenBytes('true');
+const NULL = tokenBytes('null');
 
 const USER_MESSAGE = constant('{"role":"user","content":');
 const ASSISTANT_MESSAGE = constant('{"role":"assistant","content":');
