@@ -97,7 +97,7 @@ let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
  * makes V8 check every typed array access of the process for a detached buffer, and a byte loop
  * then took 51 ns to compare `"function_call_output"`, 32-bit loads 15 ns (node 20, a detached
  * buffer in the process, scratch measurement); writtenChat on the bench's 206 KB Codex turn
- * 197 → 189 µs.
+ * 197 → 189 µs (wall clock, scratch; docs/benchmarks.md, eighth session).
  */
 export function valueIs(body: Buffer, from: number, to: number, word: Literal): boolean {
   const n = word.length;
