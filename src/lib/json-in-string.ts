@@ -174,7 +174,9 @@ function scalarEnd(raw: Buffer, i: number, to: number): number {
   }
   // A whole number of up to 15 digits without a leading zero is written as it stands, read on the
   // bytes (no string made); any other is checked by writing it.
-  if (plain && end - i <= 16 && (end - i === 1 || raw[c === 0x2d ? i + 1 : i] !== 0x30)) return end;
+  // (Fifteen digits, not sixteen: 9999999999999999 is written 10000000000000000.)
+  const digits = c === 0x2d ? end - i - 1 : end - i;
+  if (plain && digits <= 15 && (digits === 1 || raw[c === 0x2d ? i + 1 : i] !== 0x30)) return end;
   const text = raw.toString('latin1', i, end);
   return JSON.stringify(Number(text)) === text ? end : -1;
 }

@@ -88,13 +88,30 @@ export function tokenBytes(token: string): Literal {
 }
 
 /**
- * The memory of the body valueIs last read, and a view of all of it: a small body is a slice of
- * Node's shared pool, whose view then serves the bodies after it too. With a view made per body
- * the 1 KB chat → Anthropic request counted 1,700–2,100 instructions over the byte loop's (two
- * paired counts, bench:instructions gateway-anthropic); with one per memory, 800 (in the noise).
+ * The body valueIs last read, a view of all of its memory, and where the body starts in it. A
+ * small body is a slice of Node's shared pool, so the view is made once per memory, not per
+ * body: with a view made per body the 1 KB chat → Anthropic request counted 1,700–2,100
+ * instructions over the byte loop's (two paired counts, bench:instructions gateway-anthropic).
+ * The body's `buffer` and `byteOffset` are read once per body, not per compare: with the uWS
+ * detach protector invalidated (below) `buffer` is a call into the runtime, and read per compare
+ * it and its inline-cache misses cost gateway-messages-agent ~220k instructions a request on the
+ * main thread (callgrind: Builtins_LoadIC 121.7k, TypedArrayPrototypeBuffer and GetBuffer 55k,
+ * ByteOffset 22.6k). The last body is held until the next one is read: one reference, no copy.
  */
+let lastBody: Buffer | null = null;
+let base = 0;
 let viewed: ArrayBufferLike | null = null;
 let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
+function viewOf(body: Buffer): void {
+  const memory = body.buffer;
+  if (memory !== viewed) {
+    view = new DataView(memory);
+    viewed = memory;
+  }
+  base = body.byteOffset;
+  lastBody = body;
+}
 
 /**
  * Whether body[from, to) (a value a record points at) is exactly `word`'s bytes. Four bytes a
@@ -112,12 +129,8 @@ export function valueIs(body: Buffer, from: number, to: number, word: Literal): 
     for (let j = 0; j < n; j++) if (body[from + j] !== b[j]) return false;
     return true;
   }
-  const memory = body.buffer;
-  if (memory !== viewed) {
-    view = new DataView(memory);
-    viewed = memory;
-  }
-  const at = body.byteOffset + from;
+  if (body !== lastBody) viewOf(body);
+  const at = base + from;
   const w = word.words;
   const last = w.length - 1;
   for (let i = 0; i < last; i++) if (view.getInt32(at + 4 * i, true) !== w[i]) return false;

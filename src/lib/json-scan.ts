@@ -285,8 +285,13 @@ function elementsInWasm(keys: readonly Buffer[], depth: number, nested: Buffer |
 
 /** Elements whose spans the module records at once; a longer array is walked in JavaScript. */
 const MAX_ELEMENTS = 16_384;
-/** Room past the body for the keys and the spans (elementsInWasm). */
-const SCRATCH_BYTES = 256 + 4 + 16 * MAX_ELEMENTS;
+/** Room past the body for the keys and the spans (elementsInWasm), and for the regions of records (recordsAt). */
+const ELEMENT_BYTES = 256 + 4 + 16 * MAX_ELEMENTS;
+/** Keys a value written as a JSON string may have open at once (inStringAdds); more are left to JavaScript. */
+const IN_STRING_KEYS = 1024;
+/** inStringAdds' room, after ELEMENT_BYTES: 8 bytes for each of 128 open containers, then 8 a key. */
+const IN_STRING_BYTES = 8 * 128 + 8 * IN_STRING_KEYS;
+const SCRATCH_BYTES = ELEMENT_BYTES + IN_STRING_BYTES + 16;
 
 /**
  * Where the JSON value at `at` in `body` (an array) has its elements' `keys` members, for a check
@@ -335,7 +340,22 @@ export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: n
 
 /** Room for the key tables, then three regions of records: scanObject's (copied out), and two for scans nested in reading them. */
 const KEYS_BYTES = 512;
-const REGION_BYTES = ((SCRATCH_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
+const REGION_BYTES = ((ELEMENT_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
+
+/**
+ * What writing body[from, to) (a JSON value of a body scanned last) as a JSON string adds to its
+ * bytes when they are already what JSON.stringify writes, checked in WebAssembly (`instring` in
+ * json-skip.wat; SpanWriter#inString then notes it, and `spans` writes it escaped as it copies):
+ * -1 when they are not (the caller decodes the value), -2 when left to JavaScript
+ * (lib/json-in-string.ts: a number other than a short whole one, nesting or keys past the room).
+ * The same check and escape in JavaScript, a byte at a time, cost gateway-messages-agent ~297k
+ * instructions a request on the main thread (107 tool inputs; callgrind).
+ */
+export function inStringAdds(body: Buffer, from: number, to: number): number {
+  if (copied !== body) return -2;
+  const stackAt = ((body.length + 7) & ~7) + ((ELEMENT_BYTES + 7) & ~7);
+  return wasm!.instring(from, to, stackAt, IN_STRING_KEYS);
+}
 
 /**
  * scanRecords on the body in the module's memory (`n` bytes): null when not valid, undefined when
@@ -535,6 +555,7 @@ export interface SkipModule {
   records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
   nest(key: number, keys: number, count: number, out: number, end: number): void;
   spans(cmds: number, end: number, consts: number, out: number): number;
+  instring(from: number, to: number, stack: number, cap: number): number;
 }
 
 let wasm: SkipModule | null = null;

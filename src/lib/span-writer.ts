@@ -77,6 +77,19 @@ export class SpanWriter {
     this.#length += to - from;
   }
 
+  /**
+   * body[from, to), a JSON value, written as a JSON string's literal: `adds` is what that adds to
+   * its bytes (inStringAdds in lib/json-scan.ts, which checked it); `spans` escapes as it copies.
+   */
+  inString(from: number, to: number, adds: number): void {
+    if (this.#k + 2 > this.#words.length) this.#grow();
+    const k = this.#k;
+    this.#words[k] = from;
+    this.#words[k + 1] = ~(to - from);
+    this.#k = k + 2;
+    this.#length += to - from + adds;
+  }
+
   /** Room for `n` computed bytes from the returned target's `at`; note what is written there with staged(). */
   staging(n: number): ByteTarget {
     const s = this.#staged;

@@ -1,7 +1,7 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
-import { scanRecords } from '../../lib/json-scan.js';
+import { inStringAdds, scanRecords } from '../../lib/json-scan.js';
 import { writeJsonInString } from '../../lib/json-in-string.js';
 
 // The chat messages for a Messages request's conversation, written from the client's bytes: the
@@ -291,11 +291,16 @@ function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, b
       const inputEnd = words[at + INPUT + 1];
       if (inputAt < 0 || raw[inputAt] !== OBJ) w.put(EMPTY_ARGUMENTS);
       else {
-        // Escaped, the input is at most twice its bytes and two quotes.
-        const t = w.staging(2 * (inputEnd - inputAt) + 2);
-        const from = t.at;
-        if (writeJsonInString(t, raw, inputAt, inputEnd)) w.staged(from, t.at);
-        else w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
+        // Checked and escaped in WebAssembly; what it leaves (a number it does not read, say) in JavaScript.
+        const adds = inStringAdds(raw, inputAt, inputEnd);
+        if (adds >= 0) w.inString(inputAt, inputEnd, adds);
+        else {
+          // Escaped, the input is at most twice its bytes and two quotes.
+          const t = w.staging(2 * (inputEnd - inputAt) + 2);
+          const from = t.at;
+          if (adds === -2 && writeJsonInString(t, raw, inputAt, inputEnd)) w.staged(from, t.at);
+          else w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
+        }
       }
       w.put(CALL_END);
     }

@@ -10,6 +10,8 @@
 ;; byte by byte around escapes. UTF-8 is checked elsewhere (node:buffer isUtf8), as JSON.parse of
 ;; decoded text would see it. The grammar is JSON's (RFC 8259), as src/lib/json-scan.ts had it in
 ;; JavaScript, which test/lib/json-scan-fuzz.test.ts holds to JSON.parse.
+;; `instring` checks that a value's bytes are JSON.stringify's and counts what writing them as a
+;; JSON string adds; `spans` then writes them so, among the other pieces it copies.
 ;; Built into src/lib/wasm/json-skip.ts by scripts/build-wasm.js.
 (module
   (memory (export "memory") 1)
@@ -683,6 +685,207 @@
   ;; length in the next word. Nothing here overlaps: the body, the table, the words and
   ;; the output each have their own part of the memory. Short pieces move in 16- and 8-byte words
   ;; (overlapping at the tail), long ones by memory.copy.
+  ;; Whether the JSON value at [i, to) (valid JSON, from a scanned body) is spelled as
+  ;; JSON.stringify(JSON.parse(it)) would spell it, for writing it as a JSON string as it stands
+  ;; (lib/json-in-string.ts has the rules, in JavaScript): the bytes that adds (a backslash before
+  ;; each quote and backslash, the two quotes around), -1 when it is not so spelled (whitespace, an
+  ;; escape JSON.stringify writes otherwise, a key given twice or that is an array index), -2 when
+  ;; left to JavaScript (a number other than a short whole one; nesting or keys past the room at
+  ;; $stack: 8 bytes a container from $stack, 8 bytes a key from $stack + 1024, at most $cap keys).
+  (func $instring (export "instring") (param $i i32) (param $to i32) (param $stack i32) (param $cap i32) (result i32)
+    (local $c i32) (local $e i32) (local $j i32) (local $k i32) (local $m i32) (local $extra i32)
+    (local $open i32) (local $keys i32) (local $expectKey i32) (local $keysAt i32) (local $len i32) (local $plain i32)
+    (local.set $keysAt (i32.add (local.get $stack) (i32.const 1024)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $to)))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.eq (local.get $c) (i32.const 34))
+          (then
+            ;; A string: sixteen bytes at a time while none is a quote or a backslash.
+            (local.set $j (i32.add (local.get $i) (i32.const 1)))
+            (block $closed
+              (loop $str
+                (if (i32.le_u (i32.add (local.get $j) (i32.const 16)) (local.get $to))
+                  (then
+                    (local.set $m (i8x16.bitmask (v128.or
+                      (i8x16.eq (v128.load (local.get $j)) (i8x16.splat (i32.const 34)))
+                      (i8x16.eq (v128.load (local.get $j)) (i8x16.splat (i32.const 92))))))
+                    (if (i32.eqz (local.get $m))
+                      (then (local.set $j (i32.add (local.get $j) (i32.const 16))) (br $str)))
+                    (local.set $j (i32.add (local.get $j) (i32.ctz (local.get $m))))))
+                (if (i32.ge_u (local.get $j) (local.get $to)) (then (return (i32.const -1))))
+                (local.set $e (i32.load8_u (local.get $j)))
+                (if (i32.eq (local.get $e) (i32.const 34))
+                  (then (local.set $j (i32.add (local.get $j) (i32.const 1))) (br $closed)))
+                (if (i32.ne (local.get $e) (i32.const 92))
+                  (then (local.set $j (i32.add (local.get $j) (i32.const 1))) (br $str)))
+                (local.set $extra (i32.add (local.get $extra) (i32.const 1)))
+                (local.set $e (i32.load8_u offset=1 (local.get $j)))
+                ;; \" and \\ take one more backslash each; \b \f \n \r \t none.
+                (if (i32.or (i32.eq (local.get $e) (i32.const 34)) (i32.eq (local.get $e) (i32.const 92)))
+                  (then
+                    (local.set $extra (i32.add (local.get $extra) (i32.const 1)))
+                    (local.set $j (i32.add (local.get $j) (i32.const 2)))
+                    (br $str)))
+                (if (i32.or
+                      (i32.or (i32.eq (local.get $e) (i32.const 98)) (i32.eq (local.get $e) (i32.const 102)))
+                      (i32.or (i32.or (i32.eq (local.get $e) (i32.const 110)) (i32.eq (local.get $e) (i32.const 114))) (i32.eq (local.get $e) (i32.const 116))))
+                  (then (local.set $j (i32.add (local.get $j) (i32.const 2))) (br $str)))
+                ;; Otherwise only \u00xx in lower-case hex, for a control byte without a short escape.
+                (if (i32.or
+                      (i32.or (i32.ne (local.get $e) (i32.const 117)) (i32.ne (i32.load8_u offset=2 (local.get $j)) (i32.const 48)))
+                      (i32.or (i32.ne (i32.load8_u offset=3 (local.get $j)) (i32.const 48))
+                              (i32.gt_u (i32.sub (i32.load8_u offset=4 (local.get $j)) (i32.const 48)) (i32.const 1))))
+                  (then (return (i32.const -1))))
+                (local.set $e (i32.load8_u offset=5 (local.get $j)))
+                (if (i32.lt_u (i32.sub (local.get $e) (i32.const 48)) (i32.const 10))
+                  (then (local.set $e (i32.sub (local.get $e) (i32.const 48))))
+                  (else
+                    (if (i32.lt_u (i32.sub (local.get $e) (i32.const 97)) (i32.const 6))
+                      (then (local.set $e (i32.sub (local.get $e) (i32.const 87))))
+                      (else (return (i32.const -1))))))
+                (local.set $e (i32.add (local.get $e) (i32.shl (i32.sub (i32.load8_u offset=4 (local.get $j)) (i32.const 48)) (i32.const 4))))
+                (if (i32.or
+                      (i32.or (i32.eq (local.get $e) (i32.const 8)) (i32.eq (local.get $e) (i32.const 9)))
+                      (i32.or (i32.or (i32.eq (local.get $e) (i32.const 10)) (i32.eq (local.get $e) (i32.const 12))) (i32.eq (local.get $e) (i32.const 13))))
+                  (then (return (i32.const -1))))
+                (local.set $j (i32.add (local.get $j) (i32.const 6)))
+                (br $str)))
+            (local.set $extra (i32.add (local.get $extra) (i32.const 2)))
+            (if (local.get $expectKey)
+              (then
+                ;; A key of digits only may be an array index, which V8 would order first.
+                (if (i32.lt_u (i32.sub (i32.load8_u offset=1 (local.get $i)) (i32.const 48)) (i32.const 10))
+                  (then
+                    (local.set $k (i32.add (local.get $i) (i32.const 1)))
+                    (block $other
+                      (loop $digit
+                        (if (i32.ge_u (local.get $k) (i32.sub (local.get $j) (i32.const 1))) (then (return (i32.const -1))))
+                        (br_if $other (i32.ge_u (i32.sub (i32.load8_u (local.get $k)) (i32.const 48)) (i32.const 10)))
+                        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                        (br $digit)))))
+                ;; A key given twice in its object: the same bytes, as no key here has another spelling.
+                (local.set $len (i32.sub (local.get $j) (local.get $i)))
+                (local.set $k (i32.load offset=4 (i32.add (local.get $stack) (i32.shl (i32.sub (local.get $open) (i32.const 1)) (i32.const 3)))))
+                (block $new
+                  (loop $key
+                    (br_if $new (i32.ge_u (local.get $k) (local.get $keys)))
+                    (local.set $m (i32.add (local.get $keysAt) (i32.shl (local.get $k) (i32.const 3))))
+                    (if (i32.eq (i32.sub (i32.load offset=4 (local.get $m)) (i32.load (local.get $m))) (local.get $len))
+                      (then
+                        (local.set $m (i32.load (local.get $m)))
+                        (local.set $e (i32.const 0))
+                        (block $differ
+                          (loop $byte
+                            (if (i32.ge_u (local.get $e) (local.get $len)) (then (return (i32.const -1))))
+                            (br_if $differ (i32.ne (i32.load8_u (i32.add (local.get $m) (local.get $e)))
+                                                   (i32.load8_u (i32.add (local.get $i) (local.get $e)))))
+                            (local.set $e (i32.add (local.get $e) (i32.const 1)))
+                            (br $byte)))))
+                    (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                    (br $key)))
+                (if (i32.ge_u (local.get $keys) (local.get $cap)) (then (return (i32.const -2))))
+                (local.set $m (i32.add (local.get $keysAt) (i32.shl (local.get $keys) (i32.const 3))))
+                (i32.store (local.get $m) (local.get $i))
+                (i32.store offset=4 (local.get $m) (local.get $j))
+                (local.set $keys (i32.add (local.get $keys) (i32.const 1)))
+                (local.set $expectKey (i32.const 0))))
+            (local.set $i (local.get $j))
+            (br $next)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
+          (then
+            (if (i32.ge_u (local.get $open) (i32.const 128)) (then (return (i32.const -2))))
+            (local.set $m (i32.add (local.get $stack) (i32.shl (local.get $open) (i32.const 3))))
+            (local.set $expectKey (i32.eq (local.get $c) (i32.const 123)))
+            (i32.store (local.get $m) (local.get $expectKey))
+            (i32.store offset=4 (local.get $m) (local.get $keys))
+            (local.set $open (i32.add (local.get $open) (i32.const 1)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $next)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 125)) (i32.eq (local.get $c) (i32.const 93)))
+          (then
+            (local.set $open (i32.sub (local.get $open) (i32.const 1)))
+            (local.set $keys (i32.load offset=4 (i32.add (local.get $stack) (i32.shl (local.get $open) (i32.const 3)))))
+            (local.set $expectKey (i32.const 0))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $next)))
+        (if (i32.eq (local.get $c) (i32.const 44))
+          (then
+            (local.set $expectKey (i32.load (i32.add (local.get $stack) (i32.shl (i32.sub (local.get $open) (i32.const 1)) (i32.const 3)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $next)))
+        (if (i32.eq (local.get $c) (i32.const 58))
+          (then (local.set $i (i32.add (local.get $i) (i32.const 1))) (br $next)))
+        ;; true, false, null (the body was checked), or a number; whitespace is not JSON.stringify's.
+        (if (i32.eq (local.get $c) (i32.const 116)) (then (local.set $i (i32.add (local.get $i) (i32.const 4))) (br $next)))
+        (if (i32.eq (local.get $c) (i32.const 102)) (then (local.set $i (i32.add (local.get $i) (i32.const 5))) (br $next)))
+        (if (i32.eq (local.get $c) (i32.const 110)) (then (local.set $i (i32.add (local.get $i) (i32.const 4))) (br $next)))
+        (if (i32.and (i32.ne (local.get $c) (i32.const 45)) (i32.ge_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
+          (then (return (i32.const -1))))
+        ;; A whole number of up to 15 digits without a leading zero is as JSON.stringify writes it;
+        ;; any other is left to JavaScript, which writes it to see.
+        (local.set $plain (i32.or (i32.ne (local.get $c) (i32.const 45))
+                                  (i32.lt_u (i32.sub (i32.load8_u offset=1 (local.get $i)) (i32.const 49)) (i32.const 9))))
+        (local.set $j (i32.add (local.get $i) (i32.const 1)))
+        (block $end
+          (loop $num
+            (br_if $end (i32.ge_u (local.get $j) (local.get $to)))
+            (local.set $e (i32.load8_u (local.get $j)))
+            (if (i32.lt_u (i32.sub (local.get $e) (i32.const 48)) (i32.const 10))
+              (then (local.set $j (i32.add (local.get $j) (i32.const 1))) (br $num)))
+            (br_if $end (i32.eqz (i32.or
+              (i32.or (i32.eq (local.get $e) (i32.const 46)) (i32.eq (i32.or (local.get $e) (i32.const 32)) (i32.const 101)))
+              (i32.or (i32.eq (local.get $e) (i32.const 43)) (i32.eq (local.get $e) (i32.const 45))))))
+            (local.set $plain (i32.const 0))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $num)))
+        (if (i32.or (i32.eqz (local.get $plain))
+                    (i32.gt_u (i32.sub (i32.sub (local.get $j) (local.get $i)) (i32.eq (local.get $c) (i32.const 45))) (i32.const 15)))
+          (then (return (i32.const -2))))
+        (if (i32.and (i32.gt_u (i32.sub (local.get $j) (local.get $i)) (i32.const 1))
+                     (i32.eq (i32.load8_u (i32.add (local.get $i) (i32.eq (local.get $c) (i32.const 45)))) (i32.const 48)))
+          (then (return (i32.const -2))))
+        (local.set $i (local.get $j))
+        (br $next)))
+    (local.get $extra))
+  ;; The bytes [src, src + len) at out as a JSON string's literal (what $instring checked): in
+  ;; quotes, a backslash before each quote and backslash; sixteen bytes stored at a time, moving on
+  ;; by as many as are neither. Returns the offset past the closing quote.
+  (func $inString (param $src i32) (param $len i32) (param $out i32) (result i32)
+    (local $end i32) (local $v v128) (local $m i32) (local $c i32)
+    (local.set $end (i32.add (local.get $src) (local.get $len)))
+    (i32.store8 (local.get $out) (i32.const 34))
+    (local.set $out (i32.add (local.get $out) (i32.const 1)))
+    (block $done
+      (loop $next
+        (if (i32.le_u (i32.add (local.get $src) (i32.const 16)) (local.get $end))
+          (then
+            (local.set $v (v128.load (local.get $src)))
+            (v128.store (local.get $out) (local.get $v))
+            (local.set $m (i8x16.bitmask (v128.or
+              (i8x16.eq (local.get $v) (i8x16.splat (i32.const 34)))
+              (i8x16.eq (local.get $v) (i8x16.splat (i32.const 92))))))
+            (if (i32.eqz (local.get $m))
+              (then
+                (local.set $src (i32.add (local.get $src) (i32.const 16)))
+                (local.set $out (i32.add (local.get $out) (i32.const 16)))
+                (br $next)))
+            (local.set $m (i32.ctz (local.get $m)))
+            (local.set $src (i32.add (local.get $src) (local.get $m)))
+            (local.set $out (i32.add (local.get $out) (local.get $m)))))
+        (br_if $done (i32.ge_u (local.get $src) (local.get $end)))
+        (local.set $c (i32.load8_u (local.get $src)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 34)) (i32.eq (local.get $c) (i32.const 92)))
+          (then
+            (i32.store8 (local.get $out) (i32.const 92))
+            (local.set $out (i32.add (local.get $out) (i32.const 1)))))
+        (i32.store8 (local.get $out) (local.get $c))
+        (local.set $out (i32.add (local.get $out) (i32.const 1)))
+        (local.set $src (i32.add (local.get $src) (i32.const 1)))
+        (br $next)))
+    (i32.store8 (local.get $out) (i32.const 34))
+    (i32.add (local.get $out) (i32.const 1)))
   (func $spans (export "spans") (param $cmds i32) (param $end i32) (param $consts i32) (param $out i32) (result i32)
     (local $w i32) (local $src i32) (local $len i32) (local $k i32)
     (block $done
@@ -702,7 +905,12 @@
           (else
             (local.set $src (local.get $w))
             (local.set $len (i32.load offset=4 (local.get $cmds)))
-            (local.set $cmds (i32.add (local.get $cmds) (i32.const 8)))))
+            (local.set $cmds (i32.add (local.get $cmds) (i32.const 8)))
+            ;; A negative length (~len): a value written as a JSON string (SpanWriter#inString).
+            (if (i32.lt_s (local.get $len) (i32.const 0))
+              (then
+                (local.set $out (call $inString (local.get $src) (i32.xor (local.get $len) (i32.const -1)) (local.get $out)))
+                (br $next)))))
         (if (i32.gt_u (local.get $len) (i32.const 128))
           (then (memory.copy (local.get $out) (local.get $src) (local.get $len)))
           (else
