@@ -1,3 +1,4 @@
+import { IN_STRING_KEYS, inStringRoom, moduleHolding } from './json-scan.js';
 import type { ByteTarget } from './span-writer.js';
 
 // A JSON value's text written as a JSON string: what JSON.stringify(JSON.stringify(JSON.parse(v)))
@@ -8,6 +9,21 @@ import type { ByteTarget } from './span-writer.js';
 // decode and the two writes cost ~0.9 µs a call (107 calls, 92 µs of the bench's 205 KB turn,
 // --cpu-prof). Anything else answers false, with nothing written: the caller decodes the value.
 // test/lib/json-in-string.test.ts holds it to the decode on random values.
+
+/**
+ * What writing body[from, to) (a JSON value of the body scanned last) as a JSON string adds to
+ * its bytes when they are already what JSON.stringify writes, checked in WebAssembly (`instring`
+ * in json-skip.wat; SpanWriter#inString then notes the value, and `spans` escapes it as it
+ * copies): -1 when they are not (the caller decodes the value), -2 when left to writeJsonInString
+ * (a number other than a whole one of up to 15 digits, nesting or keys past the module's room).
+ * writeJsonInString alone, a byte at a time, cost gateway-messages-agent 296.6k instructions a
+ * request on the main thread for the turn's 107 inputs; the module's check and escape ~190k of
+ * the 228.9k saved (callgrind, docs/benchmarks.md, ninth session).
+ */
+export function inStringAdds(body: Buffer, from: number, to: number): number {
+  const m = moduleHolding(body);
+  return m === null ? -2 : m.instring(from, to, inStringRoom(body.length), IN_STRING_KEYS);
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { WASM_BASE64 } from './wasm/json-skip.js';
 import type { RecordKeys, Records } from './json-records.js';
-import { growTo, instantiate, type WasmMemory } from './wasm-instance.js';
+import { growTo, instantiate } from './wasm-instance.js';
+import type { SkipModule } from './wasm/json-skip-exports.js';
 
 // A validating scan of a JSON object's bytes that records where its top-level members are,
 // without building the value. An agent's request is 50–500 KB, almost all of it message
@@ -287,9 +288,9 @@ function elementsInWasm(keys: readonly Buffer[], depth: number, nested: Buffer |
 const MAX_ELEMENTS = 16_384;
 /** Room past the body for the keys and the spans (elementsInWasm), and for the regions of records (recordsAt). */
 const ELEMENT_BYTES = 256 + 4 + 16 * MAX_ELEMENTS;
-/** Keys a value written as a JSON string may have open at once (inStringAdds); more are left to JavaScript. */
-const IN_STRING_KEYS = 1024;
-/** inStringAdds' room, after ELEMENT_BYTES: 8 bytes for each of 128 open containers, then 8 a key. */
+/** Keys a value written as a JSON string may have open at once (lib/json-in-string.ts); more are left to JavaScript. */
+export const IN_STRING_KEYS = 1024;
+/** Its room, after ELEMENT_BYTES: 8 bytes for each of 128 open containers, then 8 a key. */
 const IN_STRING_BYTES = 8 * 128 + 8 * IN_STRING_KEYS;
 const SCRATCH_BYTES = ELEMENT_BYTES + IN_STRING_BYTES + 16;
 
@@ -342,19 +343,14 @@ export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: n
 const KEYS_BYTES = 512;
 const REGION_BYTES = ((ELEMENT_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
 
-/**
- * What writing body[from, to) (a JSON value of a body scanned last) as a JSON string adds to its
- * bytes when they are already what JSON.stringify writes, checked in WebAssembly (`instring` in
- * json-skip.wat; SpanWriter#inString then notes it, and `spans` writes it escaped as it copies):
- * -1 when they are not (the caller decodes the value), -2 when left to JavaScript
- * (lib/json-in-string.ts: a number other than a short whole one, nesting or keys past the room).
- * The same check and escape in JavaScript, a byte at a time, cost gateway-messages-agent ~297k
- * instructions a request on the main thread (107 tool inputs; callgrind).
- */
-export function inStringAdds(body: Buffer, from: number, to: number): number {
-  if (copied !== body) return -2;
-  const stackAt = ((body.length + 7) & ~7) + ((ELEMENT_BYTES + 7) & ~7);
-  return wasm!.instring(from, to, stackAt, IN_STRING_KEYS);
+/** The module while `body` is the one in its memory, else null: lib/json-in-string.ts checks values there. */
+export function moduleHolding(body: Buffer): SkipModule | null {
+  return copied === body ? wasm : null;
+}
+
+/** Where lib/json-in-string.ts's check has its IN_STRING_BYTES, past the records, for a body of `length` bytes. */
+export function inStringRoom(length: number): number {
+  return ((length + 7) & ~7) + ((ELEMENT_BYTES + 7) & ~7);
 }
 
 /**
@@ -544,18 +540,6 @@ function string(): boolean {
     i = escape(i);
     if (i < 0) return false;
   }
-}
-
-export interface SkipModule {
-  memory: WasmMemory;
-  compact(from: number, to: number, out: number, min: number, table: number, cap: number, depth: number, max: number): number;
-  value(from: number, to: number, depth: number, max: number): number;
-  elements(from: number, to: number, key: number, keyLength: number, key2: number, key2Length: number, key3: number, key3Length: number,
-    out: number, cap: number, depth: number, max: number): number;
-  records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
-  nest(key: number, keys: number, count: number, out: number, end: number): void;
-  spans(cmds: number, end: number, consts: number, out: number): number;
-  instring(from: number, to: number, stack: number, cap: number): number;
 }
 
 let wasm: SkipModule | null = null;

@@ -79,7 +79,7 @@ export class SpanWriter {
 
   /**
    * body[from, to), a JSON value, written as a JSON string's literal: `adds` is what that adds to
-   * its bytes (inStringAdds in lib/json-scan.ts, which checked it); `spans` escapes as it copies.
+   * its bytes (inStringAdds in lib/json-in-string.ts, which checked it); `spans` escapes as it copies.
    */
   inString(from: number, to: number, adds: number): void {
     if (this.#k + 2 > this.#words.length) this.#grow();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeJsonInString } from '../../src/lib/json-in-string.js';
-import { bodyMemory, inStringAdds } from '../../src/lib/json-scan.js';
+import { inStringAdds, writeJsonInString } from '../../src/lib/json-in-string.js';
+import { bodyMemory } from '../../src/lib/json-scan.js';
 import { SpanWriter } from '../../src/lib/span-writer.js';
 import { randomValue } from '../support/random-json.js';
 import { rng } from '../support/seeded-random.js';

@@ -1,8 +1,8 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
-import { inStringAdds, scanRecords } from '../../lib/json-scan.js';
-import { writeJsonInString } from '../../lib/json-in-string.js';
+import { scanRecords } from '../../lib/json-scan.js';
+import { inStringAdds, writeJsonInString } from '../../lib/json-in-string.js';
 
 // The chat messages for a Messages request's conversation, written from the client's bytes: the
 // scan (lib/json-scan.ts) records where each message's role and content are, in WebAssembly in
