@@ -17,8 +17,8 @@ import type { ByteTarget } from './span-writer.js';
  * copies): -1 when they are not (the caller decodes the value), -2 when left to writeJsonInString
  * (a number other than a whole one of up to 15 digits, nesting or keys past the module's room).
  * writeJsonInString alone, a byte at a time, cost gateway-messages-agent 296.6k instructions a
- * request on the main thread for the turn's 107 inputs; the module's check and escape ~190k of
- * the 228.9k saved (callgrind, docs/benchmarks.md, ninth session).
+ * request on the main thread for the turn's 107 inputs; the module's check 36k and its escaped
+ * copy 35k, and the request 3,206.6k → 2,977.7k (callgrind, docs/benchmarks.md, ninth session).
  */
 export function inStringAdds(body: Buffer, from: number, to: number): number {
   const m = moduleHolding(body);
