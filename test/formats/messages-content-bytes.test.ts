@@ -75,6 +75,17 @@ function message(r: () => number, covered: { yes: boolean }): unknown {
   return { role, content: blocks };
 }
 
+/** The request's own system prompt: a string, text blocks (empty ones included), or now and then a shape the byte path leaves. */
+function system(r: () => number, covered: { yes: boolean }): unknown {
+  const k = r();
+  if (k < 0.35) return agentText(r);
+  if (k < 0.6) return [{ type: 'text', text: agentText(r), cache_control: { type: 'ephemeral' } }, { type: 'text', text: agentText(r) }];
+  if (k < 0.7) return [{ type: 'text', text: agentText(r) }];
+  if (k < 0.9) return pick(r, ['', [], [{ type: 'text', text: '' }], [{ type: 'text', text: '' }, { type: 'text', text: '' }], [{ type: 'text', text: '', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'x' }]]);
+  covered.yes = false;
+  return pick(r, [5, null, { text: 'x' }, [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }], [{ type: 'text', text: 5 }], ['text'], [{ text: 'no type' }]]);
+}
+
 function written(v: Record<string, unknown>, r: () => number): Buffer {
   let s = JSON.stringify(v, null, r() < 0.2 ? 2 : undefined);
   if (r() < 0.2) s = s.replace(/é/g, '\\u00e9').replace(/\//g, '\\/');
@@ -93,7 +104,7 @@ test('random Messages bodies: what the byte path writes reads as the object tran
     const n = 1 + Math.floor(r() * 8);
     for (let j = 0; j < n; j++) messages.push(message(r, covered));
     const body: Record<string, unknown> = { model: pick(r, ['gpt-4o-mini', 'm/é', 'a"b']), max_tokens: 1024, messages };
-    if (r() < 0.6) body.system = r() < 0.5 ? agentText(r) : [{ type: 'text', text: agentText(r), cache_control: { type: 'ephemeral' } }, { type: 'text', text: agentText(r) }];
+    if (r() < 0.6) body.system = system(r, covered);
     if (r() < 0.3) body.stream = r() < 0.5;
     if (r() < 0.3) body.tools = [{ name: 'Bash', description: agentText(r), input_schema: { type: 'object' } }];
     if (r() < 0.1) body.tools = [{ type: 'web_search_20250305', name: 'web_search' }];

@@ -31,6 +31,8 @@ const RESULT = 13;
 const IS_ERROR = 15;
 /** Nesting of a tool_result's content (the body, messages, the message, its blocks, the block, then it). */
 const RESULT_DEPTH = 6;
+/** Nesting of the request's `system` blocks' array (the body, then it). */
+const SYSTEM_DEPTH = 2;
 
 const USER = literalBytes('user');
 const ASSISTANT = literalBytes('assistant');
@@ -43,26 +45,46 @@ const REDACTED_THINKING = literalBytes('redacted_thinking');
 const TRUE = tokenBytes('true');
 const NULL = tokenBytes('null');
 
-const USER_MESSAGE = constant('{"role":"user","content":');
-const ASSISTANT_MESSAGE = constant('{"role":"assistant","content":');
-const SYSTEM_MESSAGE = constant('{"role":"system","content":');
-const TOOL_MESSAGE = constant('{"role":"tool","tool_call_id":');
-const CONTENT_KEY = constant(',"content":');
-const TOOL_CALLS = constant(',"tool_calls":[');
+/**
+ * A message's opening, as the first message and after a comma. The constants are all the bytes
+ * between two of the client's pieces, noted with one call: with a comma, a quote or a brace noted
+ * apart (and each tool_use block's kind read again to write the calls), gateway-messages-agent
+ * counted 2,899.7k instructions a request on the main thread, now 2,754.1k (callgrind, paired).
+ */
+interface Head {
+  first: Constant;
+  next: Constant;
+}
+
+function head(text: string): Head {
+  return { first: constant(text), next: constant(`,${text}`) };
+}
+
+const USER_STRING = head('{"role":"user","content":');
+const USER_TEXT = head('{"role":"user","content":"');
+const ASSISTANT_STRING = head('{"role":"assistant","content":');
+const ASSISTANT_TEXT = head('{"role":"assistant","content":"');
+const SYSTEM_STRING = head('{"role":"system","content":');
+const SYSTEM_TEXT = head('{"role":"system","content":"');
+const TOOL_MESSAGE = head('{"role":"tool","tool_call_id":');
+const TOOL_TEXT = constant(',"content":"');
+const TOOL_ERROR = constant(',"content":"Error: ');
+/** The end of a message whose content is a string: its closing quote, then the message's brace. */
+const TEXT_END = constant('"}');
+const CLOSE = constant('}');
+const TEXT_THEN_CALLS = constant('","tool_calls":[');
+const NULL_THEN_CALLS = constant('null,"tool_calls":[');
+const NO_CONTENT = constant('""}');
 const CALL_ID_KEY = constant('{"id":');
+/** The call before's end (its function's brace and its own), then the next call's id. */
+const NEXT_CALL_ID = constant('}},{"id":');
 const CALL_FUNCTION = constant(',"type":"function","function":{"name":');
 const ARGUMENTS_KEY = constant(',"arguments":');
-const CALL_END = constant('}}');
-const NULL_VALUE = constant('null');
-const EMPTY_STRING = constant('""');
-const EMPTY_ARGUMENTS = constant('"{}"');
-const ERROR_PREFIX = constant('"Error: ');
+const EMPTY_ARGUMENTS = constant(',"arguments":"{}"');
+/** The last call's end, the tool calls' and the message's. */
+const CALLS_END = constant('}}]}');
 /** Blocks' texts are joined with a blank line (as request.ts joins them): `\n\n` inside a JSON string. */
 const BLANK_LINE = constant('\\n\\n');
-const COMMA = constant(',');
-const QUOTE = constant('"');
-const CLOSE = constant('}');
-const CLOSE_CALLS = constant(']}');
 
 const STR = 0x22;
 const ARR = 0x5b;
@@ -77,14 +99,38 @@ let textCount = 0;
  * instructions a request on the main thread, now 3572.8k, callgrind).
  */
 let userTexts = new Int32Array(64);
+/** Where an assistant message's tool_use blocks' records are, found in its first pass (reused). */
+let callAt = new Int32Array(16);
+
+/** Whether a message is yet to be written (no comma before it). */
+export interface Opening {
+  first: boolean;
+}
+
+/**
+ * The request's own `system` at raw[from, to) as the first chat message: a string, or text
+ * blocks joined as request.ts's systemText joins them, copied as the client's literals; an empty
+ * one is none. False for a `system` of another shape, which the object translation then reads
+ * (and refuses where it must). Decoded and written again with JSON.stringify, Claude Code's 2 KB
+ * system prompt cost ~70k instructions of the bench's Messages turn (callgrind,
+ * gateway-messages-agent: JSON.stringify 57k, its share of the parse).
+ */
+export function writeSystem(w: SpanWriter, out: Opening, raw: Buffer, from: number, to: number): boolean {
+  if (raw[from] === STR) {
+    if (to - from > 2) stringMessage(w, out, SYSTEM_STRING, from, to);
+    return true;
+  }
+  if (raw[from] !== ARR) return false;
+  const blocks = scanRecords(raw, from, BLOCK_KEYS, SYSTEM_DEPTH, MAX_JSON_DEPTH, 2);
+  return blocks !== null && systemMessage(w, out, raw, blocks, true);
+}
 
 /**
  * Writes the chat messages for the conversation (the messages array's records) into `w`,
- * comma-separated. Returns false for a conversation this does not cover (nothing useful is then
- * left in `w`).
+ * comma-separated (after those `out` says were written). Returns false for a conversation this
+ * does not cover (nothing useful is then left in `w`).
  */
-export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records): boolean {
-  const out = { first: true };
+export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records, out: Opening = { first: true }): boolean {
   for (let e = 0; e < messages.count; e++) {
     const at = messages.from + e * messages.stride;
     const words = messages.words;
@@ -99,24 +145,27 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records)
     const blocks = isString ? null : nestedRecords(messages, e, MESSAGE_KEYS, contentEnd);
     if (!isString && blocks === null) return false;
     let ok: boolean;
-    if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_MESSAGE, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
-    else if (valueIs(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_MESSAGE, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
-    else if (valueIs(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_MESSAGE, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
+    if (valueIs(raw, roleAt, roleEnd, USER)) ok = isString ? stringMessage(w, out, USER_STRING, contentAt, contentEnd) : userMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, ASSISTANT)) ok = isString ? stringMessage(w, out, ASSISTANT_STRING, contentAt, contentEnd) : assistantMessage(w, out, raw, blocks!);
+    else if (valueIs(raw, roleAt, roleEnd, SYSTEM)) ok = isString ? stringMessage(w, out, SYSTEM_STRING, contentAt, contentEnd) : systemMessage(w, out, raw, blocks!);
     else ok = false;
     if (!ok) return false;
   }
   return true;
 }
 
-/** Before a message: the comma after the one before. */
-function open(w: SpanWriter, out: { first: boolean }): void {
-  if (out.first) out.first = false;
-  else w.put(COMMA);
+/** A message's opening, with the comma after the one before. */
+function open(w: SpanWriter, out: Opening, h: Head): void {
+  if (out.first) {
+    out.first = false;
+    w.put(h.first);
+  } else {
+    w.put(h.next);
+  }
 }
 
-function stringMessage(w: SpanWriter, out: { first: boolean }, head: Constant, from: number, to: number): boolean {
-  open(w, out);
-  w.put(head);
+function stringMessage(w: SpanWriter, out: Opening, h: Head, from: number, to: number): boolean {
+  open(w, out, h);
   w.piece(from, to);
   w.put(CLOSE);
   return true;
@@ -154,18 +203,16 @@ function keepText(raw: Buffer, words: Int32Array, at: number): boolean {
   return true;
 }
 
-/** The kept texts joined by `separator` (none when null), as one JSON string. */
+/** The kept texts joined by `separator` (none when null): the inside of one JSON string, its quotes the caller's. */
 function writeJoined(w: SpanWriter, separator: Constant | null): void {
-  w.put(QUOTE);
   for (let j = 0; j < textCount; j++) {
     if (j > 0 && separator !== null) w.put(separator);
     w.piece(texts[2 * j] + 1, texts[2 * j + 1] - 1);
   }
-  w.put(QUOTE);
 }
 
 /** tool_result blocks become tool messages, first; the text blocks one user message after them (request.ts's userMessages). */
-function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+function userMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Records): boolean {
   const words = blocks.words;
   // Texts are kept across the tool results' own: the user's texts are gathered first, apart.
   let userCount = 0;
@@ -190,8 +237,7 @@ function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks
     }
   }
   if (userCount === 0) return true;
-  open(w, out);
-  w.put(USER_MESSAGE);
+  open(w, out, USER_TEXT);
   textCount = 0;
   for (let j = 0; j < userCount; j += 2) {
     texts[2 * textCount] = userTexts[j];
@@ -203,12 +249,12 @@ function userMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks
     }
   }
   writeJoined(w, BLANK_LINE);
-  w.put(CLOSE);
+  w.put(TEXT_END);
   return true;
 }
 
 /** One tool_result → a tool message with its text (an error says so in words); false for one with images or of another shape. */
-function toolResult(w: SpanWriter, out: { first: boolean }, raw: Buffer, words: Int32Array, at: number): boolean {
+function toolResult(w: SpanWriter, out: Opening, raw: Buffer, words: Int32Array, at: number): boolean {
   const idAt = words[at + TOOL_USE_ID];
   if (idAt < 0 || raw[idAt] !== STR) return false;
   const contentAt = words[at + RESULT];
@@ -229,26 +275,16 @@ function toolResult(w: SpanWriter, out: { first: boolean }, raw: Buffer, words: 
     texts[1] = contentEnd;
     textCount = 1;
   }
-  open(w, out);
-  w.put(TOOL_MESSAGE);
+  open(w, out, TOOL_MESSAGE);
   w.piece(idAt, words[at + TOOL_USE_ID + 1]);
-  w.put(CONTENT_KEY);
-  if (isError) {
-    w.put(ERROR_PREFIX);
-    for (let j = 0; j < textCount; j++) {
-      if (j > 0) w.put(BLANK_LINE);
-      w.piece(texts[2 * j] + 1, texts[2 * j + 1] - 1);
-    }
-    w.put(QUOTE);
-  } else {
-    writeJoined(w, BLANK_LINE);
-  }
-  w.put(CLOSE);
+  w.put(isError ? TOOL_ERROR : TOOL_TEXT);
+  writeJoined(w, BLANK_LINE);
+  w.put(TEXT_END);
   return true;
 }
 
 /** Texts joined as the content, tool_use blocks as its tool calls (request.ts's assistantMessage). */
-function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+function assistantMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Records): boolean {
   const words = blocks.words;
   textCount = 0;
   let calls = 0;
@@ -264,33 +300,38 @@ function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, b
       const inputAt = words[at + INPUT];
       if (idAt < 0 || raw[idAt] !== STR || nameAt < 0 || raw[nameAt] !== STR) return false;
       if (inputAt >= 0 && raw[inputAt] !== OBJ && !valueIs(raw, inputAt, words[at + INPUT + 1], NULL)) return false;
-      calls++;
+      if (calls === callAt.length) {
+        const more = new Int32Array(2 * callAt.length);
+        more.set(callAt);
+        callAt = more;
+      }
+      callAt[calls++] = at;
     } else if (k !== K_THINKING) {
       return false;
     }
   }
-  open(w, out);
-  w.put(ASSISTANT_MESSAGE);
-  if (textCount > 0) writeJoined(w, null);
-  else w.put(calls > 0 ? NULL_VALUE : EMPTY_STRING);
+  if (textCount > 0) {
+    open(w, out, ASSISTANT_TEXT);
+    writeJoined(w, null);
+    w.put(calls > 0 ? TEXT_THEN_CALLS : TEXT_END);
+  } else {
+    open(w, out, ASSISTANT_STRING);
+    w.put(calls > 0 ? NULL_THEN_CALLS : NO_CONTENT);
+  }
   if (calls > 0) {
-    w.put(TOOL_CALLS);
-    let written = 0;
-    for (let j = 0; j < blocks.count; j++) {
-      const at = blocks.from + j * blocks.stride;
-      if (kind(raw, words, at) !== K_TOOL_USE) continue;
-      if (written++ > 0) w.put(COMMA);
-      w.put(CALL_ID_KEY);
+    for (let c = 0; c < calls; c++) {
+      const at = callAt[c];
+      w.put(c > 0 ? NEXT_CALL_ID : CALL_ID_KEY);
       w.piece(words[at + ID], words[at + ID + 1]);
       w.put(CALL_FUNCTION);
       w.piece(words[at + NAME], words[at + NAME + 1]);
-      w.put(ARGUMENTS_KEY);
       const inputAt = words[at + INPUT];
       // The arguments are the input's JSON text as JSON.stringify writes it, in a string: escaped
       // as it stands when it is spelled so (Claude Code's are), else decoded and written again.
       const inputEnd = words[at + INPUT + 1];
       if (inputAt < 0 || raw[inputAt] !== OBJ) w.put(EMPTY_ARGUMENTS);
       else {
+        w.put(ARGUMENTS_KEY);
         // Checked and escaped in WebAssembly; what it leaves (a number it does not read, say) in JavaScript.
         const adds = inStringAdds(raw, inputAt, inputEnd);
         if (adds >= 0) w.inString(inputAt, inputEnd, adds);
@@ -302,25 +343,26 @@ function assistantMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, b
           else w.text(JSON.stringify(JSON.stringify(JSON.parse(raw.toString('utf8', inputAt, inputEnd)))));
         }
       }
-      w.put(CALL_END);
     }
-    w.put(CLOSE_CALLS);
-  } else {
-    w.put(CLOSE);
+    w.put(CALLS_END);
   }
   return true;
 }
 
-/** A system message in the conversation: its text blocks joined (request.ts's textOf). */
-function systemMessage(w: SpanWriter, out: { first: boolean }, raw: Buffer, blocks: Records): boolean {
+/**
+ * A system message: its text blocks joined (request.ts's textOf). `emptyIsNone`: the request's
+ * own, which is left out when its text is empty (no blocks, or one empty text: any two are
+ * joined by a blank line).
+ */
+function systemMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Records, emptyIsNone = false): boolean {
   textCount = 0;
   for (let j = 0; j < blocks.count; j++) {
     const at = blocks.from + j * blocks.stride;
     if (raw[blocks.words[at]] !== OBJ || kind(raw, blocks.words, at) !== K_TEXT || !keepText(raw, blocks.words, at)) return false;
   }
-  open(w, out);
-  w.put(SYSTEM_MESSAGE);
+  if (emptyIsNone && (textCount === 0 || (textCount === 1 && texts[1] - texts[0] === 2))) return true;
+  open(w, out, SYSTEM_TEXT);
   writeJoined(w, BLANK_LINE);
-  w.put(CLOSE);
+  w.put(TEXT_END);
   return true;
 }

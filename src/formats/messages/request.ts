@@ -112,7 +112,7 @@ export function translateMessages(r: MessagesRequest): Obj {
 }
 
 /** The chat system message's text for `system`; null when there is none (absent or empty). */
-export function systemText(body: Obj): string | null {
+function systemText(body: Obj): string | null {
   if (body.system === undefined) return null;
   const text = typeof body.system === 'string' ? body.system : textOf(body.system as Obj[], 'system');
   return text.length > 0 ? text : null;
