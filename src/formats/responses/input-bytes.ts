@@ -1,4 +1,4 @@
-import { constant, type SpanWriter } from '../../lib/span-writer.js';
+import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
@@ -45,28 +45,50 @@ const INPUT_TEXT = literalBytes('input_text');
 const OUTPUT_TEXT = literalBytes('output_text');
 // Roles as the client spells them, and as chat completions takes them (developer is system).
 const ROLES = ['user', 'assistant', 'system', 'developer'].map(literalBytes);
-const CHAT_ROLE = ['{"role":"user"', '{"role":"assistant"', '{"role":"system"', '{"role":"system"'].map(constant);
 const USER = 0;
 const ASSISTANT = 1;
 const SYSTEM = 2;
 
+// How the message before a new one ends: its end is written with the new one's opening, in one
+// constant (below). FIRST: there is none; CLOSED: a message whose content is written; EMPTY: an
+// assistant message with no content and no calls; CALLS: an assistant message with tool calls.
+const FIRST = 0;
+const CLOSED_END = 1;
+const EMPTY_END = 2;
+const CALLS_END = 3;
+const ENDS = ['', '}', ',"content":""}', '}}]}'];
+
+/**
+ * A message's opening after each way the one before may end (FIRST…CALLS_END). The constants
+ * are all the bytes between two of the client's pieces, noted with one call: with a comma, a
+ * brace or a quote noted apart, gateway-responses-agent counted 2,758.4k instructions a request
+ * on the main thread, now 2,654.4k (callgrind, paired).
+ */
+function head(text: string): readonly Constant[] {
+  return ENDS.map((end, k) => constant(k === FIRST ? text : `${end},${text}`));
+}
+
+const CHAT_ROLE = ['{"role":"user"', '{"role":"assistant"', '{"role":"system"', '{"role":"system"'].map(head);
+/** The last message's end, after the last item, by how it ends (CLOSED_END…, from 1). */
+const LAST_END = ENDS.slice(1).map(constant);
+
+const STRING_INPUT = constant('{"role":"user","content":');
 const CONTENT_KEY = constant(',"content":');
-const CONTENT_NULL = constant(',"content":null');
-const CONTENT_EMPTY = constant(',"content":""');
-const TOOL_CALLS = constant(',"tool_calls":[');
-const NEW_CALL = constant('{"role":"assistant","content":null,"tool_calls":[');
-const CALL_ID_KEY = constant('{"id":');
+const CONTENT_TEXT = constant(',"content":"');
+const CONTENT_PARTS = constant(',"content":[{"type":"text","text":');
+const NEXT_PART = constant('},{"type":"text","text":');
+const PARTS_END = constant('}]');
+const NO_PARTS = constant(',"content":[]');
+const CALLS_ID = constant(',"tool_calls":[{"id":');
+const NULL_CALLS_ID = constant(',"content":null,"tool_calls":[{"id":');
+/** The call before's end (its function's brace and its own), then the next call's id. */
+const NEXT_CALL_ID = constant('}},{"id":');
+const NEW_CALL = head('{"role":"assistant","content":null,"tool_calls":[{"id":');
 const CALL_FUNCTION = constant(',"type":"function","function":{"name":');
 const ARGUMENTS_KEY = constant(',"arguments":');
-const CALL_END = constant('}}');
-const TOOL_MESSAGE = constant('{"role":"tool","tool_call_id":');
-const TEXT_PART = constant('{"type":"text","text":');
-const COMMA = constant(',');
+const TOOL_MESSAGE = head('{"role":"tool","tool_call_id":');
 const QUOTE = constant('"');
-const OPEN = constant('[');
 const CLOSE = constant('}');
-const CLOSE_ARRAY = constant(']');
-const CLOSE_CALLS = constant(']}');
 
 const STR = 0x22;
 const ARR = 0x5b;
@@ -108,8 +130,7 @@ const NO_WORDS = new Int32Array(0);
 export function writeInputMessages(w: SpanWriter, raw: Buffer, items: Records | null, from: number, to: number): number {
   if (items === null) {
     // A string is one user message (items.ts's inputItems).
-    w.put(CHAT_ROLE[USER]);
-    w.put(CONTENT_KEY);
+    w.put(STRING_INPUT);
     w.piece(from, to);
     w.put(CLOSE);
     return 1;
@@ -122,7 +143,7 @@ export function writeInputMessages(w: SpanWriter, raw: Buffer, items: Records | 
     walk.e = e;
     if (raw[items.words[walk.at]] !== OBJ || !item(w, raw, walk)) return -1;
   }
-  if (walk.state === ASSISTANT_OPEN) closeAssistant(w, walk);
+  if (walk.count > 0) w.put(LAST_END[ending(walk) - 1]);
   return walk.spoken;
 }
 
@@ -165,8 +186,7 @@ function message(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   } else if (raw[contentAt] !== STR) {
     return false;
   }
-  open(w, walk);
-  w.put(CHAT_ROLE[role]);
+  open(w, walk, CHAT_ROLE[role]);
   const chatRole = role === USER ? USER : role === ASSISTANT ? ASSISTANT : SYSTEM;
   if (chatRole !== SYSTEM) walk.spoken++;
   if (chatRole === ASSISTANT) {
@@ -176,13 +196,13 @@ function message(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
     walk.emptyContent = parts < 0 ? contentEnd - contentAt === 2 : partsEmpty(walk, parts);
     if (walk.emptyContent) return true;
   }
-  w.put(CONTENT_KEY);
-  if (parts < 0) w.piece(contentAt, contentEnd);
-  else if (chatRole === USER && parts !== 1) textArray(w, walk, parts);
-  else joined(w, walk, parts);
-  if (chatRole !== ASSISTANT) {
-    w.put(CLOSE);
-    walk.state = CLOSED;
+  if (parts < 0) {
+    w.put(CONTENT_KEY);
+    w.piece(contentAt, contentEnd);
+  } else if (chatRole === USER && parts !== 1) {
+    textArray(w, walk, parts);
+  } else {
+    joined(w, walk, parts);
   }
   return true;
 }
@@ -224,23 +244,24 @@ function partsEmpty(walk: Walk, n: number): boolean {
   return true;
 }
 
-/** The text parts' texts joined, as one string: JSON strings' inner bytes joined say the strings joined. */
+/** The text parts' texts joined, as one string, the content: JSON strings' inner bytes joined say the strings joined. */
 function joined(w: SpanWriter, walk: Walk, n: number): void {
-  w.put(QUOTE);
+  w.put(CONTENT_TEXT);
   for (let j = 0; j < n; j++) w.piece(textAt(walk, j) + 1, textEnd(walk, j) - 1);
   w.put(QUOTE);
 }
 
-/** A user message's several text parts, as chat's text parts. */
+/** A user message's text parts (none, or several), as chat's text parts, the content. */
 function textArray(w: SpanWriter, walk: Walk, n: number): void {
-  w.put(OPEN);
-  for (let j = 0; j < n; j++) {
-    if (j > 0) w.put(COMMA);
-    w.put(TEXT_PART);
-    w.piece(textAt(walk, j), textEnd(walk, j));
-    w.put(CLOSE);
+  if (n === 0) {
+    w.put(NO_PARTS);
+    return;
   }
-  w.put(CLOSE_ARRAY);
+  for (let j = 0; j < n; j++) {
+    w.put(j > 0 ? NEXT_PART : CONTENT_PARTS);
+    w.piece(textAt(walk, j), textEnd(walk, j));
+  }
+  w.put(PARTS_END);
 }
 
 function functionCall(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
@@ -251,27 +272,19 @@ function functionCall(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   if (argsAt < 0 || raw[argsAt] !== STR) return false;
   // An assistant turn's calls go on one assistant message, as chat completions writes them.
   if (walk.state === ASSISTANT_OPEN) {
-    if (walk.calls === 0) {
-      if (walk.emptyContent) w.put(CONTENT_NULL);
-      w.put(TOOL_CALLS);
-    } else {
-      w.put(COMMA);
-    }
+    w.put(walk.calls > 0 ? NEXT_CALL_ID : walk.emptyContent ? NULL_CALLS_ID : CALLS_ID);
   } else {
-    open(w, walk);
-    w.put(NEW_CALL);
+    open(w, walk, NEW_CALL);
     walk.state = ASSISTANT_OPEN;
     walk.emptyContent = false;
     walk.spoken++;
   }
   walk.calls++;
-  w.put(CALL_ID_KEY);
   w.piece(idAt, end(walk, CALL_ID));
   w.put(CALL_FUNCTION);
   w.piece(nameAt, end(walk, NAME));
   w.put(ARGUMENTS_KEY);
   w.piece(argsAt, end(walk, ARGUMENTS));
-  w.put(CALL_END);
   return true;
 }
 
@@ -283,32 +296,30 @@ function functionOutput(w: SpanWriter, raw: Buffer, walk: Walk): boolean {
   // An output given as input_text parts is their text joined.
   const parts = raw[outAt] === ARR ? textParts(raw, scanRecords(raw, outAt, PART_KEYS, PARTS_DEPTH, MAX_JSON_DEPTH, OUTPUT_PARTS_REGION), false, walk) : -1;
   if (parts < 0 && raw[outAt] !== STR) return false;
-  open(w, walk);
-  w.put(TOOL_MESSAGE);
+  open(w, walk, TOOL_MESSAGE);
   w.piece(idAt, end(walk, CALL_ID));
-  w.put(CONTENT_KEY);
-  if (parts < 0) w.piece(outAt, outEnd);
-  else joined(w, walk, parts);
-  w.put(CLOSE);
-  walk.state = CLOSED;
+  if (parts < 0) {
+    w.put(CONTENT_KEY);
+    w.piece(outAt, outEnd);
+  } else {
+    joined(w, walk, parts);
+  }
   walk.spoken++;
   return true;
 }
 
-/** Before a new message: the open one closed, and the comma after the one before. */
-function open(w: SpanWriter, walk: Walk): void {
-  if (walk.state === ASSISTANT_OPEN) closeAssistant(w, walk);
-  if (walk.count > 0) w.put(COMMA);
+/** A new message's opening `h`, after the end of the one before (the constant for how it ends). */
+function open(w: SpanWriter, walk: Walk, h: readonly Constant[]): void {
+  w.put(h[walk.count === 0 ? FIRST : ending(walk)]);
+  walk.state = CLOSED;
   walk.count++;
 }
 
-function closeAssistant(w: SpanWriter, walk: Walk): void {
-  if (walk.calls > 0) w.put(CLOSE_CALLS);
-  else {
-    if (walk.emptyContent) w.put(CONTENT_EMPTY);
-    w.put(CLOSE);
-  }
-  walk.state = CLOSED;
+/** How the last message written ends (CLOSED_END…), its end not yet written. */
+function ending(walk: Walk): number {
+  if (walk.state !== ASSISTANT_OPEN) return CLOSED_END;
+  if (walk.calls > 0) return CALLS_END;
+  return walk.emptyContent ? EMPTY_END : CLOSED_END;
 }
 
 /** A string value of at least one character (an escape always stands for one). */
