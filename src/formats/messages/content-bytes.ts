@@ -130,7 +130,7 @@ export function writeSystem(w: SpanWriter, out: Opening, raw: Buffer, from: numb
  * comma-separated (after those `out` says were written). Returns false for a conversation this
  * does not cover (nothing useful is then left in `w`).
  */
-export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records, out: Opening = { first: true }): boolean {
+export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
   for (let e = 0; e < messages.count; e++) {
     const at = messages.from + e * messages.stride;
     const words = messages.words;
@@ -192,23 +192,30 @@ const K_THINKING = 3;
 function keepText(raw: Buffer, words: Int32Array, at: number): boolean {
   const from = words[at + TEXT];
   if (from < 0 || raw[from] !== STR) return false;
-  if (2 * textCount + 2 > texts.length) {
-    const more = new Int32Array(2 * texts.length);
-    more.set(texts);
-    texts = more;
-  }
+  texts = withRoom(texts, 2 * textCount + 2);
   texts[2 * textCount] = from;
   texts[2 * textCount + 1] = words[at + TEXT + 1];
   textCount++;
   return true;
 }
 
-/** The kept texts joined by `separator` (none when null): the inside of one JSON string, its quotes the caller's. */
-function writeJoined(w: SpanWriter, separator: Constant | null): void {
-  for (let j = 0; j < textCount; j++) {
+/**
+ * The `n` texts whose starts and ends `list` holds (`texts` unless given) joined by `separator`
+ * (none when null): the inside of one JSON string, its quotes the caller's.
+ */
+function writeJoined(w: SpanWriter, separator: Constant | null, list = texts, n = textCount): void {
+  for (let j = 0; j < n; j++) {
     if (j > 0 && separator !== null) w.put(separator);
-    w.piece(texts[2 * j] + 1, texts[2 * j + 1] - 1);
+    w.piece(list[2 * j] + 1, list[2 * j + 1] - 1);
   }
+}
+
+/** `a`, or a copy of it twice as long when it holds fewer than `n` numbers. */
+function withRoom(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
+  if (n <= a.length) return a;
+  const more = new Int32Array(2 * a.length);
+  more.set(a);
+  return more;
 }
 
 /** tool_result blocks become tool messages, first; the text blocks one user message after them (request.ts's userMessages). */
@@ -223,11 +230,7 @@ function userMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Records):
     if (k === K_TEXT) {
       const from = words[at + TEXT];
       if (from < 0 || raw[from] !== STR) return false;
-      if (userCount + 2 > userTexts.length) {
-        const more = new Int32Array(2 * userTexts.length);
-        more.set(userTexts);
-        userTexts = more;
-      }
+      userTexts = withRoom(userTexts, userCount + 2);
       userTexts[userCount++] = from;
       userTexts[userCount++] = words[at + TEXT + 1];
     } else if (k === K_TOOL_RESULT) {
@@ -238,17 +241,7 @@ function userMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Records):
   }
   if (userCount === 0) return true;
   open(w, out, USER_TEXT);
-  textCount = 0;
-  for (let j = 0; j < userCount; j += 2) {
-    texts[2 * textCount] = userTexts[j];
-    texts[2 * textCount + 1] = userTexts[j + 1];
-    if (2 * ++textCount + 2 > texts.length) {
-      const more = new Int32Array(2 * texts.length);
-      more.set(texts);
-      texts = more;
-    }
-  }
-  writeJoined(w, BLANK_LINE);
+  writeJoined(w, BLANK_LINE, userTexts, userCount / 2);
   w.put(TEXT_END);
   return true;
 }
@@ -300,11 +293,7 @@ function assistantMessage(w: SpanWriter, out: Opening, raw: Buffer, blocks: Reco
       const inputAt = words[at + INPUT];
       if (idAt < 0 || raw[idAt] !== STR || nameAt < 0 || raw[nameAt] !== STR) return false;
       if (inputAt >= 0 && raw[inputAt] !== OBJ && !valueIs(raw, inputAt, words[at + INPUT + 1], NULL)) return false;
-      if (calls === callAt.length) {
-        const more = new Int32Array(2 * callAt.length);
-        more.set(callAt);
-        callAt = more;
-      }
+      callAt = withRoom(callAt, calls + 1);
       callAt[calls++] = at;
     } else if (k !== K_THINKING) {
       return false;
