@@ -163,7 +163,8 @@ test('what it leaves to the parse, and what it reads', () => {
   none(`${usual} x`);
   none(` ${usual}`);
   none(usual.replace('"text":"hi"', '"text":"h\u0001i"'));
-  assert.is(inPlace(Buffer.concat([Buffer.from(usual.replace('"hi"', '"h')), Buffer.from([0xff]), Buffer.from('i"')])), null, 'bytes not UTF-8');
+  const [before, after] = usual.split('"hi"');
+  assert.is(inPlace(Buffer.concat([Buffer.from(`${before}"h`), Buffer.from([0xff]), Buffer.from(`i"${after}`)])), null, 'bytes not UTF-8');
   const read = (a: string) => assert.ok(same(Buffer.from(a), 0), a);
   read(usual);
   read(`${usual}\n`);

@@ -1,4 +1,7 @@
 import { randomHex } from '../../lib/random-hex.js';
+import { jsonBytes, textBytes } from '../../lib/byte-text.js';
+import { jsonNumber } from '../../lib/json-write.js';
+import type { ChatTextAnswer } from '../chat-answer-in-place.js';
 
 type Obj = Record<string, unknown>;
 
@@ -81,6 +84,22 @@ export function chatToMessage(chat: Obj, model: string, stops: readonly string[]
   // Some providers end a tool-calling turn with finish_reason "stop"; the client must still run the tools.
   if (stop.stop_reason === 'end_turn' && content.some((b) => b.type === 'tool_use')) stop.stop_reason = 'tool_use';
   return { id, type: 'message', role: 'assistant', model, content, ...stop, usage: messagesUsage(chat.usage as Obj | undefined) };
+}
+
+/**
+ * chatToMessage's message for a chat answer of text read in place (chat-answer-in-place.ts), as
+ * writeJson writes it, in UTF-8: the text's literal copied as it came.
+ */
+export function textMessageJson(t: ChatTextAnswer, model: string, stops: readonly string[]): Buffer {
+  const id = t.id.startsWith('"msg_') ? t.id : `"${messageId()}"`;
+  const content = t.content === '""' ? '[]' : `[{"type":"text","text":${t.content}}]`;
+  // A text answer names no stop sequence (stop_reason is vLLM's member, not in the layout read).
+  const stop = stopReason(t.finish, undefined, stops);
+  const u = messagesUsage(t.usage);
+  return textBytes(`{"id":${id},"type":"message","role":"assistant","model":${jsonBytes(model)},"content":${content},` +
+    `"stop_reason":${jsonBytes(stop.stop_reason)},"stop_sequence":null,"usage":{"input_tokens":${jsonNumber(u.input_tokens)},` +
+    `"output_tokens":${jsonNumber(u.output_tokens)},"cache_read_input_tokens":${jsonNumber(u.cache_read_input_tokens)},` +
+    `"cache_creation_input_tokens":${jsonNumber(u.cache_creation_input_tokens)}}}`);
 }
 
 function num(v: unknown): number {

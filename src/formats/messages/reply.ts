@@ -1,6 +1,7 @@
 import { writeJson } from '../../lib/json-write.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
-import { chatToMessage } from './answer.js';
+import { chatTextAnswer } from '../chat-answer-in-place.js';
+import { chatToMessage, textMessageJson } from './answer.js';
 import { MessagesStream } from './stream.js';
 
 const NO_ESTIMATE = (): number => 0;
@@ -21,7 +22,9 @@ export class MessagesReply implements ReplyFormat {
     this.#requestId = requestId;
   }
 
-  answer(chat: Buffer): string {
+  answer(chat: Buffer): string | Buffer {
+    const text = chatTextAnswer(chat);
+    if (text !== null) return textMessageJson(text, this.model, this.stops);
     return writeJson(chatToMessage(JSON.parse(chat.toString('utf8')), this.model, this.stops));
   }
 

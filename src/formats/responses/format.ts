@@ -1,7 +1,10 @@
-import { textBytes } from '../../lib/byte-text.js';
+import { decodeText, textBytes } from '../../lib/byte-text.js';
+import { chatTextAnswer, type ChatTextAnswer } from '../chat-answer-in-place.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
-import { chatToResponse, type ResponseContext, type ResponseStatus, type ResponseUsage } from './answer.js';
-import { outputJson, ResponseJson } from './response-json.js';
+import {
+  chatToResponse, itemId, messageItem, responseObject, responseUsage, statusOf, type ResponseContext, type ResponseStatus, type ResponseUsage,
+} from './answer.js';
+import { messageItemJson, outputJson, ResponseJson } from './response-json.js';
 import { ResponsesStream } from './stream.js';
 
 type OnComplete = (response: Record<string, unknown>) => void;
@@ -23,6 +26,8 @@ export class ResponsesFormat implements ReplyFormat {
 
   /** The response written as JSON around pieces made once (response-json.ts), not by serialising its object. */
   answer(chat: Buffer): Buffer {
+    const text = chatTextAnswer(chat);
+    if (text !== null) return this.#textAnswer(text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(chat.toString('utf8'));
@@ -39,6 +44,20 @@ export class ResponsesFormat implements ReplyFormat {
     this.#onComplete?.(response);
     return textBytes(json.write(response.status as ResponseStatus, outputJson(response.output as Record<string, unknown>[]),
       response.usage as ResponseUsage | null, response.incomplete_details as { reason: string } | null));
+  }
+
+  /** A chat answer of text read in place (chat-answer-in-place.ts): chatToResponse's response, its text's literal copied. */
+  #textAnswer(t: ChatTextAnswer): Buffer {
+    const ctx = this.#ctx!;
+    const { status, incomplete } = statusOf(t.finish);
+    const id = itemId('msg');
+    const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
+    const usage = responseUsage(t.usage);
+    if (this.#onComplete !== null) {
+      const text = JSON.parse(decodeText(t.content)) as string;
+      this.#onComplete(responseObject(ctx, status, [messageItem(id, text, itemStatus)], usage, incomplete));
+    }
+    return textBytes(new ResponseJson(ctx).write(status, `[${messageItemJson(id, t.content, itemStatus)}]`, usage, incomplete));
   }
 
   stream(): ChatStreamTranslator {
