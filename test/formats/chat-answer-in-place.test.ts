@@ -1,7 +1,7 @@
 // A whole chat.completion of text read in place (chatTextAnswer: one match of OpenAI's compact
 // layout, the content's literal copied, the usage alone parsed) against its full parse: where
 // it takes an answer, the Responses and Messages answers written from it must be the bytes the
-// parse path writes (the same answer pretty-printed, which the reader leaves to the parse), the
+// parse path writes (the same answer after a space, which the reader leaves to the parse), the
 // stored response the same object, and it must take nothing JSON.parse refuses; it must take
 // every answer of text written in that layout.
 import { test } from 'uvu';
@@ -10,11 +10,9 @@ import { chatTextAnswer } from '../../src/formats/chat-answer-in-place.js';
 import { MessagesReply } from '../../src/formats/messages/reply.js';
 import { ResponsesFormat } from '../../src/formats/responses/format.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
-import { mutate } from '../support/json-mutate.js';
+import { compactCanonical, COUNTS, isJson, mutatedSweep, pick, randomSweep, written, type ReaderSweep } from '../support/in-place-readers.js';
 import { rng } from '../support/seeded-random.js';
 
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-const COUNTS = [0, 1, 21, 1800, 2 ** 31, 2 ** 53, 1.5, -3, 1e21, null, '7', true];
 const TEXTS = ['Hello! How can I help?', '', 'café — ünïcode 🎉', 'a "quoted" \\ back\nslash\ttab', 'ctl \u0001 \u001f', 'x'.repeat(3000),
   'slash / and \u2028 line sep', '\u00e9', 'msg_not_an_id'];
 const FINISH = ['stop', 'stop', 'length', 'tool_calls', 'content_filter', 'function_call', 'toString', '__proto__', 'Stop', 'é', null, 5];
@@ -55,15 +53,6 @@ function answer(r: () => number): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, a[k]]));
 }
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const plain = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Whether `a` is a chat answer of text in the compact layout read in place (and so must be read). */
@@ -80,24 +69,13 @@ function usual(a: Record<string, unknown>, json: string): boolean {
     (typeof m.content === 'string' || m.content === null) && (m.refusal === undefined || m.refusal === null) &&
     (m.annotations === undefined || (Array.isArray(m.annotations) && m.annotations.length === 0)) && plain(a.usage) &&
     (a.service_tier === undefined || typeof a.service_tier === 'string' || a.service_tier === null) &&
-    (a.system_fingerprint === undefined || typeof a.system_fingerprint === 'string' || a.system_fingerprint === null) &&
-    !json.includes('\\u') && !json.includes('\\/') && !json.trim().includes('\n') && !json.includes(': ') && isJson(json);
+    (a.system_fingerprint === undefined || typeof a.system_fingerprint === 'string' || a.system_fingerprint === null) && compactCanonical(json);
 }
 
-function written(a: Record<string, unknown>, r: () => number): Buffer {
-  let s = JSON.stringify(a, null, r() < 0.1 ? 1 : undefined);
-  if (r() < 0.15) s = s.replace(/é/g, '\\u00e9');
-  if (r() < 0.05) s = s.replace(/\//g, '\\/');
-  if (r() < 0.05) s = s.replace('"model"', '"m\\u006fdel"');
-  if (r() < 0.05) s = s.replace(/"prompt_tokens":(\d+)(?=[,}])/, '"prompt_tokens":$1.0');
-  if (r() < 0.05) s += pick(r, ['\n', ' \r\n', '\t', ' x', '}']);
-  return Buffer.from(s, 'utf8');
-}
-
-/** The answer as the parse path gets it: the same value pretty-printed, which the reader leaves alone. */
-function pretty(a: Buffer): Buffer {
-  const b = Buffer.from(JSON.stringify(JSON.parse(a.toString('utf8')), null, 1));
-  assert.is(chatTextAnswer(b), null, 'a pretty-printed answer is left to the parse');
+/** The answer as the parse path gets it: the same text after a space, which the reader leaves alone and JSON.parse reads as before. */
+function leftToParse(a: Buffer): Buffer {
+  const b = Buffer.concat([Buffer.from(' '), a]);
+  assert.is(chatTextAnswer(b), null, 'an answer after a space is left to the parse');
   return b;
 }
 
@@ -130,7 +108,7 @@ function same(a: Buffer, i: number, r: () => number): boolean {
   if (chatTextAnswer(a) === null) return false;
   const text = a.toString('latin1');
   assert.ok(isJson(a.toString('utf8')), `case ${i}: read in place what JSON.parse refuses: ${text}`);
-  const slow = pretty(a);
+  const slow = leftToParse(a);
   const store = r() < 0.5;
   assert.equal(responses(a, store), responses(slow, store), `case ${i}: Responses: ${text}`);
   const model = pick(r, ['claude-x', 'é/m', 'a"b']);
@@ -139,34 +117,15 @@ function same(a: Buffer, i: number, r: () => number): boolean {
   return true;
 }
 
+const sweep = (seed: number): ReaderSweep => ({ seed, answer, bytes: (a, r) => written(a, r, 'prompt_tokens'), same });
+
 test('4,000 random answers: read in place, the Responses and Messages answers are the full parse\'s, byte for byte', () => {
-  const r = rng(4242);
-  let read = 0;
-  let usuals = 0;
-  for (let i = 0; i < 4000; i++) {
-    const a = answer(r);
-    const bytes = written(a, r);
-    const taken = same(bytes, i, r);
-    if (taken) read++;
-    const text = bytes.toString('utf8');
-    if (usual(a, text)) usuals++;
-    assert.ok(taken || !usual(a, text), `case ${i}: left to the parse: ${text}`);
-  }
-  assert.ok(usuals > 200 && read >= usuals, `read in place: ${read} of 4000, ${usuals} in the layout`);
+  randomSweep(sweep(4242), 4000, usual, 200);
 });
 
 test('20,000 mutated answers: nothing JSON.parse refuses is read in place, and what is read is answered as the parse answers', () => {
-  const r = rng(99);
-  const seeds: Buffer[] = [];
-  while (seeds.length < 20) {
-    const bytes = written(answer(r), r);
-    if (chatTextAnswer(bytes) !== null) seeds.push(bytes);
-  }
-  const snippets = ['"usage":', '"id":', '"content":', '{}', '[]', 'null', '"prompt_tokens":5,', '\\u0065', '"refusal":null', '1e3', '-0', '\\/', '\\"',
-    ',"service_tier":"x"', '"finish_reason":"length"'];
-  let read = 0;
-  for (let i = 0; i < 20_000; i++) if (same(mutate(pick(r, seeds), r, snippets), i, r)) read++;
-  assert.ok(read > 1000, `read in place: ${read} of 20000`);
+  mutatedSweep(sweep(99), 20_000, ['"usage":', '"id":', '"content":', '{}', '[]', 'null', '"prompt_tokens":5,', '\\u0065', '"refusal":null', '1e3',
+    '-0', '\\/', '\\"', ',"service_tier":"x"', '"finish_reason":"length"'], 1000);
 });
 
 test('what it leaves to the parse, and what it reads', () => {

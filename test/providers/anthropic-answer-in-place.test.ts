@@ -11,12 +11,10 @@ import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { chatCompletionInPlace } from '../../src/providers/anthropic/answer-in-place.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
 import { emptyCounts, type UsageCounts } from '../../src/providers/anthropic/usage.js';
-import { mutate } from '../support/json-mutate.js';
+import { compactCanonical, COUNTS, mutatedSweep, pick, randomSweep, written, type ReaderSweep } from '../support/in-place-readers.js';
 import { rng } from '../support/seeded-random.js';
 
 const NOW = 1_764_000_000_000;
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-const COUNTS = [0, 1, 21, 1800, 2 ** 31, 2 ** 53, 1.5, -3, 1e21, null, '7', true];
 const TEXTS = ['Hi! My name is Claude.', '', 'café — ünïcode 🎉', 'a "quoted" \\ back\nslash\ttab', 'ctl \u0001 \u001f', 'x'.repeat(3000),
   'slash / and \u2028 line sep', '\u00e9'];
 const STOPS = ['end_turn', 'max_tokens', 'tool_use', 'stop_sequence', 'pause_turn', 'refusal', 'model_context_window_exceeded', 'toString',
@@ -80,26 +78,7 @@ function usual(m: Record<string, unknown>, json: string): boolean {
     Array.isArray(content) && content.length <= 1 && content.every((b) => b.type === 'text' && Object.keys(b).length === 2) &&
     typeof m.type === 'string' && (typeof m.stop_reason === 'string' || m.stop_reason === null) &&
     (typeof m.stop_sequence === 'string' || m.stop_sequence === null) && typeof m.usage === 'object' && m.usage !== null && !Array.isArray(m.usage) &&
-    !json.includes('\\u') && !json.includes('\\/') && !json.trim().includes('\n') && !json.includes(': ') && isJson(json);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function written(m: Record<string, unknown>, r: () => number): Buffer {
-  let s = JSON.stringify(m, null, r() < 0.1 ? 1 : undefined);
-  if (r() < 0.15) s = s.replace(/é/g, '\\u00e9');
-  if (r() < 0.05) s = s.replace(/\//g, '\\/');
-  if (r() < 0.05) s = s.replace('"model"', '"m\\u006fdel"');
-  if (r() < 0.05) s = s.replace(/"input_tokens":(\d+)(?=[,}])/, '"input_tokens":$1.0');
-  if (r() < 0.05) s += pick(r, ['\n', ' \r\n', '\t', ' x', '}']);
-  return Buffer.from(s, 'utf8');
+    compactCanonical(json);
 }
 
 function same(answer: Buffer, i: number, answerModel?: string): boolean {
@@ -112,39 +91,18 @@ function same(answer: Buffer, i: number, answerModel?: string): boolean {
   return true;
 }
 
+const sweep = (seed: number): ReaderSweep => ({
+  seed, answer: message, bytes: (m, r) => written(m, r, 'input_tokens'),
+  same: (answer, i, r) => same(answer, i, r() < 0.3 ? pick(r, ['asked', 'claude/é', 'a"b']) : undefined),
+});
+
 test('4,000 random answers: read in place, the chat.completion is the full parse\'s, byte for byte', () => {
-  const r = rng(1717);
-  let read = 0;
-  let usuals = 0;
-  for (let i = 0; i < 4000; i++) {
-    const m = message(r);
-    const answer = written(m, r);
-    const taken = same(answer, i, r() < 0.3 ? pick(r, ['asked', 'claude/é', 'a"b']) : undefined);
-    if (taken) read++;
-    const text = answer.toString('utf8');
-    if (usual(m, text)) usuals++;
-    assert.ok(taken || !usual(m, text), `case ${i}: left to the parse: ${text}`);
-  }
-  assert.ok(usuals > 100 && read >= usuals, `read in place: ${read} of 4000, ${usuals} as Anthropic writes them`);
+  randomSweep(sweep(1717), 4000, usual, 100);
 });
 
 test('20,000 mutated answers: nothing JSON.parse refuses is read in place, and the chat.completion is the full parse\'s', () => {
-  const r = rng(2024);
-  const seeds: Buffer[] = [];
-  while (seeds.length < 20) {
-    const m = message(r);
-    const answer = written(m, r);
-    if (inPlace(answer) !== null) seeds.push(answer);
-  }
-  const snippets = ['"usage":', '"id":', '"model":', '{}', '[]', 'null', '"input_tokens":5,', '\\u0065', '{"type":"text","text":"x"}', '1e3', '-0', '\\/', '\\"'];
-  let read = 0;
-  for (let i = 0; i < 20_000; i++) {
-    const answer = mutate(pick(r, seeds), r, snippets);
-    if (!same(answer, i)) continue;
-    read++;
-    assert.ok(isJson(answer.toString('utf8')), `case ${i}: read an answer JSON.parse refuses: ${answer.toString('latin1')}`);
-  }
-  assert.ok(read > 1000, `read in place: ${read} of 20000`);
+  mutatedSweep(sweep(2024), 20_000, ['"usage":', '"id":', '"model":', '{}', '[]', 'null', '"input_tokens":5,', '\\u0065', '{"type":"text","text":"x"}',
+    '1e3', '-0', '\\/', '\\"'], 1000);
 });
 
 test('what it leaves to the parse, and what it reads', () => {
@@ -195,7 +153,7 @@ test('an answer too large for the expression\'s backtracking (millions of escape
 test('the adapter reads every answer as the parse does: in place where it can, parsed where not', () => {
   const r = rng(7);
   for (let i = 0; i < 2000; i++) {
-    const answer = written(message(r), r);
+    const answer = written(message(r), r, 'input_tokens');
     const slow = parsed(answer, 'asked');
     let got: { body: string | Buffer; usage?: unknown } | null;
     try {
