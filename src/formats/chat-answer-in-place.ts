@@ -4,7 +4,8 @@ import { CANONICAL_LITERAL, execLiterals } from '../lib/json-literal.js';
 // A whole chat.completion of text read in place, for the formats that answer in another shape
 // (Responses, Messages): the answer held as byte text (lib/byte-text.ts) is matched by one
 // regular expression of the compact layout in OpenAI's member order (what the gateway's own
-// adapters write, and most OpenAI-compatible servers), its text's literal is copied into the
+// Anthropic and Gemini adapters write, and servers that write compact JSON in that order; OpenAI
+// pretty-prints its answers, which are parsed as before), its text's literal is copied into the
 // other format's answer as it came, and only its usage object is given to JSON.parse. Parsing
 // the whole answer, building the other format's object and serialising it was ~40k
 // instructions of gateway-responses' and gateway-messages' main thread (callgrind, issue 17;
