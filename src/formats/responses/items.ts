@@ -22,72 +22,86 @@ export function inputItems(input: unknown): Item[] {
 export function itemsToMessages(items: Item[], out: Message[], where: string): void {
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const at = `${where}.${i}`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw errors.badRequest(`Invalid '${at}': expected an item object`);
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw errors.badRequest(`Invalid '${path(where, i)}': expected an item object`);
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
-    if (type === 'message') out.push(message(item, at));
-    else if (type === 'function_call') functionCall(item, out, at);
-    else if (type === 'function_call_output') out.push(functionOutput(item, at));
+    if (type === 'message') out.push(message(item, where, i));
+    else if (type === 'function_call') functionCall(item, out, where, i);
+    else if (type === 'function_call_output') out.push(functionOutput(item, where, i));
     // Reasoning items carry a provider's own (often encrypted) reasoning: no other provider can read
     // them, and chat completions has no place for them.
     else if (type === 'reasoning') continue;
     else if (type === 'item_reference') {
-      throw errors.badRequest(`Invalid '${at}': item_reference is not supported; send the item itself, or continue with previous_response_id`);
+      throw errors.badRequest(`Invalid '${path(where, i)}': item_reference is not supported; send the item itself, or continue with previous_response_id`);
     } else {
-      throw errors.badRequest(`Invalid '${at}': item type '${String(type)}' is not supported (message, function_call, function_call_output, reasoning)`);
+      throw errors.badRequest(`Invalid '${path(where, i)}': item type '${String(type)}' is not supported (message, function_call, function_call_output, reasoning)`);
     }
   }
 }
 
-function message(item: Item, at: string): Message {
+/**
+ * Where item `i` of `where` is, for an error. Made only when one is thrown: made for every item
+ * and part up front, these names were a fifth of a 1 KB Responses request's translation
+ * (callgrind, gateway-responses, issue 17).
+ */
+function path(where: string, i: number): string {
+  return `${where}.${i}`;
+}
+
+function message(item: Item, where: string, i: number): Message {
   const role = item.role;
-  if (typeof role !== 'string' || !ROLES.has(role)) throw errors.badRequest(`Invalid '${at}.role': expected user, assistant, system or developer`);
+  if (typeof role !== 'string' || !ROLES.has(role)) throw errors.badRequest(`Invalid '${path(where, i)}.role': expected user, assistant, system or developer`);
   // developer is system for every provider that is not OpenAI's newest models.
   const chatRole = role === 'developer' ? 'system' : role;
   const content = item.content;
   if (typeof content === 'string') return { role: chatRole, content };
-  if (!Array.isArray(content)) throw errors.badRequest(`Invalid '${at}.content': expected a string or an array of content parts`);
+  if (!Array.isArray(content)) throw errors.badRequest(`Invalid '${path(where, i)}.content': expected a string or an array of content parts`);
   const parts: Part[] = [];
   let texts = true;
   for (let j = 0; j < content.length; j++) {
-    const p = part(content[j] as Part, `${at}.content.${j}`);
+    const p = part(content[j] as Part, where, i, j);
     if (p.type !== 'text') texts = false;
     parts.push(p);
   }
   // Only user messages take images; the others are plain text for every provider.
-  if (chatRole !== 'user' && !texts) throw errors.badRequest(`Invalid '${at}.content': only user messages may carry images`);
-  if (texts && (chatRole !== 'user' || parts.length === 1)) return { role: chatRole, content: parts.map((p) => p.text as string).join('') };
+  if (chatRole !== 'user' && !texts) throw errors.badRequest(`Invalid '${path(where, i)}.content': only user messages may carry images`);
+  if (texts && parts.length === 1) return { role: chatRole, content: parts[0].text as string };
+  if (texts && chatRole !== 'user') return { role: chatRole, content: parts.map((p) => p.text as string).join('') };
   return { role: chatRole, content: parts };
 }
 
-function part(p: Part, at: string): Part {
-  if (p === null || typeof p !== 'object') throw errors.badRequest(`Invalid '${at}': expected a content part object`);
+/** Part `j` of item `i`'s content. */
+function part(p: Part, where: string, i: number, j: number): Part {
+  if (p === null || typeof p !== 'object') throw errors.badRequest(`Invalid '${partPath(where, i, j)}': expected a content part object`);
   switch (p.type) {
     case 'input_text':
     case 'output_text':
-      if (typeof p.text !== 'string') throw errors.badRequest(`Invalid '${at}.text': expected a string`);
+      if (typeof p.text !== 'string') throw errors.badRequest(`Invalid '${partPath(where, i, j)}.text': expected a string`);
       return { type: 'text', text: p.text };
     case 'refusal':
-      if (typeof p.refusal !== 'string') throw errors.badRequest(`Invalid '${at}.refusal': expected a string`);
+      if (typeof p.refusal !== 'string') throw errors.badRequest(`Invalid '${partPath(where, i, j)}.refusal': expected a string`);
       return { type: 'text', text: p.refusal };
     case 'input_image': {
       if (typeof p.image_url !== 'string' || p.image_url.length === 0) {
-        throw errors.badRequest(`Invalid '${at}': images are taken as image_url (an https or data: URL); file_id needs OpenAI's file store`);
+        throw errors.badRequest(`Invalid '${partPath(where, i, j)}': images are taken as image_url (an https or data: URL); file_id needs OpenAI's file store`);
       }
       const image: Part = { url: p.image_url };
       if (typeof p.detail === 'string') image.detail = p.detail;
       return { type: 'image_url', image_url: image };
     }
     default:
-      throw errors.badRequest(`Invalid '${at}.type': content part '${String(p.type)}' is not supported (input_text, output_text, input_image)`);
+      throw errors.badRequest(`Invalid '${partPath(where, i, j)}.type': content part '${String(p.type)}' is not supported (input_text, output_text, input_image)`);
   }
 }
 
+function partPath(where: string, i: number, j: number): string {
+  return `${path(where, i)}.content.${j}`;
+}
+
 // An assistant turn's function calls go on one assistant message, as chat completions writes them.
-function functionCall(item: Item, out: Message[], at: string): void {
-  if (typeof item.call_id !== 'string' || item.call_id.length === 0) throw errors.badRequest(`Invalid '${at}.call_id': expected a string`);
-  if (typeof item.name !== 'string' || item.name.length === 0) throw errors.badRequest(`Invalid '${at}.name': expected a string`);
-  if (typeof item.arguments !== 'string') throw errors.badRequest(`Invalid '${at}.arguments': expected a JSON string`);
+function functionCall(item: Item, out: Message[], where: string, i: number): void {
+  if (typeof item.call_id !== 'string' || item.call_id.length === 0) throw errors.badRequest(`Invalid '${path(where, i)}.call_id': expected a string`);
+  if (typeof item.name !== 'string' || item.name.length === 0) throw errors.badRequest(`Invalid '${path(where, i)}.name': expected a string`);
+  if (typeof item.arguments !== 'string') throw errors.badRequest(`Invalid '${path(where, i)}.arguments': expected a JSON string`);
   const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
   const last = out[out.length - 1];
   if (last !== undefined && last.role === 'assistant') {
@@ -98,18 +112,18 @@ function functionCall(item: Item, out: Message[], at: string): void {
   }
 }
 
-function functionOutput(item: Item, at: string): Message {
-  if (typeof item.call_id !== 'string' || item.call_id.length === 0) throw errors.badRequest(`Invalid '${at}.call_id': expected a string`);
+function functionOutput(item: Item, where: string, i: number): Message {
+  if (typeof item.call_id !== 'string' || item.call_id.length === 0) throw errors.badRequest(`Invalid '${path(where, i)}.call_id': expected a string`);
   const output = item.output;
   let content: string;
   if (typeof output === 'string') content = output;
   else if (Array.isArray(output)) {
     content = output.map((p: Part, j) => {
       if (p?.type !== 'input_text' || typeof p.text !== 'string') {
-        throw errors.badRequest(`Invalid '${at}.output.${j}': only input_text parts are supported in a function_call_output`);
+        throw errors.badRequest(`Invalid '${path(where, i)}.output.${j}': only input_text parts are supported in a function_call_output`);
       }
       return p.text;
     }).join('');
-  } else throw errors.badRequest(`Invalid '${at}.output': expected a string`);
+  } else throw errors.badRequest(`Invalid '${path(where, i)}.output': expected a string`);
   return { role: 'tool', tool_call_id: item.call_id, content };
 }
