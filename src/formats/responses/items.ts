@@ -40,8 +40,8 @@ export function itemsToMessages(items: Item[], out: Message[], where: string): v
 
 /**
  * Where item `i` of `where` is, for an error. Made only when one is thrown: made for every item
- * and part up front, these names were a fifth of a 1 KB Responses request's translation
- * (callgrind, gateway-responses, issue 17).
+ * and part up front, these names (with request.ts's REFUSED listed on every request) cost 5.8k
+ * of gateway-responses' 157.2k instructions a request (callgrind, issue 17).
  */
 function path(where: string, i: number): string {
   return `${where}.${i}`;
