@@ -1,5 +1,4 @@
-import { isUtf8 } from 'node:buffer';
-import { CANONICAL_LITERAL, execLiterals } from '../lib/json-literal.js';
+import { CANONICAL_LITERAL, execAnswer } from '../lib/json-literal.js';
 
 // A whole chat.completion of text read in place, for the formats that answer in another shape
 // (Responses, Messages): the answer held as byte text (lib/byte-text.ts) is matched by one
@@ -44,8 +43,7 @@ export interface ChatTextAnswer {
  * UTF-8 are left to the parse, which reads them as U+FFFD.
  */
 export function chatTextAnswer(answer: Buffer): ChatTextAnswer | null {
-  if (answer[0] !== 0x7b || !isUtf8(answer)) return null;
-  const m = execLiterals(TEXT_ANSWER, answer.toString('latin1'));
+  const m = execAnswer(TEXT_ANSWER, answer);
   if (m === null) return null;
   let usage: unknown;
   try {

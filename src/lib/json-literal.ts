@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 // JSON string literals read in place, for the stream translators' fast paths: a literal whose
 // bytes are exactly what JSON.stringify writes for its value can be copied from a provider's
 // event into the client's instead of being parsed and serialised again.
@@ -49,6 +51,18 @@ export function execLiterals(re: RegExp, text: string): RegExpExecArray | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A whole JSON answer matched in place by `re` (an expression of CANONICAL_LITERALs anchored at
+ * its `{`), its groups byte text (lib/byte-text.ts), or null for an answer left to the parse: one
+ * that does not open with `{`, bytes that are not UTF-8 (the parse reads them as U+FFFD, which a
+ * copy would not), no match, or one the engine gives up on. The readers of whole answers
+ * (providers/anthropic/answer-in-place.ts, formats/chat-answer-in-place.ts) share this gate.
+ */
+export function execAnswer(re: RegExp, answer: Buffer): RegExpExecArray | null {
+  if (answer[0] !== 0x7b || !isUtf8(answer)) return null;
+  return execLiterals(re, answer.toString('latin1'));
 }
 
 /** The value of a literal canonicalStringEnd accepted (text[from, to), quotes included); parsed only when it holds an escape. */

@@ -1,6 +1,5 @@
-import { isUtf8 } from 'node:buffer';
 import { jsonBytes, textBytes } from '../../lib/byte-text.js';
-import { CANONICAL_LITERAL, execLiterals } from '../../lib/json-literal.js';
+import { CANONICAL_LITERAL, execAnswer } from '../../lib/json-literal.js';
 import { finishReason } from './stop-reason.js';
 import { canonicalUsageJson, mergeUsage, parsedUsage, type UsageCounts } from './usage.js';
 
@@ -43,8 +42,7 @@ let namedJson = '';
  * toChatCompletion, which parses the answer whole.
  */
 export function chatCompletionInPlace(answer: Buffer, now: number, answerModel: string | undefined, counts: UsageCounts): Buffer | null {
-  if (answer[0] !== 0x7b || !isUtf8(answer)) return null;
-  const m = execLiterals(TEXT_MESSAGE, answer.toString('latin1'));
+  const m = execAnswer(TEXT_MESSAGE, answer);
   if (m === null) return null;
   const usage = parsedUsage(m[5]);
   if (usage === null) return null;
