@@ -27,8 +27,10 @@ const STREAM_LINES = `\r\ncache-control: no-cache${REQUEST_ID_LINE}`;
 const BEARER_LINE = '\r\nwww-authenticate: Bearer realm="gw"';
 /** uWS's cork buffer (LoopData::CORK_BUFFER_SIZE); see #emit. */
 const CORK_ROOM = 16 * 1024;
-/** A chunk's framing: CRLF, up to 8 hex digits, CRLF, and the terminating chunk's 7 bytes. */
-const CHUNK_FRAMING = 19;
+/** A chunk's framing: CRLF, up to 8 hex digits, CRLF. */
+const CHUNK_FRAMING = 12;
+/** The terminating chunk's bytes. */
+const END_FRAMING = 7;
 
 /**
  * ClientReply over a uWS HttpResponse. Created synchronously in the route handler, so onAborted
@@ -241,10 +243,18 @@ export class UwsReply implements ClientReply {
     const end = this.#endPending;
     this.#endPending = false;
     if (pieces.length === 0 && !end && this.#headHeaders === null) return true;
-    const data = pieces.length === 0 ? null : pieces.length === 1 ? pieces[0] : Buffer.concat(pieces.map(bytesOf));
+    if (this.aborted || this.#ended) {
+      pieces.length = 0;
+      return false;
+    }
+    if (pieces.length < 2) {
+      const data = pieces.length === 0 ? null : pieces[0];
+      pieces.length = 0;
+      return this.#emit(data, end);
+    }
+    const ok = this.#emitPieces(pieces, end);
     pieces.length = 0;
-    if (this.aborted || this.#ended) return false;
-    return this.#emit(data, end);
+    return ok;
   }
 
   /**
@@ -262,14 +272,10 @@ export class UwsReply implements ClientReply {
     const headers = this.#headHeaders;
     this.#headHeaders = null;
     const size = data === null ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    const fits = size + CHUNK_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
+    const fits = size + CHUNK_FRAMING + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
     let ok = true;
     res.cork(() => {
-      if (headers !== null) {
-        let lines = `${statusText(this.#headStatus)}${CONTENT_TYPE_LINE}${this.#headType}${STREAM_LINES}${this.requestId}`;
-        for (const k in headers) lines += `\r\n${k}: ${headers[k]}`;
-        res.writeStatus(lines);
-      }
+      if (headers !== null) this.#writeHead(headers);
       if (!fits) return;
       if (end) {
         if (data === null) res.end();
@@ -285,6 +291,46 @@ export class UwsReply implements ClientReply {
     }
     if (end) this.#finish();
     return ok;
+  }
+
+  /**
+   * #emit for a batch of several pieces (a translated stream's events and its end): each is
+   * written as a chunk of its own into the same cork, so they still leave in one packet, and
+   * nothing is joined first. Joining them (Buffer.concat) made a buffer of its own for each
+   * stream (past Node's 4 KB pool), and it and its copy were 5.5 µs of a chat → Responses
+   * stream's main-thread time (--cpu-prof of one gateway under streams of each kind, issue 17,
+   * docs/benchmarks.md).
+   */
+  #emitPieces(pieces: readonly (Buffer | string)[], end: boolean): boolean {
+    const res = this.#res;
+    const headers = this.#headHeaders;
+    this.#headHeaders = null;
+    let size = 0;
+    for (let i = 0; i < pieces.length; i++) {
+      const p = pieces[i];
+      size += (typeof p === 'string' ? Buffer.byteLength(p) : p.length) + CHUNK_FRAMING;
+    }
+    const fits = size + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
+    let ok = true;
+    res.cork(() => {
+      if (headers !== null) this.#writeHead(headers);
+      if (!fits) return;
+      for (let i = 0; i < pieces.length; i++) if (pieces[i].length > 0) ok = res.write(pieces[i]);
+      if (end) res.end();
+    });
+    if (!fits) {
+      for (let i = 0; i < pieces.length; i++) if (pieces[i].length > 0) ok = res.write(pieces[i]);
+      if (end) res.cork(() => res.end());
+    }
+    if (end) this.#finish();
+    return ok;
+  }
+
+  /** The stream's status line and headers, in one writeStatus (see CONTENT_TYPE_LINE). */
+  #writeHead(headers: Record<string, string>): void {
+    let lines = `${statusText(this.#headStatus)}${CONTENT_TYPE_LINE}${this.#headType}${STREAM_LINES}${this.requestId}`;
+    for (const k in headers) lines += `\r\n${k}: ${headers[k]}`;
+    this.#res.writeStatus(lines);
   }
 
   streamAbort(): void {
@@ -304,10 +350,6 @@ export class UwsReply implements ClientReply {
     }
     this.#emit(last ?? null, true);
   }
-}
-
-function bytesOf(piece: Buffer | string): Buffer {
-  return typeof piece === 'string' ? Buffer.from(piece) : piece;
 }
 
 /**
