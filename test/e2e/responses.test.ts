@@ -93,6 +93,24 @@ test('a streamed response through the SDK arrives as the typed events in order, 
   assert.equal(mock.requests[0].body.stream_options, { include_usage: true }, 'usage is asked for, so response.completed carries it');
 });
 
+
+test('a long stream that arrives in one write (its events past the 16 KB cork, in several pieces) reaches the SDK whole and in order', async () => {
+  // The mock writes all 600 chunks at once: the gateway translates them in few batches, each
+  // several pieces (the opening events, the deltas, the end) written as chunks of one answer.
+  mock.setDefault({ kind: 'stream', chunks: 600 });
+  const stream = await client.responses.create({ model: LLAMA, input: 'hello', stream: true });
+  let text = '';
+  let seq = -1;
+  let last = '';
+  for await (const e of stream) {
+    assert.is(e.sequence_number, seq + 1, 'sequence numbers count up');
+    seq = e.sequence_number;
+    last = e.type;
+    if (e.type === 'response.output_text.delta') text += e.delta;
+  }
+  assert.is(text, streamText(600));
+  assert.is(last, 'response.completed');
+});
 test('previous_response_id continues a stored conversation: the provider receives the earlier turn', async () => {
   mock.enqueue({ kind: 'ok', content: 'Nice to meet you, Asha.' }, { kind: 'ok', content: 'Your name is Asha.' });
   const first = await client.responses.create({ model: LLAMA, input: 'My name is Asha.' });
