@@ -77,6 +77,8 @@ export class ChatDeltas {
    * so, litFrom/litTo and finFrom/finTo say where its text and its finish reason are.
    */
   match(text: string, at: number, end: number): boolean {
+    // Not an object (a stream's `[DONE]`): no chunk at all, so no compare of the frame for it.
+    if (text.charCodeAt(at) !== 0x7b) return false;
     // The first chunk of the frame's shape teaches the frame and is matched with it: learn's
     // grammar checks it whole, so it needs no parse either (JSON.parse of a stream's first chunk
     // was ~10k instructions of a translated stream's ~360k; bench:instructions, issue 17).

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalStringEnd, hasAt, literalValue, smallIntEnd } from '../../src/lib/json-literal.js';
+import { canonicalStringEnd, hasAt, isDone, literalValue, smallIntEnd } from '../../src/lib/json-literal.js';
 
 // canonicalStringEnd accepts a literal only when its text is exactly what JSON.stringify writes
 // for the value JSON.parse reads from it: then a fast path may copy the literal as it came. It
@@ -46,6 +46,19 @@ test('hasAt compares at an offset, and not past the text', () => {
   assert.ok(hasAt('data: {"type":"ping"}', 6, '{"type":"ping"}'));
   assert.not.ok(hasAt('data: {"type":"pin', 6, '{"type":"ping"}'));
   assert.not.ok(hasAt('data: {"type":"pong"}', 6, '{"type":"ping"}'));
+});
+
+test('isDone finds [DONE] only where trimming the decoded payload finds it, and leaves the rest to that trim', () => {
+  const payloads = ['[DONE]', '[DONE] ', '[DONE]\t ', ' [DONE]', '[DONE]\r', '[DONE]\u00a0', '[DONE', '[DONE]x', '[done]', '"[DONE]"', '{"a":1}', '', '[DONE] [DONE]'];
+  for (const p of payloads) {
+    const line = `data: ${Buffer.from(p, 'utf8').toString('latin1')}`;
+    const found = isDone(line, 6, line.length);
+    // Never a [DONE] the slow path would not take: where it says so, trimming says the same.
+    if (found) assert.is(p.trim(), '[DONE]', JSON.stringify(p));
+    // Payloads of [DONE] and spaces or tabs after it are found without decoding.
+    assert.is(found, /^\[DONE\][ \t]*$/.test(p), JSON.stringify(p));
+  }
+  assert.not.ok(isDone('data: [DONE]', 6, 11), 'not past the bound it is given');
 });
 
 test.run();

@@ -1,6 +1,6 @@
 import { jsonNumber, writeJson } from '../../lib/json-write.js';
 import { ByteSink, byteText, decodeText, jsonBytes } from '../../lib/byte-text.js';
-import { isDataLine, literalValue } from '../../lib/json-literal.js';
+import { isDataLine, isDone, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
 import { DeltaEvents } from '../../lib/delta-events.js';
@@ -103,13 +103,14 @@ export class MessagesStream implements ChatStreamTranslator {
       }
       return '';
     }
-    const usage = d.usage(text, at, end);
+    const done = isDone(text, at, end);
+    const usage = done ? null : d.usage(text, at, end);
     if (usage !== null) {
       this.#emit(this.#start());
       this.#usage = usage;
       return '';
     }
-    const data = this.#lines.utf8(at, end).trimEnd();
+    const data = done ? '[DONE]' : this.#lines.utf8(at, end).trimEnd();
     if (data === '[DONE]') {
       this.#done = true;
       return this.#error !== null ? this.#fail(this.#error) : this.#complete();

@@ -1,6 +1,6 @@
 import { writeJson } from '../../lib/json-write.js';
 import { ByteSink, byteText, decodeText, jsonBytes, textBytes } from '../../lib/byte-text.js';
-import { isDataLine, literalValue } from '../../lib/json-literal.js';
+import { isDataLine, isDone, literalValue } from '../../lib/json-literal.js';
 import { LineReader } from '../../lib/line-reader.js';
 import { ChatDeltas } from '../chat-deltas.js';
 import { DeltaEvents, KEEP_TEXT, NUMBERED } from '../../lib/delta-events.js';
@@ -72,6 +72,10 @@ export class ResponsesStream implements ChatStreamTranslator {
     if (d.match(text, at, end)) {
       if (d.finFrom >= 0) this.#finish = decodeText(literalValue(text, d.finFrom, d.finTo));
       if (d.litTo - d.litFrom > 2) this.#textDelta(text.slice(d.litFrom, d.litTo), true);
+      return;
+    }
+    if (isDone(text, at, end)) {
+      this.#done = true;
       return;
     }
     const usage = d.usage(text, at, end);
