@@ -51,7 +51,7 @@ export class MessagesService {
       format.model = body.model;
       format.stops = body.stops;
       // Only a translated stream's message_start reads it (a stream passed through from Anthropic never does).
-      if (body.stream) format.inputEstimate = () => estimatePromptTokens('chat', body.payload);
+      if (body.stream) format.estimateFrom(body);
       return body;
     });
   }

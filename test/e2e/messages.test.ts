@@ -102,8 +102,14 @@ test('messages.stream assembles the text with finalMessage() from the events in 
   mock.setDefault({ kind: 'stream', chunks: 5 });
   const stream = client.messages.stream({ model: LLAMA, ...hello });
   const types: string[] = [];
-  stream.on('streamEvent', (e) => types.push(e.type));
+  let estimated = -1;
+  stream.on('streamEvent', (e) => {
+    types.push(e.type);
+    if (e.type === 'message_start') estimated = e.message.usage.input_tokens;
+  });
   const msg = await stream.finalMessage();
+  // message_start estimates the input from the translated body: priming 3, the message's framing 3, "hello" 2.
+  assert.is(estimated, 8, 'message_start carries the estimate of the input');
   assert.equal(msg.content, [{ type: 'text', text: streamText(5) }]);
   assert.is(msg.stop_reason, 'end_turn');
   assert.is(msg.model, LLAMA);
