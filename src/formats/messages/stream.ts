@@ -38,16 +38,7 @@ export interface MessagesStreamOptions {
  * other chunk is decoded and parsed.
  */
 export class MessagesStream implements ChatStreamTranslator {
-  readonly #model: string;
-  readonly #stops: readonly string[];
-  readonly #requestId: string | null;
-  /**
-   * o.inputEstimate until message_start has asked it, then null. It holds the request's decoded
-   * and translated body: kept for the stream's life, that body was promoted to the old generation
-   * under load (1.54 KB a stream, scavenges 41.5 ms per 6,000 streams; let go, 0.18 KB and
-   * 20.1 ms; --trace-gc-nvp, gateway-messages-stream's load, issue 17, docs/benchmarks.md).
-   */
-  #estimate: (() => number) | null;
+  readonly #o: MessagesStreamOptions;
   readonly #lines = new LineReader();
   readonly #deltas = new ChatDeltas();
   /** Lines after [DONE] (or a failure) are not read. */
@@ -82,11 +73,7 @@ export class MessagesStream implements ChatStreamTranslator {
   #usage: Obj | null = null;
 
   constructor(o: MessagesStreamOptions) {
-    // The options are not kept whole: they hold the estimate, which is let go once used.
-    this.#model = o.model;
-    this.#stops = o.stops;
-    this.#requestId = o.requestId;
-    this.#estimate = o.inputEstimate;
+    this.#o = o;
   }
 
   push(chunk: Buffer | string): Buffer {
@@ -208,16 +195,15 @@ export class MessagesStream implements ChatStreamTranslator {
   #start(): string {
     if (this.#started) return '';
     this.#started = true;
-    const estimate = this.#estimate;
-    this.#estimate = null;
+    const o = this.#o;
     return `event: message_start\ndata: {"type":"message_start","message":{"id":"${messageId()}","type":"message","role":"assistant",` +
-      `"model":${jsonBytes(this.#model)},"content":[],"stop_reason":null,"stop_sequence":null,` +
-      `"usage":{"input_tokens":${jsonNumber(estimate === null ? 0 : estimate())},"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}\n\n`;
+      `"model":${jsonBytes(o.model)},"content":[],"stop_reason":null,"stop_sequence":null,` +
+      `"usage":{"input_tokens":${jsonNumber(o.inputEstimate())},"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}\n\n`;
   }
 
   #complete(): string {
     let out = this.#start() + this.#closeBlock();
-    const stop = stopReason(this.#finish, this.#matched, this.#stops);
+    const stop = stopReason(this.#finish, this.#matched, this.#o.stops);
     if (stop.stop_reason === 'end_turn' && this.#tools.size > 0) stop.stop_reason = 'tool_use';
     const u = messagesUsage(this.#usage);
     out += `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":${jsonBytes(stop.stop_reason)},` +
@@ -228,7 +214,7 @@ export class MessagesStream implements ChatStreamTranslator {
   }
 
   #fail(e: GatewayError): string {
-    return byteText(anthropicErrorEvent(e, this.#requestId));
+    return byteText(anthropicErrorEvent(e, this.#o.requestId));
   }
 }
 
