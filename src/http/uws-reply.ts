@@ -299,29 +299,27 @@ export class UwsReply implements ClientReply {
    * nothing is joined first. Joining them (Buffer.concat) made a buffer of its own for each
    * stream (past Node's 4 KB pool), and it and its copy were 5.5 µs of a chat → Responses
    * stream's main-thread time (--cpu-prof of one gateway under streams of each kind, issue 17,
-   * docs/benchmarks.md).
+   * docs/benchmarks.md). Pieces past the cork's room are joined and written as #emit writes
+   * them: uncorked one by one, each would be a send of its own.
    */
   #emitPieces(pieces: readonly (Buffer | string)[], end: boolean): boolean {
-    const res = this.#res;
     const headers = this.#headHeaders;
-    this.#headHeaders = null;
     let size = 0;
     for (let i = 0; i < pieces.length; i++) {
       const p = pieces[i];
       size += (typeof p === 'string' ? Buffer.byteLength(p) : p.length) + CHUNK_FRAMING;
     }
-    const fits = size + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
+    if (size + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) > CORK_ROOM) {
+      return this.#emit(Buffer.concat(pieces.map(bytesOf)), end);
+    }
+    this.#headHeaders = null;
+    const res = this.#res;
     let ok = true;
     res.cork(() => {
       if (headers !== null) this.#writeHead(headers);
-      if (!fits) return;
       for (let i = 0; i < pieces.length; i++) if (pieces[i].length > 0) ok = res.write(pieces[i]);
       if (end) res.end();
     });
-    if (!fits) {
-      for (let i = 0; i < pieces.length; i++) if (pieces[i].length > 0) ok = res.write(pieces[i]);
-      if (end) res.cork(() => res.end());
-    }
     if (end) this.#finish();
     return ok;
   }
@@ -350,6 +348,10 @@ export class UwsReply implements ClientReply {
     }
     this.#emit(last ?? null, true);
   }
+}
+
+function bytesOf(piece: Buffer | string): Buffer {
+  return typeof piece === 'string' ? Buffer.from(piece) : piece;
 }
 
 /**

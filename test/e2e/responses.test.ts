@@ -94,9 +94,10 @@ test('a streamed response through the SDK arrives as the typed events in order, 
 });
 
 
-test('a long stream that arrives in one write (its events past the 16 KB cork, in several pieces) reaches the SDK whole and in order', async () => {
-  // The mock writes all 600 chunks at once: the gateway translates them in few batches, each
-  // several pieces (the opening events, the deltas, the end) written as chunks of one answer.
+test('a long stream that arrives in one write (a batch of several pieces past the 16 KB cork) reaches the SDK whole and in order', async () => {
+  // The mock writes all 600 chunks at once: the gateway translates them in few batches of
+  // several pieces (the opening events, the deltas, the end), too big for one cork: joined and
+  // written uncorked, where a short stream's pieces are written as chunks of one cork.
   mock.setDefault({ kind: 'stream', chunks: 600 });
   const stream = await client.responses.create({ model: LLAMA, input: 'hello', stream: true });
   let text = '';
