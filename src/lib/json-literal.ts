@@ -102,21 +102,13 @@ export function hasAt(text: string, at: number, p: string): boolean {
 }
 
 /**
- * Whether text[at, end) (a data line's payload, as byte text) is `[DONE]` and spaces or tabs: what
- * trimming the decoded payload finds `[DONE]` in, read without decoding it (a Buffer#toString for
- * six bytes). Other trailing space (a carriage return, U+00A0) is left to that trim.
+ * Whether text[at, end) (a data line's payload, as byte text) is `[DONE]` and JSON's blanks:
+ * what trimming the decoded payload finds `[DONE]` in, read without decoding it (a
+ * Buffer#toString for six bytes). Other trailing space (U+00A0) is left to that trim.
  */
 export function isDone(text: string, at: number, end: number): boolean {
   return end - at >= 6 && text.charCodeAt(at) === 0x5b && text.charCodeAt(at + 1) === 0x44 && text.charCodeAt(at + 2) === 0x4f &&
-    text.charCodeAt(at + 3) === 0x4e && text.charCodeAt(at + 4) === 0x45 && text.charCodeAt(at + 5) === 0x5d && onlyBlankFrom(text, at + 6, end);
-}
-
-function onlyBlankFrom(text: string, at: number, to: number): boolean {
-  for (let i = at; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09) return false;
-  }
-  return true;
+    text.charCodeAt(at + 3) === 0x4e && text.charCodeAt(at + 4) === 0x45 && text.charCodeAt(at + 5) === 0x5d && onlySpaceFrom(text, at + 6, end);
 }
 
 /** Whether the line at `at` is an SSE `data:` line (without startsWith's per-character cost). */

@@ -49,14 +49,14 @@ test('hasAt compares at an offset, and not past the text', () => {
 });
 
 test('isDone finds [DONE] only where trimming the decoded payload finds it, and leaves the rest to that trim', () => {
-  const payloads = ['[DONE]', '[DONE] ', '[DONE]\t ', ' [DONE]', '[DONE]\r', '[DONE]\u00a0', '[DONE', '[DONE]x', '[done]', '"[DONE]"', '{"a":1}', '', '[DONE] [DONE]'];
+  const payloads = ['[DONE]', '[DONE] ', '[DONE]\t ', ' [DONE]', '[DONE]\r', '[DONE] \r\t', '[DONE]\u00a0', '[DONE', '[DONE]x', '[done]', '"[DONE]"', '{"a":1}', '', '[DONE] [DONE]'];
   for (const p of payloads) {
     const line = `data: ${Buffer.from(p, 'utf8').toString('latin1')}`;
     const found = isDone(line, 6, line.length);
     // Never a [DONE] the slow path would not take: where it says so, trimming says the same.
     if (found) assert.is(p.trim(), '[DONE]', JSON.stringify(p));
-    // Payloads of [DONE] and spaces or tabs after it are found without decoding.
-    assert.is(found, /^\[DONE\][ \t]*$/.test(p), JSON.stringify(p));
+    // Payloads of [DONE] and spaces, tabs or carriage returns after it are found without decoding.
+    assert.is(found, /^\[DONE\][ \t\r]*$/.test(p), JSON.stringify(p));
   }
   assert.not.ok(isDone('data: [DONE]', 6, 11), 'not past the bound it is given');
 });
