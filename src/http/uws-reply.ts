@@ -272,7 +272,7 @@ export class UwsReply implements ClientReply {
     const headers = this.#headHeaders;
     this.#headHeaders = null;
     const size = data === null ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    const fits = size + CHUNK_FRAMING + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
+    const fits = this.#fitsCork(size + CHUNK_FRAMING, headers);
     let ok = true;
     res.cork(() => {
       if (headers !== null) this.#writeHead(headers);
@@ -309,7 +309,7 @@ export class UwsReply implements ClientReply {
       const p = pieces[i];
       size += (typeof p === 'string' ? Buffer.byteLength(p) : p.length) + CHUNK_FRAMING;
     }
-    if (size + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) > CORK_ROOM) {
+    if (!this.#fitsCork(size, headers)) {
       return this.#emit(Buffer.concat(pieces.map(bytesOf)), end);
     }
     this.#headHeaders = null;
@@ -322,6 +322,11 @@ export class UwsReply implements ClientReply {
     });
     if (end) this.#finish();
     return ok;
+  }
+
+  /** Whether `chunks` (the chunks' bytes with their framing), the end and the pending headers fit the cork (see #emit). */
+  #fitsCork(chunks: number, headers: Record<string, string> | null): boolean {
+    return chunks + END_FRAMING + (headers === null ? 0 : headBytes(this.#headType, headers)) <= CORK_ROOM;
   }
 
   /** The stream's status line and headers, in one writeStatus (see CONTENT_TYPE_LINE). */
