@@ -38,6 +38,10 @@
 //                      own work, which is the figure to compare between builds on a shared machine
 //   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
 //   BENCH_IR_WINDOWS   counted windows of BENCH_IR_REQUESTS each (default 2); the lowest main thread is reported
+//   BENCH_IR_MIX       1: the warm-up mixes the target's format: three rounds of a fifth of the warm-up's count as 1 KB
+//                      JSON requests, a thirtieth as agent-sized ones (the mock answering JSON to both), then a
+//                      third as the target's own; so a gateway that serves both kinds is counted, with the code V8
+//                      keeps for both (mixed and single-kind warm-ups counted the same: docs/benchmarks.md)
 //   BENCH_GW_METRICS   0: the gateway with metrics.enabled false (what collecting metrics costs)
 //   BENCH_GW_NODE_ARGS node flags for the gateway targets, space-separated
 //                      (--min-semi-space-size=16: the young generation held at its full-load size, see docs/benchmarks.md)
@@ -69,6 +73,7 @@ const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 3000);
 const WINDOWS = Math.max(1, Number(process.env.BENCH_IR_WINDOWS ?? 2));
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
 const KEEP = process.env.BENCH_IR_KEEP === '1';
+const MIX = process.env.BENCH_IR_MIX === '1';
 /** Extra node flags for the gateway targets only (a V8 heap setting to compare). */
 const GW_NODE_ARGS = (process.env.BENCH_GW_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const TARGETS = (process.env.BENCH_IR_TARGETS ?? 'floor,bare,gateway,gateway-stream').split(',');
@@ -104,6 +109,13 @@ async function startCollector(): Promise<{ url: string; close: () => void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
+/** Sets what the OpenAI-shaped mock answers by default, once it says so. */
+async function mockDefault(mock: ChildServer, behavior: { kind: 'ok' } | { kind: 'stream'; chunks: number }): Promise<void> {
+  const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
+  mock.send({ default: behavior });
+  await ack;
+}
+
 async function count(name: string, dir: string, mock: ChildServer, anthropicMock: ChildServer | null, stream: boolean,
   otlpUrl: string | undefined): Promise<Counted> {
   const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
@@ -129,8 +141,9 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const streamBody = responses ? RESPONSES_STREAM_BODY : native ? MESSAGES_NATIVE_STREAM_BODY : messages ? MESSAGES_STREAM_BODY : anthropic ? STREAM_BODY_ANTHROPIC : name.endsWith('-nousage') ? STREAM_BODY_NO_USAGE
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
   const agent = name.endsWith('-agent');
-  const body = responses ? (agent ? RESPONSES_AGENT_BODY : RESPONSES_BODY)
-    : native ? (agent ? MESSAGES_NATIVE_AGENT_BODY : MESSAGES_NATIVE_BODY) : messages ? (agent ? MESSAGES_AGENT_BODY : MESSAGES_BODY) : anthropic ? CHAT_BODY_ANTHROPIC : name.endsWith('-agent') ? AGENT_BODY : CHAT_BODY;
+  const jsonBody = responses ? RESPONSES_BODY : native ? MESSAGES_NATIVE_BODY : messages ? MESSAGES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
+  const agentBody = responses ? RESPONSES_AGENT_BODY : native ? MESSAGES_NATIVE_AGENT_BODY : messages ? MESSAGES_AGENT_BODY : AGENT_BODY;
+  const body = agent ? agentBody : jsonBody;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })
@@ -138,9 +151,24 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);
   };
+  const other = async (b: string, n: number): Promise<void> => {
+    const r = await measureOneConnection({ origin: server.origin, path, headers, body: b, requests: n, warmupMs: 0 });
+    if (r.failures > 0) throw new Error(`${name}: ${r.failures} of ${n} mixed warm-up requests failed`);
+  };
   try {
-    log(`${name}: ${WARMUP} warm-up requests under callgrind`);
-    await run(WARMUP);
+    if (MIX) {
+      log(`${name}: ${WARMUP} warm-up requests under callgrind, mixed with the format's 1 KB and agent-sized requests`);
+      for (let r = 0; r < 3; r++) {
+        if (stream) await mockDefault(mock, { kind: 'ok' });
+        await other(jsonBody, Math.ceil(WARMUP / 5));
+        await other(agentBody, Math.ceil(WARMUP / 30));
+        if (stream) await mockDefault(mock, { kind: 'stream', chunks: CHUNKS });
+        await run(Math.ceil(WARMUP / 3));
+      }
+    } else {
+      log(`${name}: ${WARMUP} warm-up requests under callgrind`);
+      await run(WARMUP);
+    }
     for (let w = 1; w <= WINDOWS; w++) {
       execFileSync('callgrind_control', ['-z', String(server.pid)], { stdio: 'ignore' });
       log(`${name}: ${REQUESTS} counted requests (window ${w} of ${WINDOWS})`);
@@ -190,9 +218,7 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGETS) {
       const stream = name.includes('-stream');
-      const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
-      mock.send({ default: stream ? { kind: 'stream', chunks: CHUNKS } : { kind: 'ok' } });
-      await ack;
+      await mockDefault(mock, stream ? { kind: 'stream', chunks: CHUNKS } : { kind: 'ok' });
       const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
       try {
         results.push(await count(name, dir, mock, anthropicMock, stream, collector?.url));
@@ -205,7 +231,7 @@ async function main(): Promise<void> {
     collector?.close();
     await stopAllChildren();
   }
-  console.log(`\ninstructions per request (callgrind, user space; one connection, ${REQUESTS} requests after ${WARMUP} warm-up)`);
+  console.log(`\ninstructions per request (callgrind, user space; one connection, ${REQUESTS} requests after ${WARMUP} warm-up${MIX ? ', mixed' : ''})`);
   console.log(`target            main thread  other threads        total  main thread in each of ${WINDOWS} windows`);
   for (const r of results) {
     const k = (n: number): string => `${(n / 1000).toFixed(1)}k`.padStart(12);
