@@ -142,7 +142,7 @@ export class ChatDeltas {
    * finish reason. Each long piece compared is a runtime call of ~450 instructions (a slice of 13
    * characters or more is a SlicedString, which === leaves to Runtime_StringEqual; callgrind), so
    * the pieces are compared joined, and what match() already compared is not compared again: a
-   * stream's non-delta chunks took 17 such compares, now 12 (bench:instructions, paired:
+   * stream's non-delta chunks took 18 such compares, now 13 (bench:instructions, paired:
    * gateway-messages-stream 243.6k → 241.2k, gateway-responses-stream 270.9k → 268.6k; issue 17).
    */
   #matchParts(text: string, at: number, end: number): boolean {
