@@ -17,8 +17,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Behavior } from '../test/support/mock-provider.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
+import { setMockDefault } from './mock-default.js';
 import { startGateway } from './gateway-target.js';
 import { startNginx } from './nginx-target.js';
 import { CpuProbe } from './cpu-time.js';
@@ -82,12 +82,6 @@ interface Running extends Started {
 }
 
 const log = (msg: string): void => console.error(`[bench] ${msg}`);
-
-async function setMockDefault(mock: ChildServer, behavior: Behavior): Promise<void> {
-  const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
-  mock.send({ default: behavior });
-  await ack;
-}
 
 /** What a target is sent: the path, a JSON body and a streamed body. */
 interface BenchRequest {

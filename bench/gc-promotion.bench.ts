@@ -13,8 +13,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Behavior } from '../test/support/mock-provider.js';
-import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
+import { plainPort, startChild, stopAllChildren } from './child-server.js';
+import { setMockDefault } from './mock-default.js';
 import { startGateway } from './gateway-target.js';
 import {
   AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_NATIVE_BODY,
@@ -59,12 +59,6 @@ const PATHS: readonly GcPath[] = [
 ];
 
 const log = (m: string): void => console.error(`[gc] ${m}`);
-
-async function setMockDefault(mock: ChildServer, behavior: Behavior): Promise<void> {
-  const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
-  mock.send({ default: behavior });
-  await ack;
-}
 
 /** A `--trace-gc-nvp` line's `name=value` field, as a number (0 when absent). */
 function field(line: string, name: string): number {

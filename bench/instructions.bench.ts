@@ -57,6 +57,7 @@ import { fileURLToPath } from 'node:url';
 import { backgroundShare, callGraph, threadCounts, type ThreadCount } from './callgrind.js';
 import { plainPort, startChild, stopAllChildren, type ChildServer } from './child-server.js';
 import { startGateway } from './gateway-target.js';
+import { setMockDefault } from './mock-default.js';
 import { measureOneConnection } from './one-connection.js';
 import {
   AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
@@ -109,13 +110,6 @@ async function startCollector(): Promise<{ url: string; close: () => void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-/** Sets what the OpenAI-shaped mock answers by default, once it says so. */
-async function mockDefault(mock: ChildServer, behavior: { kind: 'ok' } | { kind: 'stream'; chunks: number }): Promise<void> {
-  const ack = mock.waitForLine((line) => line.includes('"default"'), 5000);
-  mock.send({ default: behavior });
-  await ack;
-}
-
 async function count(name: string, dir: string, mock: ChildServer, anthropicMock: ChildServer | null, stream: boolean,
   otlpUrl: string | undefined): Promise<Counted> {
   const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
@@ -159,10 +153,10 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
     if (MIX) {
       log(`${name}: ${WARMUP} warm-up requests under callgrind, mixed with the format's 1 KB and agent-sized requests`);
       for (let r = 0; r < 3; r++) {
-        if (stream) await mockDefault(mock, { kind: 'ok' });
+        if (stream) await setMockDefault(mock, { kind: 'ok' });
         await other(jsonBody, Math.ceil(WARMUP / 5));
         await other(agentBody, Math.ceil(WARMUP / 30));
-        if (stream) await mockDefault(mock, { kind: 'stream', chunks: CHUNKS });
+        if (stream) await setMockDefault(mock, { kind: 'stream', chunks: CHUNKS });
         await run(Math.ceil(WARMUP / 3));
       }
     } else {
@@ -218,7 +212,7 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGETS) {
       const stream = name.includes('-stream');
-      await mockDefault(mock, stream ? { kind: 'stream', chunks: CHUNKS } : { kind: 'ok' });
+      await setMockDefault(mock, stream ? { kind: 'stream', chunks: CHUNKS } : { kind: 'ok' });
       const dir = mkdtempSync(join(tmpdir(), 'gw-ir-'));
       try {
         results.push(await count(name, dir, mock, anthropicMock, stream, collector?.url));

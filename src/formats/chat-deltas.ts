@@ -43,14 +43,14 @@ export class ChatDeltas {
   /** The finish reason's literal matched by match(), or -1 when it was null. */
   finFrom = -1;
   finTo = -1;
-  #head: string | null = null;
   /** The tail after the delta's content, up to the finish reason's value when it has one (then #after follows that value). */
   #tail = '';
   #after: string | null = null;
   /**
    * The usual chunk's frame in two pieces, each compared at once: the head up to the content's
    * value, and what follows it to the end (a null finish reason in place). Each comparison is a
-   * slice and ===, ~400 instructions whatever its length (callgrind, issue 17).
+   * slice and ===, ~400 instructions whatever its length (callgrind, issue 17). '' until a
+   * frame is learnt.
    */
   #open = '';
   #close = '';
@@ -85,7 +85,7 @@ export class ChatDeltas {
     // The first chunk of the frame's shape teaches the frame and is matched with it: learn's
     // grammar checks it whole, so it needs no parse either (JSON.parse of a stream's first chunk
     // was ~10k instructions of a translated stream's ~360k; bench:instructions, issue 17).
-    if (this.#head === null && !this.#learn(text, at, end)) return false;
+    if (this.#open === '' && !this.#learn(text, at, end)) return false;
     if (hasAt(text, at, this.#open)) {
       const lit = at + this.#open.length;
       const to = canonicalStringEnd(text, lit, end);
@@ -113,7 +113,7 @@ export class ChatDeltas {
    * obfuscation member, nothing else. Null otherwise, and the chunk is for the full parse.
    */
   usage(text: string, at: number, end: number): Counts | null {
-    if (this.#head === null || !hasAt(text, at, this.#headUsage)) return null;
+    if (this.#open === '' || !hasAt(text, at, this.#headUsage)) return null;
     const usage: Counts = {};
     let i = readCounts(text, at + this.#headUsage.length, usage);
     if (i < 0) return null;
@@ -221,7 +221,6 @@ export class ChatDeltas {
       this.#tail = tail;
       this.#after = null;
     }
-    this.#head = head;
     this.#headChoice = head + CHOICE;
     this.#headUsage = head + USAGE;
     this.#open = this.#headChoice + CONTENT;

@@ -53,7 +53,6 @@ export function decodeText(t: string): string {
   return Buffer.from(t, 'latin1').toString('utf8');
 }
 
-
 const EMPTY = Buffer.alloc(0);
 
 /**
