@@ -70,9 +70,9 @@ export function Team(_p: { params: Record<string, string> }) {
           {!members.data && members.loading && <Loading label="Loading members…" />}
           {members.data && (
             <>
-              <Members members={members.data.members} personal={personal} onChanged={() => void members.reload()}
+              <Members members={members.data.members} personal={personal} onChanged={members.reload}
                 onLeft={(name) => setNews(`You left ${name} and are back in your personal organisation.`)} />
-              <OrgInvitations invitations={members.data.invitations} personal={personal} onChanged={() => void members.reload()} />
+              <OrgInvitations invitations={members.data.invitations} personal={personal} onChanged={members.reload} />
             </>
           )}
           <ErrorNotice error={workspaces.error} />

@@ -13,7 +13,7 @@ import { ROLE_HELP, roleLabel, type MyInvitation, type OrgInvitation, type RoleN
  * The active org's pending invitations and, for owners and admins of a team org, the form that
  * sends one (POST /me/members). Members see who is invited but no buttons.
  */
-export function OrgInvitations(p: { invitations: OrgInvitation[]; personal: boolean; onChanged: () => void }) {
+export function OrgInvitations(p: { invitations: OrgInvitation[]; personal: boolean; onChanged: () => Promise<void> }) {
   const { me, can } = useSession();
   const [revoking, setRevoking] = useState<OrgInvitation | null>(null);
   const [done, setDone] = useState('');
@@ -22,13 +22,14 @@ export function OrgInvitations(p: { invitations: OrgInvitation[]; personal: bool
     const inv = revoking!;
     if (!(await action.run(() => api.del(`/me/invitations/${seg(inv.id)}`)))) return;
     setRevoking(null);
+    // The notice waits for the list, so that it never says revoked beside the row.
+    await p.onChanged();
     setDone(`The invitation to ${inv.email} was revoked.`);
-    p.onChanged();
   };
   if (p.personal) return null;
   return (
     <Section title="Invitations">
-      {can('admin') && <InviteForm onSent={() => { setDone(''); p.onChanged(); }} />}
+      {can('admin') && <InviteForm onSent={() => { setDone(''); void p.onChanged(); }} />}
       {done && <Notice tone="ok">{done}</Notice>}
       <h3 id="pending-invitations">Pending invitations</h3>
       {p.invitations.length === 0 ? <Empty>No invitations are waiting for an answer.</Empty> : (

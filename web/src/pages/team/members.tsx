@@ -15,7 +15,7 @@ const ROLE_BADGE: Record<string, string> = { owner: 'badge badge-ok', admin: 'ba
  * The active org's members. Owners change roles (PATCH /me/members/:id is owner-only); admins
  * remove members (owners only by owners); anyone can leave a team org except its last owner.
  */
-export function Members(p: { members: MemberItem[]; personal: boolean; onChanged: () => void; onLeft: (orgName: string) => void }) {
+export function Members(p: { members: MemberItem[]; personal: boolean; onChanged: () => Promise<void>; onLeft: (orgName: string) => void }) {
   const { me, can, refresh } = useSession();
   const [roleOf, setRoleOf] = useState<MemberItem | null>(null);
   const [removing, setRemoving] = useState<MemberItem | null>(null);
@@ -37,8 +37,9 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
       await refresh();
       p.onLeft(orgName);
     } else {
+      // The notice waits for the table, so that it never says removed beside the row.
+      await p.onChanged();
       setDone(`${m.email} was removed from ${orgName}.`);
-      p.onChanged();
     }
   };
 
@@ -90,7 +91,7 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
           setDone(`${roleOf.email} is now ${role === 'member' ? 'a member' : `an ${role}`} of ${me.org.name}.`);
           // Your own role changed: what the page offers changes with it.
           if (roleOf.id === me.id) await refresh();
-          p.onChanged();
+          await p.onChanged();
         }} />}
       </Dialog>
       <Confirm open={removing !== null} danger busy={action.busy}
