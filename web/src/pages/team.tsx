@@ -76,7 +76,7 @@ export function Team(_p: { params: Record<string, string> }) {
             </>
           )}
           <ErrorNotice error={workspaces.error} />
-          {workspaces.data && <Workspaces list={workspaces.data.data} onChanged={() => void workspaces.reload()} />}
+          {workspaces.data && <Workspaces list={workspaces.data.data} onChanged={workspaces.reload} />}
           <ErrorNotice error={orgs.error} />
           {orgs.data && <Orgs orgs={orgs.data.data} busy={switcher.busy} onSwitch={switchTo} onCreated={orgsChanged} />}
           {/* Names show in the members and organisations tables too. */}

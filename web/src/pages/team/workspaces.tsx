@@ -35,7 +35,7 @@ function Spend(p: { w: WorkspaceItem }) {
  * The active org's workspaces with their monthly ₹ budgets and this IST month's spend. Writes
  * (create, rename, budget, archive) are owner/admin, so members see the list only.
  */
-export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => void }) {
+export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => Promise<void> }) {
   const { me, can } = useSession();
   const [editing, setEditing] = useState<WorkspaceItem | null>(null);
   const [archiving, setArchiving] = useState<WorkspaceItem | null>(null);
@@ -48,8 +48,9 @@ export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => void }) 
     let revoked = 0;
     if (!(await archive.run(async () => { revoked = (await api.del<{ revoked_keys: number }>(`/me/workspaces/${seg(w.id)}`)).revoked_keys; }))) return;
     setArchiving(null);
+    // Each notice waits for the list read again, so that it never disagrees with the table.
+    await p.onChanged();
     setDone(`${w.name} was archived${revoked ? ` and its ${revoked === 1 ? 'key was' : `${revoked} keys were`} revoked` : ''}.`);
-    p.onChanged();
   };
   return (
     <Section title="Workspaces">
@@ -89,9 +90,9 @@ export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => void }) 
           <ul>{archived.map((w) => <li key={w.id}>{w.name} <span class="muted">archived {day(w.archived_at)}</span></li>)}</ul>
         </details>
       )}
-      {can('admin') && <CreateWorkspace onCreated={(name) => { setDone(`Workspace ${name} created.`); p.onChanged(); }} />}
+      {can('admin') && <CreateWorkspace onCreated={async (name) => { await p.onChanged(); setDone(`Workspace ${name} created.`); }} />}
       <Dialog open={editing !== null} title={`Edit ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
-        {editing && <EditWorkspace key={editing.id} w={editing} onClose={() => setEditing(null)} onSaved={(name) => { setEditing(null); setDone(`${name} saved.`); p.onChanged(); }} />}
+        {editing && <EditWorkspace key={editing.id} w={editing} onClose={() => setEditing(null)} onSaved={async (name) => { setEditing(null); await p.onChanged(); setDone(`${name} saved.`); }} />}
       </Dialog>
       <Confirm open={archiving !== null} danger busy={archive.busy} title={`Archive ${archiving?.name ?? ''}?`} confirmLabel="Archive workspace"
         onCancel={() => setArchiving(null)} onConfirm={doArchive}>
