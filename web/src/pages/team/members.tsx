@@ -88,10 +88,10 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
       <Dialog open={roleOf !== null} title={`Role of ${roleOf?.email ?? ''}`} onClose={() => setRoleOf(null)}>
         {roleOf && <RoleForm key={roleOf.id} member={roleOf} onClose={() => setRoleOf(null)} onSaved={async (role) => {
           setRoleOf(null);
-          setDone(`${roleOf.email} is now ${role === 'member' ? 'a member' : `an ${role}`} of ${me.org.name}.`);
           // Your own role changed: what the page offers changes with it.
           if (roleOf.id === me.id) await refresh();
           await p.onChanged();
+          setDone(`${roleOf.email} is now ${role === 'member' ? 'a member' : `an ${role}`} of ${me.org.name}.`);
         }} />}
       </Dialog>
       <Confirm open={removing !== null} danger busy={action.busy}
