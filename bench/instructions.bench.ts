@@ -60,7 +60,7 @@ import { startGateway } from './gateway-target.js';
 import { setMockDefault } from './mock-default.js';
 import { measureOneConnection } from './one-connection.js';
 import {
-  AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
+  AGENT_BODY, AGENT_BODY_ANTHROPIC, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
   MESSAGES_NATIVE_AGENT_BODY, MESSAGES_NATIVE_BODY, MESSAGES_NATIVE_STREAM_BODY, RESPONSES_AGENT_BODY, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
   STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
 } from './payloads.js';
@@ -136,7 +136,7 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
     : name.endsWith('-renamed') ? STREAM_BODY_RENAMED : STREAM_BODY;
   const agent = name.endsWith('-agent');
   const jsonBody = responses ? RESPONSES_BODY : native ? MESSAGES_NATIVE_BODY : messages ? MESSAGES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
-  const agentBody = responses ? RESPONSES_AGENT_BODY : native ? MESSAGES_NATIVE_AGENT_BODY : messages ? MESSAGES_AGENT_BODY : AGENT_BODY;
+  const agentBody = responses ? RESPONSES_AGENT_BODY : native ? MESSAGES_NATIVE_AGENT_BODY : messages ? MESSAGES_AGENT_BODY : anthropic ? AGENT_BODY_ANTHROPIC : AGENT_BODY;
   const body = agent ? agentBody : jsonBody;
   const run = async (n: number): Promise<void> => {
     const r = stream

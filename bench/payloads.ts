@@ -77,6 +77,8 @@ export function agentBody(targetBytes: number, extra: Record<string, unknown> = 
 
 /** The agent-sized scenario: a ~200 KB conversation, answered with a short JSON completion. */
 export const AGENT_BODY = agentBody(200 * 1024);
+/** The same turn to a Claude model: chat completions in, Anthropic's Messages API out. */
+export const AGENT_BODY_ANTHROPIC = agentBody(200 * 1024, { model: ANTHROPIC_MODEL });
 
 /** The same agent's conversation as the Responses API carries it (Codex CLI): input items, with function calls and their outputs. */
 export function responsesAgentBody(targetBytes: number): string {
