@@ -228,7 +228,8 @@ test('a declined invitation leaves the inviter\'s pending list, and the banner g
   await c.page.getByRole('link', { name: 'See it' }).click();
   await c.page.getByRole('button', { name: 'Decline the invitation to Acme Team' }).click();
   await c.page.getByText('You declined the invitation to Acme Team.').waitFor();
-  await c.page.getByText('No invitations are waiting for you.').waitFor();
+  // The notice waits for the list read again: the invitation is gone as it shows.
+  assert.is(await c.page.getByText('No invitations are waiting for you.').count(), 1, 'the list read again before the notice');
   await c.page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview' }).click();
   await c.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   assert.is(await c.page.getByText('You have an invitation').count(), 0, 'the banner read the invitations again');
@@ -357,8 +358,9 @@ test('settings: the display name and the org name change, and the header shows t
   await page.getByLabel('Display name').fill('Asha Rao');
   await page.getByRole('button', { name: 'Save name' }).click();
   await page.getByText('Your name was saved.').waitFor();
-  await page.locator('.who').filter({ hasText: 'Asha Rao' }).waitFor();
-  await page.getByRole('table', { name: 'Members of Acme Team' }).getByText('Asha Rao').waitFor();
+  // The session and the members were read again before the notice showed.
+  assert.is(await page.locator('.who').filter({ hasText: 'Asha Rao' }).count(), 1, 'the header has the new name as the notice shows');
+  assert.is(await page.getByRole('table', { name: 'Members of Acme Team' }).getByText('Asha Rao').count(), 1, 'the members table has it too');
   await page.getByRole('button', { name: 'Remove my picture' }).click();
   await page.getByText('Your picture was removed.').waitFor();
   assert.is((await meOf(owner)).avatar_url, null);
@@ -372,7 +374,8 @@ test('settings: the display name and the org name change, and the header shows t
   await page.getByText('The organisation is now called Acme राज Team.').waitFor();
   // The switcher reloads its list after the rename: wait for it rather than read it once.
   await page.waitForFunction(() => (globalThis as any).document.querySelector('#org-switch option:checked')?.textContent.includes('Acme राज Team'));
-  await page.getByRole('table', { name: 'Organisations you belong to' }).getByText('Acme राज Team').waitFor();
+  // The page's list of organisations was read again before the notice showed.
+  assert.is(await page.getByRole('table', { name: 'Organisations you belong to' }).getByText('Acme राज Team').count(), 1, 'the list has the new name as the notice shows');
   assert.equal(owner.problems.list, []);
 });
 

@@ -48,9 +48,10 @@ export function Keys() {
     setRevokeError('');
     try {
       await api.del(`/me/keys/${seg(revoking.id)}`);
+      // The notice waits for the list read again, so it never names a key the table still shows active.
+      await keys.reload();
       setSaid(`Key “${revoking.name}” is revoked. Requests with it are refused within a minute.`);
       setRevoking(null);
-      await keys.reload();
     } catch (e) {
       setRevokeError((e as Error).message);
     } finally {
@@ -113,10 +114,10 @@ export function Keys() {
       <CreateKey open={creating} trial={trial} onClose={() => navigate(withQuery(loc, { new: null }), { replace: true })} onCreated={() => void keys.reload()} />
       {manage && (
         <>
-          <EditLimits item={editing} onClose={() => setEditing(null)} onSaved={() => {
+          <EditLimits item={editing} onClose={() => setEditing(null)} onSaved={async () => {
+            await keys.reload();
             setSaid(`Limits of “${editing?.name}” saved.`);
             setEditing(null);
-            void keys.reload();
           }} />
           <Confirm open={revoking !== null} title={revoking ? `Revoke “${revoking.name}”?` : 'Revoke the key?'} confirmLabel="Revoke key" danger
             busy={revokeBusy} onConfirm={revoke} onCancel={() => setRevoking(null)}>

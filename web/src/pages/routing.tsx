@@ -103,7 +103,7 @@ export function Routing() {
           {models.data && <ModelPicker models={catalog} chains={list} value={editing} onChange={open} />}
           {models.data && editing && (
             <ChainLoader modelId={editing} models={catalog} version={version}
-              onSaved={() => void chains.reload()} onDelete={(c) => { setRemoveError(null); setRemoving(c); }} />
+              onSaved={() => chains.reload()} onDelete={(c) => { setRemoveError(null); setRemoving(c); }} />
           )}
         </Section>
       ) : (

@@ -63,7 +63,7 @@ export function Team(_p: { params: Record<string, string> }) {
         <ErrorNotice error={switcher.error} />
         <ErrorNotice error={mine.error} />
         {shownMine.current && (
-          <MyInvitations invitations={invitationsForMe} onChanged={() => { void mine.reload(); void orgs.reload(); }} onSwitch={switchTo} />
+          <MyInvitations invitations={invitationsForMe} onChanged={async () => { await Promise.all([mine.reload(), orgs.reload()]); }} onSwitch={switchTo} />
         )}
         <div key={me.org.id} class="page">
           <ErrorNotice error={members.error} />
@@ -80,7 +80,7 @@ export function Team(_p: { params: Record<string, string> }) {
           <ErrorNotice error={orgs.error} />
           {orgs.data && <Orgs orgs={orgs.data.data} busy={switcher.busy} onSwitch={switchTo} onCreated={orgsChanged} />}
           {/* Names show in the members and organisations tables too. */}
-          <Settings onSaved={() => { void members.reload(); void orgs.reload(); }} />
+          <Settings onSaved={async () => { await Promise.all([members.reload(), orgs.reload()]); }} />
         </div>
       </div>
     </Page>

@@ -12,7 +12,7 @@ const text = (v: number | null): string => (v === null ? '' : String(v));
  * keys, the monthly ₹ budget. An empty field clears the limit (null); on a trial key that means
  * the trial cap, which the gateway never lets a key exceed (trial_ceiling).
  */
-export function EditLimits(p: { item: KeyItem | null; onClose: () => void; onSaved: () => void }) {
+export function EditLimits(p: { item: KeyItem | null; onClose: () => void; onSaved: () => Promise<void> }) {
   const k = p.item;
   const [rpm, setRpm] = useState('');
   const [daily, setDaily] = useState('');
@@ -45,7 +45,7 @@ export function EditLimits(p: { item: KeyItem | null; onClose: () => void; onSav
     setError('');
     try {
       await api.patch(`/me/keys/${seg(k.id)}`, body);
-      p.onSaved();
+      await p.onSaved();
     } catch (err) {
       setError((err as Error).message);
     } finally {

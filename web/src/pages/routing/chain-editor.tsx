@@ -35,7 +35,7 @@ const providersOf = (m: CatalogModel | undefined) => m?.routes ?? [];
  */
 export function ChainEditor(p: {
   model: CatalogModel; models: CatalogModel[]; saved: Chain | null;
-  onSaved: (c: Chain) => void; onDelete: () => void;
+  onSaved: (c: Chain) => Promise<void>; onDelete: () => void;
 }) {
   const byId = useMemo(() => new Map(p.models.map((m) => [m.id, m])), [p.models]);
   const sameKind = useMemo(() => p.models.filter((m) => m.kind === p.model.kind), [p.models, p.model.kind]);
@@ -96,8 +96,9 @@ export function ChainEditor(p: {
     try {
       const steps: ChainStep[] = rows.map((r) => ({ model: r.model, provider: r.provider || null }));
       const saved = await api.put<Chain>(`/me/routing/${seg(p.model.id)}`, { steps });
+      // The list of chains is read again before the notice, so the two never disagree.
+      await p.onSaved(saved);
       setDone(`Saved. The next request for ${p.model.id} follows this chain.`);
-      p.onSaved(saved);
     } catch (err) {
       setError(stepsMessage(err as Error));
     } finally {
@@ -168,7 +169,7 @@ export function ChainEditor(p: {
 }
 
 /** The editor for one model: its saved chain read with GET /me/routing/:model (404: a new chain from the catalog's order). */
-export function ChainLoader(p: { modelId: string; models: CatalogModel[]; onSaved: (c: Chain) => void; onDelete: (c: Chain) => void; version: number }) {
+export function ChainLoader(p: { modelId: string; models: CatalogModel[]; onSaved: (c: Chain) => Promise<void>; onDelete: (c: Chain) => void; version: number }) {
   const [state, setState] = useState<{ chain: Chain | null } | null>(null);
   const [error, setError] = useState<Error | null>(null);
   useEffect(() => {
@@ -188,9 +189,9 @@ export function ChainLoader(p: { modelId: string; models: CatalogModel[]; onSave
   if (error) return <ErrorNotice error={error} />;
   if (!state) return <Loading />;
   if (!model) return <Notice tone="error">That model is not in the catalog.</Notice>;
-  const saved = (c: Chain) => {
+  const saved = async (c: Chain): Promise<void> => {
     setState({ chain: c });
-    p.onSaved(c);
+    await p.onSaved(c);
   };
   return (
     <>

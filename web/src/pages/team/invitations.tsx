@@ -94,7 +94,7 @@ function InviteForm(p: { onSent: () => void }) {
 }
 
 /** Invitations addressed to the signed-in person, from any org: accept or decline. */
-export function MyInvitations(p: { invitations: MyInvitation[]; onChanged: () => void; onSwitch: (orgId: string) => void }) {
+export function MyInvitations(p: { invitations: MyInvitation[]; onChanged: () => Promise<void>; onSwitch: (orgId: string) => void }) {
   const { refresh } = useSession();
   const [joined, setJoined] = useState<{ id: string; name: string } | null>(null);
   const [declined, setDeclined] = useState('');
@@ -103,11 +103,12 @@ export function MyInvitations(p: { invitations: MyInvitation[]; onChanged: () =>
     setJoined(null);
     setDeclined('');
     if (!(await action.run(() => api.post(`/me/invitations/${seg(inv.id)}/${how}`)))) return;
+    // The header's organisation switcher and invitation banner read again, and this list, before
+    // the notice: it never shows beside the invitation it says was answered.
+    await refresh();
+    await p.onChanged();
     if (how === 'accept') setJoined({ id: inv.org_id, name: inv.org_name });
     else setDeclined(inv.org_name);
-    // The header's organisation switcher and invitation banner read again.
-    await refresh();
-    p.onChanged();
   };
   return (
     <Section title="Your invitations" id="invitations">

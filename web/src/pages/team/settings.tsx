@@ -7,7 +7,7 @@ import { Field } from '../../components/field';
 import { useAction } from './use-action';
 
 /** Your display name and picture (PATCH /me), and the org's name (PATCH /me/org, owner). */
-export function Settings(p: { onSaved: () => void }) {
+export function Settings(p: { onSaved: () => Promise<void> }) {
   const { can } = useSession();
   return (
     <Section title="Settings">
@@ -19,7 +19,7 @@ export function Settings(p: { onSaved: () => void }) {
   );
 }
 
-function Profile(p: { onSaved: () => void }) {
+function Profile(p: { onSaved: () => Promise<void> }) {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.name ?? '');
   const [saved, setSaved] = useState('');
@@ -30,7 +30,7 @@ function Profile(p: { onSaved: () => void }) {
     const next = name.trim();
     if (await action.run(() => api.patch('/me', { name: next === '' ? null : next }))) {
       await refresh();
-      p.onSaved();
+      await p.onSaved();
       setSaved(next === '' ? 'Your name was cleared: your email is shown instead.' : 'Your name was saved.');
     }
   };
@@ -57,7 +57,7 @@ function Profile(p: { onSaved: () => void }) {
   );
 }
 
-function OrgName(p: { onSaved: () => void }) {
+function OrgName(p: { onSaved: () => Promise<void> }) {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.org.name);
   const [saved, setSaved] = useState(false);
@@ -67,7 +67,7 @@ function OrgName(p: { onSaved: () => void }) {
     setSaved(false);
     if (await action.run(() => api.patch('/me/org', { name: name.trim() }))) {
       await refresh();
-      p.onSaved();
+      await p.onSaved();
       setSaved(true);
     }
   };
