@@ -5,7 +5,11 @@ export interface Data<T> {
   data: T | null;
   error: ApiError | Error | null;
   loading: boolean;
-  /** Loads again, keeping the current data on screen meanwhile. */
+  /**
+   * Loads again, keeping the current data on screen meanwhile. Never rejects (a failure is
+   * `error`), so a page awaits it before the notice that tells of a change: the notice then never
+   * shows beside a table that does not have the change yet.
+   */
   reload(): Promise<void>;
   set(next: T): void;
 }

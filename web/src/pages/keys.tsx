@@ -48,7 +48,6 @@ export function Keys() {
     setRevokeError('');
     try {
       await api.del(`/me/keys/${seg(revoking.id)}`);
-      // The notice waits for the list read again, so it never names a key the table still shows active.
       await keys.reload();
       setSaid(`Key “${revoking.name}” is revoked. Requests with it are refused within a minute.`);
       setRevoking(null);

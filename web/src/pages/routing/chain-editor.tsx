@@ -96,7 +96,6 @@ export function ChainEditor(p: {
     try {
       const steps: ChainStep[] = rows.map((r) => ({ model: r.model, provider: r.provider || null }));
       const saved = await api.put<Chain>(`/me/routing/${seg(p.model.id)}`, { steps });
-      // The list of chains is read again before the notice, so the two never disagree.
       await p.onSaved(saved);
       setDone(`Saved. The next request for ${p.model.id} follows this chain.`);
     } catch (err) {

@@ -22,7 +22,6 @@ export function OrgInvitations(p: { invitations: OrgInvitation[]; personal: bool
     const inv = revoking!;
     if (!(await action.run(() => api.del(`/me/invitations/${seg(inv.id)}`)))) return;
     setRevoking(null);
-    // The notice waits for the list, so that it never says revoked beside the row.
     await p.onChanged();
     setDone(`The invitation to ${inv.email} was revoked.`);
   };
@@ -103,8 +102,7 @@ export function MyInvitations(p: { invitations: MyInvitation[]; onChanged: () =>
     setJoined(null);
     setDeclined('');
     if (!(await action.run(() => api.post(`/me/invitations/${seg(inv.id)}/${how}`)))) return;
-    // The header's organisation switcher and invitation banner read again, and this list, before
-    // the notice: it never shows beside the invitation it says was answered.
+    // The header's organisation switcher and invitation banner read again, and this list.
     await refresh();
     await p.onChanged();
     if (how === 'accept') setJoined({ id: inv.org_id, name: inv.org_name });

@@ -37,7 +37,6 @@ export function Members(p: { members: MemberItem[]; personal: boolean; onChanged
       await refresh();
       p.onLeft(orgName);
     } else {
-      // The notice waits for the table, so that it never says removed beside the row.
       await p.onChanged();
       setDone(`${m.email} was removed from ${orgName}.`);
     }

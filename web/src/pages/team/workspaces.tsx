@@ -48,7 +48,6 @@ export function Workspaces(p: { list: WorkspaceItem[]; onChanged: () => Promise<
     let revoked = 0;
     if (!(await archive.run(async () => { revoked = (await api.del<{ revoked_keys: number }>(`/me/workspaces/${seg(w.id)}`)).revoked_keys; }))) return;
     setArchiving(null);
-    // Each notice waits for the list read again, so that it never disagrees with the table.
     await p.onChanged();
     setDone(`${w.name} was archived${revoked ? ` and its ${revoked === 1 ? 'key was' : `${revoked} keys were`} revoked` : ''}.`);
   };
