@@ -24,7 +24,8 @@
 //                      (-stream, -agent): POST /v1/messages (Claude Code's API) on an OpenAI-compatible provider, likewise
 //                      (gateway-responses-agent too: the agent-sized conversation in each format); gateway-messages-native
 //                      (-stream, -agent): POST /v1/messages on a Claude model, sent on to Anthropic's own API; floor-agent,
-//                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer
+//                      bare-agent, gateway-agent: the ~200 KB agent-sized body (bench/payloads.ts) with a JSON answer;
+//                      -stream-agent on any target (gateway-messages-stream-agent): that body, streamed
 //                      Any gateway target with the suffix -traced (gateway-traced, gateway-stream-traced) runs with
 //                      OpenTelemetry traces on, posted to a collector in this process that answers 200
 //   BENCH_IR_CHUNKS    text chunks in the OpenAI-shaped mock's streams (default 20; an answer of a few hundred tokens is as many chunks)
@@ -36,7 +37,8 @@
 //                      the young generation from what survived, so the scavenges per request
 //                      changed up to 10x between runs of one build) and the rest, the request's
 //                      own work, which is the figure to compare between builds on a shared machine
-//   BENCH_IR_WARMUP    unmeasured requests before the count (default 3000; fewer for a quicker look)
+//   BENCH_IR_WARMUP    unmeasured requests before the count (default 20000; fewer for a quicker look, which
+//                      counts some functions in their baseline tier and V8's compiles on its helper threads)
 //   BENCH_IR_WINDOWS   counted windows of BENCH_IR_REQUESTS each (default 2); the lowest main thread is reported
 //   BENCH_IR_MIX       1: the warm-up mixes the target's format: three rounds of a fifth of the warm-up's count as 1 KB
 //                      JSON requests, a thirtieth as agent-sized ones (the mock answering JSON to both), then a
@@ -70,7 +72,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 2000);
 const CHUNKS = Number(process.env.BENCH_IR_CHUNKS ?? STREAM_CHUNKS);
-const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 3000);
+/**
+ * V8 goes on optimising a path for thousands of requests after its first: at full speed
+ * (--trace-opt), a Messages stream's `LimitsGate#enter` was marked after 2,250 streams,
+ * `writeJsonBytes` after 3,000, the relay's `#end` after 5,000 and `#forward` after 9,000, the
+ * last after 15,000 (the chat stream's alike). Counted after 3,000, hot functions ran in their
+ * baseline tier and the helper threads were still compiling: gateway-messages-stream 440.9k
+ * instructions a stream, 307.8k after 19,000 (docs/benchmarks.md). Requests of optimised code are
+ * quick even under callgrind, so the long warm-up costs minutes, not hours.
+ */
+const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 20_000);
 const WINDOWS = Math.max(1, Number(process.env.BENCH_IR_WINDOWS ?? 2));
 const TOP = Number(process.env.BENCH_IR_TOP ?? 0);
 const KEEP = process.env.BENCH_IR_KEEP === '1';
@@ -138,9 +149,12 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const jsonBody = responses ? RESPONSES_BODY : native ? MESSAGES_NATIVE_BODY : messages ? MESSAGES_BODY : anthropic ? CHAT_BODY_ANTHROPIC : CHAT_BODY;
   const agentBody = responses ? RESPONSES_AGENT_BODY : native ? MESSAGES_NATIVE_AGENT_BODY : messages ? MESSAGES_AGENT_BODY : anthropic ? AGENT_BODY_ANTHROPIC : AGENT_BODY;
   const body = agent ? agentBody : jsonBody;
+  // -stream-agent: the agent-sized turn, streamed (Claude Code and Codex stream every turn).
+  const streamed = stream && agent ? JSON.stringify({ ...JSON.parse(agentBody), stream: true, ...(messages || responses ? {} : { stream_options: { include_usage: true } }) })
+    : streamBody;
   const run = async (n: number): Promise<void> => {
     const r = stream
-      ? await measureStreams({ origin: server.origin, path, headers, body: streamBody, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })
+      ? await measureStreams({ origin: server.origin, path, headers, body: streamed, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })
       : await measureOneConnection({ origin: server.origin, path, headers, body, requests: n, warmupMs: 0 });
     const failures = r.failures;
     if (failures > 0) throw new Error(`${name}: ${failures} of ${n} requests failed`);

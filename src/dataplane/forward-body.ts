@@ -45,6 +45,11 @@ export class ForwardBody {
     this.#l = layout;
   }
 
+  /** The body's bytes as given, before any edit. */
+  get size(): number {
+    return this.#bytes.length;
+  }
+
   /**
    * The body for a route whose model id is `upstreamModel`; with `wantUsage`, a stream that does
    * not ask for usage is made to (the gateway bills from it). The client's buffer itself when

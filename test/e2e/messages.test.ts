@@ -119,6 +119,24 @@ test('messages.stream assembles the text with finalMessage() from the events in 
   assert.equal(mock.requests[0].body.stream_options, { include_usage: true });
 });
 
+test('an agent-sized streamed turn is not decoded for message_start: its estimate is the written chat request\'s size', async () => {
+  mock.setDefault({ kind: 'stream', chunks: 3 });
+  // Over 16 KB: the chat request is written from the client's bytes (formats/messages/request-bytes.ts).
+  const turns = Array.from({ length: 40 }, (_, i) => ({ role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `turn ${i}: ${'x'.repeat(600)}` }));
+  const stream = client.messages.stream({ model: LLAMA, max_tokens: 64, system: 'Be brief.', messages: [...turns, { role: 'user', content: 'and now?' }] });
+  let estimated = -1;
+  stream.on('streamEvent', (e) => {
+    if (e.type === 'message_start') estimated = e.message.usage.input_tokens;
+  });
+  const msg = await stream.finalMessage();
+  assert.equal(msg.content, [{ type: 'text', text: streamText(3) }]);
+  assert.is(msg.usage.input_tokens, MOCK_PROMPT_TOKENS, 'the real count from message_delta replaces the estimate');
+  // The provider read the written request with groq's own model id in place of the one asked for.
+  const sent = mock.requests[0].rawBody.replace(JSON.stringify(mock.requests[0].body.model), JSON.stringify(LLAMA));
+  assert.is(estimated, Math.ceil(Buffer.byteLength(sent) / 4));
+  assert.is(mock.requests[0].body.messages.length, 42, 'the system prompt and every turn');
+});
+
 test('messages.stream on sandbox/echo', async () => {
   const msg = await client.messages.stream({ model: 'sandbox/echo', ...hello }).finalMessage();
   assert.equal(msg.content, [{ type: 'text', text: 'echo: hello' }]);

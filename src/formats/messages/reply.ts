@@ -1,4 +1,3 @@
-import { estimatePromptTokens } from '../../billing/token-estimate.js';
 import { writeJson } from '../../lib/json-write.js';
 import type { ChatStreamTranslator, ReplyFormat } from '../reply-format.js';
 import { chatTextAnswer } from '../chat-answer-in-place.js';
@@ -19,7 +18,7 @@ export class MessagesReply implements ReplyFormat {
    * The request whose input tokens message_start estimates before the real count arrives (read
    * only when a translated stream writes it); null for none.
    */
-  #estimated: { readonly payload: Record<string, unknown> } | null = null;
+  #estimated: { inputEstimate(): number } | null = null;
   readonly #requestId: string;
 
   constructor(requestId: string) {
@@ -49,13 +48,13 @@ export class MessagesReply implements ReplyFormat {
    * What kept the closure's scope alive was not found; a closure made here, which the stream's
    * translator holds for its life, measured the same as none (0.02 KB).
    */
-  estimateFrom(body: { readonly payload: Record<string, unknown> }): void {
+  estimateFrom(body: { inputEstimate(): number }): void {
     this.#estimated = body;
   }
 
   stream(): ChatStreamTranslator {
     const body = this.#estimated;
-    const inputEstimate = body === null ? NO_ESTIMATE : (): number => estimatePromptTokens('chat', body.payload);
+    const inputEstimate = body === null ? NO_ESTIMATE : (): number => body.inputEstimate();
     return new MessagesStream({ model: this.model, stops: this.stops, inputEstimate, requestId: this.#requestId });
   }
 }
