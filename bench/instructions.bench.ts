@@ -78,7 +78,7 @@ const CHUNKS = Number(process.env.BENCH_IR_CHUNKS ?? STREAM_CHUNKS);
  * `writeJsonBytes` after 3,000, the relay's `#end` after 5,000 and `#forward` after 9,000, the
  * last after 15,000 (the chat stream's alike). Counted after 3,000, hot functions ran in their
  * baseline tier and the helper threads were still compiling: gateway-messages-stream 440.9k
- * instructions a stream, 307.8k after 19,000 (docs/benchmarks.md). Requests of optimised code are
+ * instructions a stream, 303.3k after 20,000 (docs/benchmarks.md). Requests of optimised code are
  * quick even under callgrind, so the long warm-up costs minutes, not hours.
  */
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 20_000);
