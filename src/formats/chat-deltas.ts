@@ -1,8 +1,11 @@
 import { readCounts, type Counts } from '../lib/json-counts.js';
 import { canonicalStringEnd, hasAt, onlySpaceFrom } from '../lib/json-literal.js';
+import { TextNeedle } from '../lib/rare-needle.js';
 
 /** Between a chunk's head and its delta's members: one choice, index 0. */
 const CHOICE = '"choices":[{"index":0,"delta":{';
+/** Searched for from its `[` (lib/rare-needle.ts): from its `"`, ~2k instructions a stream. */
+const CHOICE_NEEDLE = new TextNeedle(CHOICE);
 /** The delta's members a plain chunk may have: its content alone, or (a stream's first) the role and its content, or none. */
 const CONTENT = '"content":';
 const ROLE_CONTENT = '"role":"assistant","content":';
@@ -191,7 +194,7 @@ export class ChatDeltas {
   #learn(text: string, at: number, end: number): boolean {
     if (this.#tries >= TRIES) return false;
     this.#tries++;
-    const m = text.indexOf(CHOICE, at);
+    const m = CHOICE_NEEDLE.in(text, at);
     if (m < 0 || m >= end) return false;
     let i = m + CHOICE.length;
     if (text.charCodeAt(i) !== 0x7d) {

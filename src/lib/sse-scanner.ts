@@ -1,9 +1,12 @@
 import { generatedTextBytes, nullValueAt } from './json-text.js';
+import { TextNeedle } from './rare-needle.js';
 import { scanUsageText, type TokenUsage } from './usage-scan.js';
 
 const NL = 0x0a;
 const USAGE = '"usage"';
 const DONE = 'data: [DONE]';
+/** Searched for from its `D`: from its `d`, every event's `data: ` (lib/rare-needle.ts). */
+const DONE_NEEDLE = new TextNeedle(DONE);
 /** Longest partial line kept between chunks. A usage event is a few hundred bytes; a longer
  * line is still forwarded, but not scanned, so an upstream that never ends a line cannot grow
  * the gateway's memory. */
@@ -130,7 +133,7 @@ export class SseScanner implements StreamWatch {
     if (this.usage === null) this.textBytes += generatedTextBytes(text);
     if (this.done) return;
     // Only at the start of a line: generated text may well contain "data: [DONE]" itself.
-    for (let d = text.indexOf(DONE); d >= 0; d = text.indexOf(DONE, d + 1)) {
+    for (let d = DONE_NEEDLE.in(text); d >= 0; d = DONE_NEEDLE.in(text, d + 1)) {
       if (d === 0 || text.charCodeAt(d - 1) === NL) {
         this.done = true;
         this.doneAt = base + d < 0 ? -1 : base + d;

@@ -80,8 +80,11 @@ function reference(text: string, secret: string): string {
 test('random texts full of near-misses, cut at random places, are masked as the plain rule on the whole text says', () => {
   let seed = 42;
   const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
-  for (const secret of [SECRET, 'gsk_ABCDEFGHijklmnop1234', 'sk-bench', 'aaaaaaaaab']) {
-    const parts = [secret, secret.slice(0, 12), secret.slice(0, 5), secret.slice(3), 'x', '"', 's', '-', 'k', secret[secret.length - 1]];
+  // The search starts at the probe's rarest byte: at its start, inside it, and at its last allowed place.
+  const secrets = [SECRET, 'gsk_ABCDEFGHijklmnop1234', 'sk-bench', 'aaaaaaaaab', 'sk-proj-Ab3XyZ00', 'AIzaSyB-12345678', 'sk-ant-api03-abcd', 'zzzzzzzz'];
+  for (const secret of secrets) {
+    // Near-misses: the probe's tails without the bytes before them, and pieces that end early.
+    const parts = [secret, secret.slice(0, 12), secret.slice(0, 5), secret.slice(3), secret.slice(2, 9), secret.slice(8, 12), 'x', '"', 's', '-', 'k', secret[secret.length - 1]];
     for (let round = 0; round < 300; round++) {
       let text = '';
       while (text.length < 80) text += parts[rnd(parts.length)];
