@@ -10,8 +10,9 @@ const SPACE = 0x20;
 const COLON = 0x3a;
 const U = 0x75;
 // `content":` also matches `"reasoning_content":`; `arguments":` is a tool call's text.
-// Searched for from their rarest bytes: `arguments":` and `refusal":`, absent from most answers,
-// each cost a Boyer-Moore-Horspool table a call from their first (lib/rare-needle.ts).
+// Searched for from their rarest bytes (lib/rare-needle.ts): `arguments":` and `refusal":` are
+// absent from most answers, and searched for from their first bytes each built a
+// Boyer-Moore-Horspool table and read the whole text with it.
 const TEXT_KEYS = ['content":', 'arguments":', 'refusal":'].map((k) => new TextNeedle(k));
 
 /**
