@@ -36,7 +36,7 @@ const CORPUS: string[] = [
 ];
 const SNIPPETS = ['"model":"x",', '"max_tokens":5,', '"max_tokens":0,', '"stream":true,', '"messages":[],', '"role":"tool",', '"role":"user",', '"type":"",', '"type":7,',
   '"content":null,', '"system":[],', '"system":[{"type":"text"}],', '"tools":[{}],', '"tools":[{"name":""}],', '"tool_choice":{},', '"metadata":{"user_id":3},',
-  '"stop_sequences":[1],', '"top_k":1.5,', '"temperature":"1",', '"optimize":"speed",', '\\u', '\\ud800', '[', ']', '{', '}', '"', ',', ':', 'null', '\ufeff', '"rol\\u0065":"user",'];
+  '"stop_sequences":[1],', '"top_k":1.5,', '"temperature":"1",', '"temperature":1e400,', '"top_p":0.5,', '"optimize":"speed",', '\\u', '\\ud800', '[', ']', '{', '}', '"', ',', ':', 'null', '\ufeff', '"rol\\u0065":"user",'];
 
 /** The forwarded bytes, parsed. */
 function forwarded(raw: Buffer, upstreamModel: string): unknown {
@@ -131,6 +131,10 @@ test('what the scan leaves to the full parse, which refuses what it always refus
     [`{"model":"a",${base},"top_k":1.5}`, /Invalid 'top_k'/],
     [`{"model":"a",${base},"temperature":"1"}`, /Invalid 'temperature'/],
     [`{"model":"a",${base},"stream":null}`, /Invalid 'stream'/],
+    // JSON.parse reads these as Infinity, which the schema's numbers refuse.
+    [`{"model":"a",${base},"temperature":1e400}`, /Invalid 'temperature'/],
+    [`{"model":"a",${base},"top_p":-1e400}`, /Invalid 'top_p'/],
+    [`{"model":"a",${base},"top_k":1e400}`, /Invalid 'top_k'/],
   ];
   for (const [text, message] of refused) {
     const raw = Buffer.from(text);

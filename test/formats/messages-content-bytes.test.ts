@@ -28,6 +28,15 @@ function compare(raw: Buffer, label: string): boolean {
   assert.not.ok('error' in want, `${label}: the byte path took a body the object path refuses (${'error' in want ? want.error : ''})`);
   const chat = (want as { chat: Record<string, unknown> }).chat;
   assert.equal(JSON.parse(w.bytes.toString('utf8')), chat, `${label}: request`);
+  // What the data plane reads of the members around the conversation, as the full parse reads them.
+  const read = readMessages(raw);
+  const b = read.body;
+  assert.is(w.body.model, b.model, `${label}: model`);
+  assert.is(w.body.max_tokens, b.max_tokens, `${label}: max_tokens`);
+  assert.is(w.body.stream === true, b.stream === true, `${label}: stream`);
+  const stops = (v: unknown): unknown => (Array.isArray(v) ? v : []);
+  assert.equal(stops(w.body.stop_sequences), stops(b.stop_sequences), `${label}: stop sequences`);
+  assert.equal(w.ext, read.ext, `${label}: extensions`);
   assert.is(w.bytes.toString('utf8', w.modelStart, w.modelEnd), JSON.stringify(chat.model), `${label}: model span`);
   return true;
 }
@@ -88,6 +97,9 @@ function system(r: () => number, covered: { yes: boolean }): unknown {
 
 function written(v: Record<string, unknown>, r: () => number): Buffer {
   let s = JSON.stringify(v, null, r() < 0.2 ? 2 : undefined);
+  // Spellings of numbers JSON.stringify does not write: another form of the same value, and one JSON.parse reads as Infinity.
+  if (r() < 0.05) s = s.replace('"max_tokens":1024', pick(r, ['"max_tokens":1024.0', '"max_tokens":1.024e3', '"max_tokens":10240e-1']));
+  if (r() < 0.05) s = s.replace(/"(temperature|top_p|top_k)":[^,}]+/, pick(r, ['"$1":1e400', '"$1":-0.0', '"$1":5E-1']));
   if (r() < 0.2) s = s.replace(/é/g, '\\u00e9').replace(/\//g, '\\/');
   // A member name spelled with an escape: the scan leaves the messages to JavaScript, and the object translation takes the body.
   if (r() < 0.05) s = s.replace('"role"', '"r\\u006fle"');
@@ -112,6 +124,14 @@ test('random Messages bodies: what the byte path writes reads as the object tran
     if (r() < 0.1) body.stop_sequences = ['END'];
     if (r() < 0.1) body.metadata = { user_id: 'u1' };
     if (r() < 0.05) body.temperature = '1';
+    // The members around the conversation an API client sends, valid and not, read from their spans when they are all there is.
+    if (r() < 0.2) body.temperature = pick(r, [0.7, 1, 0, -0, 1e-7, 2.5e10, -1, null]);
+    if (r() < 0.15) body.top_p = pick(r, [0.9, 1, 0.12345678901234567, 'x']);
+    if (r() < 0.1) body.top_k = pick(r, [5, 0, 1.5, -3]);
+    if (r() < 0.1) body.stop_sequences = pick(r, [[], ['a', 'b\n"c"'], ['é'], [1], 'x', null]);
+    if (r() < 0.05) body.max_tokens = pick(r, [1, 0, 2.5, '5', null, 1e21]);
+    if (r() < 0.05) body.stream = pick(r, [null, 'true', 1]);
+    if (r() < 0.1) body[pick(r, ['thinking', 'service_tier', 'container'])] = pick(r, [{ type: 'enabled', budget_tokens: 1024 }, 'auto', null]);
     if (r() < 0.05) body.optimize = pick(r, ['price', 'cheap']);
     if (r() < 0.03) body.messages = [];
     const raw = written(body, r);
