@@ -60,10 +60,10 @@ export interface MessagesBody extends InferenceBody {
 /**
  * `beta`: the client's anthropic-beta header ('' when absent). `mayBeNative`: whether the model
  * could be served by a provider that takes Messages itself; when the body names its model first
- * (Claude Code's does) and it cannot, the scan is skipped: only such a route is sent the client's
- * bytes, and the translation needs the full parse anyway (the scan cost a translated 1 KB request
- * 15–30k instructions more, bench:instructions, gateway-messages-stream). Throws 400 for a body the
- * schema refuses.
+ * (Claude Code's does) and it cannot, the native route's scan is skipped: only such a route is
+ * sent the client's bytes, and the translation scans the body its own way (the native scan cost a
+ * translated 1 KB request 15–30k instructions more, bench:instructions, gateway-messages-stream).
+ * Throws 400 for a body the schema refuses.
  */
 export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: string) => boolean = ALWAYS): MessagesBody {
   const named = leadingModel(raw);
