@@ -5,7 +5,7 @@ import { betaHeaders, messagesRequest, readMessages, translateMessages, type Mes
 import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
-import { booleanAt, extensionsAt, hasBackslash, modelAt, NO_STOPS, numberAt, stopsAt, tokensAt } from '../formats/body-spans.js';
+import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
 import { ForwardBody } from './forward-body.js';
 import { writtenMessagesChat } from '../formats/messages/request-bytes.js';
 import { writtenForward } from './written-body.js';
@@ -60,22 +60,20 @@ export interface MessagesBody extends InferenceBody {
 /**
  * `beta`: the client's anthropic-beta header ('' when absent). `mayBeNative`: whether the model
  * could be served by a provider that takes Messages itself; when the body names its model first
- * (Claude Code's does) and it cannot, the native route's scan is skipped: only such a route is
- * sent the client's bytes, and the translation scans the body its own way (the native scan cost a
- * translated 1 KB request 15–30k instructions more, bench:instructions, gateway-messages-stream).
- * Throws 400 for a body the schema refuses.
+ * (Claude Code's does) and it cannot, the scan is skipped: only such a route is sent the client's
+ * bytes, and the translation needs the full parse anyway (the scan cost a translated 1 KB request
+ * 15–30k instructions more, bench:instructions, gateway-messages-stream). Throws 400 for a body the
+ * schema refuses.
  */
 export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: string) => boolean = ALWAYS): MessagesBody {
   const named = leadingModel(raw);
   const translated = named !== null && !mayBeNative(named);
   const scanned = translated ? null : scannedMessages(raw, beta);
   if (scanned !== null) return scanned;
-  // Sure to be translated, a request has its chat request written from the client's bytes where
-  // it is of the usual shapes (formats/messages/request-bytes.ts), a small one too once the members
-  // around its conversation are read from their spans (see docs/benchmarks.md); else an agent's
-  // turn is decoded with the long strings of its conversation left as the client's literals, which
-  // the translation moves.
-  if (translated) {
+  // Sure to be translated, an agent's turn has its chat request written from the client's bytes
+  // where it is of the usual shapes (formats/messages/request-bytes.ts); else it is decoded with
+  // the long strings of its conversation left as the client's literals, which the translation moves.
+  if (translated && raw.length >= LITERALS_FROM) {
     const w = writtenMessagesChat(raw);
     if (w !== null) {
       const b = w.body;
@@ -292,6 +290,29 @@ function toolsValid(raw: Buffer, span: MemberSpan | null): boolean {
 /** A string value of at least one character ("\u0000" is one; an escape always decodes to some). */
 function nonEmptyString(raw: Buffer, start: number, end: number): boolean {
   return start >= 0 && raw[start] === QUOTE && end - start > 2;
+}
+
+/** `stop_sequences`: an array of strings ([] when absent), or null when it is not. Small: decoded. */
+function stopsAt(raw: Buffer, span: MemberSpan | null): readonly string[] | null {
+  if (span === null) return NO_STOPS;
+  if (raw[span.start] !== OPEN_BRACKET) return null;
+  const v = JSON.parse(raw.toString('utf8', span.start, span.end)) as unknown[];
+  return v.every((x) => typeof x === 'string') ? v as string[] : null;
+}
+
+const NO_STOPS: readonly string[] = Object.freeze([]);
+
+/**
+ * A number (`integer`: a whole one) when given; JSON's grammar, which the scan checked, starts one
+ * with a digit or a minus. A finite one: the schema's Number refuses what JSON.parse reads as
+ * Infinity (`1e400`), which an Anthropic route would otherwise be sent.
+ */
+function numberAt(raw: Buffer, span: MemberSpan | null, integer: boolean): boolean {
+  if (span === null) return true;
+  const c = raw[span.start];
+  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return false;
+  const v = Number(raw.toString('latin1', span.start, span.end));
+  return integer ? Number.isInteger(v) : Number.isFinite(v);
 }
 
 /** `metadata`: an object whose user_id, when given, is a string or null. */
