@@ -124,7 +124,7 @@ test('random Messages bodies: what the byte path writes reads as the object tran
     if (r() < 0.1) body.stop_sequences = ['END'];
     if (r() < 0.1) body.metadata = { user_id: 'u1' };
     if (r() < 0.05) body.temperature = '1';
-    // The members around the conversation an API client sends, valid and not, read from their spans when they are all there is.
+    // The members around the conversation an API client sends, valid and not, and members the translation drops.
     if (r() < 0.2) body.temperature = pick(r, [0.7, 1, 0, -0, 1e-7, 2.5e10, -1, null]);
     if (r() < 0.15) body.top_p = pick(r, [0.9, 1, 0.12345678901234567, 'x']);
     if (r() < 0.1) body.top_k = pick(r, [5, 0, 1.5, -3]);
