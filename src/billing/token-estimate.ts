@@ -8,12 +8,17 @@ import type { TokenEndpoint } from '../providers/types.js';
 const BYTES_PER_TOKEN = 4;
 /** Chat framing per message, and for priming the reply (OpenAI's published counting recipe). */
 const PER_MESSAGE = 3;
-const REPLY_PRIMING = 3;
+export const REPLY_PRIMING = 3;
 /** An image, audio or file part: a low-detail image's price, as the text in it is unknown. */
 const PER_MEDIA_PART = 85;
 
 export function tokensForBytes(bytes: number): number {
   return Math.ceil(bytes / BYTES_PER_TOKEN);
+}
+
+/** A chat message whose content is a string of `textBytes` UTF-8 bytes, as the prompt's estimate counts it. */
+export function stringMessageTokens(textBytes: number): number {
+  return PER_MESSAGE + tokensForBytes(textBytes);
 }
 
 const textTokens = (s: unknown): number => (typeof s === 'string' ? tokensForBytes(Buffer.byteLength(s, 'utf8')) : 0);

@@ -46,6 +46,10 @@ export class ForwardBody {
   }
 
   /** The body's bytes as given, before any edit. */
+  get given(): Buffer {
+    return this.#bytes;
+  }
+
   get size(): number {
     return this.#bytes.length;
   }

@@ -5,7 +5,7 @@ import { betaHeaders, messagesRequest, readMessages, translateMessages, type Mes
 import { decodeWithLiterals, LITERAL_BYTES, LITERALS_FROM, type LiteralTable } from '../lib/json-literals.js';
 import { scanElements, scanObject, WantedNames, type ElementSpans, type MemberSpan } from '../lib/json-scan.js';
 import type { ClientBytes, NativeFormat } from '../providers/types.js';
-import { booleanAt, extensionsAt, hasBackslash, modelAt, tokensAt } from './body-spans.js';
+import { booleanAt, extensionsAt, hasBackslash, modelAt, NO_STOPS, numberAt, stopsAt, tokensAt } from '../formats/body-spans.js';
 import { ForwardBody } from './forward-body.js';
 import { writtenMessagesChat } from '../formats/messages/request-bytes.js';
 import { writtenForward } from './written-body.js';
@@ -70,17 +70,20 @@ export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: str
   const translated = named !== null && !mayBeNative(named);
   const scanned = translated ? null : scannedMessages(raw, beta);
   if (scanned !== null) return scanned;
-  // Sure to be translated, an agent's turn has its chat request written from the client's bytes
-  // where it is of the usual shapes (formats/messages/request-bytes.ts); else it is decoded with
-  // the long strings of its conversation left as the client's literals, which the translation moves.
-  if (translated && raw.length >= LITERALS_FROM) {
-    const w = writtenMessagesChat(raw);
+  // Sure to be translated, a request has its chat request written from the client's bytes where
+  // it is of the usual shapes (formats/messages/request-bytes.ts), a small one too once the members
+  // around its conversation are read from their spans (see docs/benchmarks.md); else an agent's
+  // turn is decoded with the long strings of its conversation left as the client's literals, which
+  // the translation moves.
+  if (translated) {
+    const small = raw.length < LITERALS_FROM;
+    const w = writtenMessagesChat(raw, small);
     if (w !== null) {
       const b = w.body;
       const model = b.model as string;
       const stream = b.stream === true;
       return new LazyMessagesBody(raw, beta, null, model, stream, b.max_tokens as number, w.ext, stopsOf(b), betaHeaders(beta), null,
-        writtenForward(w, model, stream));
+        writtenForward(w, model, stream), small ? w.estimate ?? ESTIMATE_FROM_WRITTEN : ESTIMATE_FROM_SIZE);
     }
   }
   const decoded = translated && raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, CONVERSATION, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
@@ -88,6 +91,10 @@ export function messagesBody(raw: Buffer, beta: string, mayBeNative: (model: str
   const b = r.body;
   return new LazyMessagesBody(raw, beta, r, b.model as string, b.stream === true, b.max_tokens as number, r.ext, stopsOf(b), r.headers, null);
 }
+
+/** How a written request's message_start estimate is made when it was not read off the spans: see inputEstimate. */
+const ESTIMATE_FROM_WRITTEN = -1;
+const ESTIMATE_FROM_SIZE = -2;
 
 function stopsOf(b: Record<string, unknown>): readonly string[] {
   return Array.isArray(b.stop_sequences) ? b.stop_sequences as string[] : NO_STOPS;
@@ -168,11 +175,14 @@ class LazyMessagesBody implements MessagesBody {
   #decoded: MessagesRequest | null;
   #payload: Record<string, unknown> | null = null;
   #literal: { payload: Record<string, unknown>; literals: LiteralTable } | null = null;
+  /** A written request's prompt estimate (message_start's), or how it is to be made (ESTIMATE_FROM_*). */
+  readonly #estimate: number;
 
   constructor(body: Buffer, beta: string, decoded: MessagesRequest | null, readonly model: string, readonly stream: boolean,
     readonly maxTokens: number, readonly ext: Extensions, readonly stops: readonly string[], headers: Record<string, string>,
-    forward: ClientBytes | null, written: ForwardBody | null = null) {
+    forward: ClientBytes | null, written: ForwardBody | null = null, estimate = ESTIMATE_FROM_WRITTEN) {
     this.raw = written;
+    this.#estimate = estimate;
     this.#body = body;
     this.#beta = beta;
     this.#decoded = decoded;
@@ -182,14 +192,22 @@ class LazyMessagesBody implements MessagesBody {
   }
 
   inputEstimate(): number {
-    // Written from the client's bytes, the request is not decoded for this alone: its size stands
-    // in for its text (12% over on the bench's 200 KB turn). Estimated from the translation, a
-    // streamed agent turn was parsed and translated a second time for message_start's figure,
-    // which message_delta's real count replaces: gateway-messages-stream-agent 8,027.8k → 2,858.5k
-    // instructions on the main thread (bench:instructions, paired; docs/benchmarks.md).
     const written = this.raw;
-    if (written !== null && this.#payload === null) return tokensForBytes(written.size);
-    return estimatePromptTokens('chat', this.payload);
+    const estimate = this.#estimate;
+    if (written === null || this.#payload !== null) return estimatePromptTokens('chat', this.payload);
+    // Written from the client's bytes, the request is not translated again for this alone. A
+    // small one has the figure the translation gives ("hello" 8, where its size gave 38): read
+    // off the spans when its messages are strings, else from its written chat request parsed
+    // (the translation's JSON). Parsed for every small stream, gateway-messages-stream counted
+    // 239.7k instructions on the main thread, off the spans 2xx.xk (bench:instructions, paired).
+    // An agent's turn has its size stand in for its text (12% over on the bench's 200 KB turn):
+    // estimated from the translation, a streamed turn was parsed and translated a second time for
+    // message_start's figure, which message_delta's real count replaces:
+    // gateway-messages-stream-agent 8,027.8k → 2,858.5k instructions on the main thread
+    // (bench:instructions, paired; docs/benchmarks.md).
+    if (estimate === ESTIMATE_FROM_SIZE) return tokensForBytes(written.size);
+    if (estimate === ESTIMATE_FROM_WRITTEN) return estimatePromptTokens('chat', JSON.parse(written.given.toString('utf8')) as Record<string, unknown>);
+    return estimate;
   }
 
   get payload(): Record<string, unknown> {
@@ -290,29 +308,6 @@ function toolsValid(raw: Buffer, span: MemberSpan | null): boolean {
 /** A string value of at least one character ("\u0000" is one; an escape always decodes to some). */
 function nonEmptyString(raw: Buffer, start: number, end: number): boolean {
   return start >= 0 && raw[start] === QUOTE && end - start > 2;
-}
-
-/** `stop_sequences`: an array of strings ([] when absent), or null when it is not. Small: decoded. */
-function stopsAt(raw: Buffer, span: MemberSpan | null): readonly string[] | null {
-  if (span === null) return NO_STOPS;
-  if (raw[span.start] !== OPEN_BRACKET) return null;
-  const v = JSON.parse(raw.toString('utf8', span.start, span.end)) as unknown[];
-  return v.every((x) => typeof x === 'string') ? v as string[] : null;
-}
-
-const NO_STOPS: readonly string[] = Object.freeze([]);
-
-/**
- * A number (`integer`: a whole one) when given; JSON's grammar, which the scan checked, starts one
- * with a digit or a minus. A finite one: the schema's Number refuses what JSON.parse reads as
- * Infinity (`1e400`), which an Anthropic route would otherwise be sent.
- */
-function numberAt(raw: Buffer, span: MemberSpan | null, integer: boolean): boolean {
-  if (span === null) return true;
-  const c = raw[span.start];
-  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return false;
-  const v = Number(raw.toString('latin1', span.start, span.end));
-  return integer ? Number.isInteger(v) : Number.isFinite(v);
 }
 
 /** `metadata`: an object whose user_id, when given, is a string or null. */

@@ -71,13 +71,13 @@ export class ResponsesService {
   }
 
   #parse(raw: Buffer, key: KeyRecord, format: ResponsesFormat): InferenceBody | Promise<InferenceBody> {
-    // An agent's turn (Codex sends the whole conversation): its chat request is written from the
-    // client's bytes where the turn is of the usual shapes; else it is decoded with the long
-    // strings of its input left as the client's literals, which the translation moves.
-    if (raw.length >= LITERALS_FROM) {
-      const written = this.#written(raw, key, format);
-      if (written !== null) return written;
-    }
+    // The chat request is written from the client's bytes where the request is of the usual
+    // shapes (an agent's turn: Codex sends the whole conversation; a small request too, its members
+    // around the input read from their spans: see docs/benchmarks.md); else an agent's turn is
+    // decoded with the long strings of its input left as the client's literals, which the
+    // translation moves.
+    const written = this.#written(raw, key, format);
+    if (written !== null) return written;
     const decoded = raw.length >= LITERALS_FROM ? decodeWithLiterals(raw, INPUT, LITERAL_BYTES, MAX_JSON_DEPTH) : null;
     let p: Record<string, unknown>;
     if (decoded === null) p = parseJsonObject(raw.toString('utf8'), RESPONSES_CHECK);

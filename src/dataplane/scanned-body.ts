@@ -2,7 +2,7 @@ import { MAX_JSON_DEPTH } from '../domain/json-body.js';
 import { scanObject, WantedNames, type ObjectScan } from '../lib/json-scan.js';
 import type { ScannedChat, TokenEndpoint } from '../providers/types.js';
 import { EXTENSION_NAMES, NO_EXTENSIONS, type Extensions } from '../domain/extensions.js';
-import { booleanAt, extensionsAt, hasBackslash, modelAt, stringAt, tokensAt } from './body-spans.js';
+import { booleanAt, extensionsAt, hasBackslash, modelAt, stringAt, tokensAt } from '../formats/body-spans.js';
 import { ForwardBody } from './forward-body.js';
 import type { InferenceBody } from './inference-body.js';
 

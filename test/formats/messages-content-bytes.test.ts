@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readMessages, translateMessages } from '../../src/formats/messages/request.js';
 import { writtenMessagesChat } from '../../src/formats/messages/request-bytes.js';
+import { estimatePromptTokens } from '../../src/billing/token-estimate.js';
 import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
 
@@ -21,8 +22,11 @@ function objectPath(raw: Buffer): Outcome {
   }
 }
 
+/** Bodies whose prompt estimate the byte path read off the spans (compare). */
+let estimatedOffSpans = 0;
+
 function compare(raw: Buffer, label: string): boolean {
-  const w = writtenMessagesChat(raw);
+  const w = writtenMessagesChat(raw, true);
   if (w === null) return false;
   const want = objectPath(raw);
   assert.not.ok('error' in want, `${label}: the byte path took a body the object path refuses (${'error' in want ? want.error : ''})`);
@@ -38,6 +42,11 @@ function compare(raw: Buffer, label: string): boolean {
   assert.equal(stops(w.body.stop_sequences), stops(b.stop_sequences), `${label}: stop sequences`);
   assert.equal(w.ext, read.ext, `${label}: extensions`);
   assert.is(w.bytes.toString('utf8', w.modelStart, w.modelEnd), JSON.stringify(chat.model), `${label}: model span`);
+  // message_start's estimate, where it is read off the spans, is the translation's.
+  if (w.estimate !== null) {
+    estimatedOffSpans++;
+    assert.is(w.estimate, estimatePromptTokens('chat', chat), `${label}: prompt estimate`);
+  }
   return true;
 }
 
@@ -145,6 +154,30 @@ test('random Messages bodies: what the byte path writes reads as the object tran
   }
   assert.ok(taken > 1000, `${taken} bodies taken by the byte path`);
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
+});
+
+test('small requests of string messages: the prompt estimate read off the spans is the translation\'s', () => {
+  const r = rng(909);
+  const text = (): string => pick(r, ['', 'hello', 'é', '"quoted"\n\ttabbed', '\\', 'x'.repeat(Math.floor(r() * 50)), '日本語', agentText(r)]);
+  estimatedOffSpans = 0;
+  let blocks = 0;
+  for (let i = 0; i < 2000; i++) {
+    const messages: unknown[] = [];
+    const n = 1 + Math.floor(r() * 5);
+    for (let j = 0; j < n; j++) messages.push({ role: pick(r, ['user', 'assistant', 'user', 'system']), content: r() < 0.05 ? [{ type: 'text', text: text() }] : text() });
+    const body: Record<string, unknown> = { model: 'gpt-4o-mini', max_tokens: 100, messages };
+    if (r() < 0.6) body.system = r() < 0.1 ? [{ type: 'text', text: text() }] : text();
+    if (r() < 0.1) body.tools = [{ name: 'Bash', description: text(), input_schema: { type: 'object' } }];
+    if (r() < 0.1) body.temperature = 0.5;
+    const raw = written(body, r);
+    const before = estimatedOffSpans;
+    if (!compare(raw, `case ${i}`)) continue;
+    const strings = messages.every((m) => typeof (m as { content: unknown }).content === 'string') && !Array.isArray(body.system) && body.tools === undefined;
+    assert.is(estimatedOffSpans > before, strings, `case ${i}: read off the spans exactly when every message is a string and there are no tools`);
+    if (!strings) blocks++;
+  }
+  assert.ok(estimatedOffSpans > 1000, `${estimatedOffSpans} estimates read off the spans`);
+  assert.ok(blocks > 100, `${blocks} bodies with blocks`);
 });
 
 test('mutated bodies: the byte path takes only what JSON.parse reads within the nesting limit, and writes its translation', () => {

@@ -18,15 +18,15 @@ import { rng } from '../support/seeded-random.js';
 
 const INPUT = new Set(['input']);
 
-type Outcome = { chat: unknown; echo: unknown; input: unknown } | { error: string };
+type Outcome = { chat: unknown; echo: unknown; input: unknown; ext: unknown } | { error: string };
 
 /** What the object translation makes of the body (as responses-service.ts runs it without a stored conversation). */
 function objectPath(raw: Buffer): Outcome {
   try {
     const p = parseJsonObject(raw.toString('utf8'), RESPONSES_CHECK);
-    readExtensions(p);
+    const ext = readExtensions(p);
     const r = responsesToChat(p, []);
-    return { chat: r.chat, echo: r.echo, input: r.input };
+    return { chat: r.chat, echo: r.echo, input: r.input, ext };
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -38,9 +38,14 @@ function compare(raw: Buffer, label: string): boolean {
   if (w === null) return false;
   const want = objectPath(raw);
   assert.not.ok('error' in want, `${label}: the byte path took a body the object path refuses (${'error' in want ? want.error : ''})`);
-  const o = want as { chat: Record<string, unknown>; echo: unknown; input: unknown };
+  const o = want as { chat: Record<string, unknown>; echo: unknown; input: unknown; ext: unknown };
   assert.equal(JSON.parse(w.bytes.toString('utf8')), o.chat, `${label}: request`);
   assert.equal(w.echo, o.echo, `${label}: echo`);
+  // What the data plane reads of the body (responses-service.ts): the model, max tokens, stream, the extensions.
+  assert.is(w.body.model, o.chat.model, `${label}: model`);
+  assert.is(w.body.max_output_tokens ?? null, o.chat.max_tokens ?? null, `${label}: max tokens`);
+  assert.is(w.body.stream === true, o.chat.stream === true, `${label}: stream`);
+  assert.equal(w.ext, o.ext, `${label}: extensions`);
   assert.equal(w.input(), o.input, `${label}: input`);
   assert.is(w.bytes.toString('utf8', w.modelStart, w.modelEnd), JSON.stringify(o.chat.model), `${label}: model span`);
   // Another provider reads the object translation of the literals' decode: the same request.
@@ -108,6 +113,8 @@ function written(v: Record<string, unknown>, r: () => number): Buffer {
   if (r() < 0.1) s = s.replace('{', '{"input":"overwritten","instructions":7,');
   // A member name spelled with an escape: the scan leaves the items to JavaScript, and the object translation takes the body.
   if (r() < 0.05) s = s.replace('"role"', '"r\\u006fle"');
+  // Numbers as JSON.stringify does not write them, and ones JSON.parse reads as Infinity.
+  s = s.replace(/"#(-?[0-9][0-9.eE+-]*)"/g, '$1');
   return Buffer.from(s, 'utf8');
 }
 
@@ -115,7 +122,8 @@ test('random Responses bodies: what the byte path writes reads as the object tra
   const r = rng(1117);
   let taken = 0;
   let coveredBodies = 0;
-  for (let i = 0; i < 4000; i++) {
+  let plainTaken = 0;
+  for (let i = 0; i < 6000; i++) {
     const covered = { yes: true };
     const input: unknown[] = [];
     const n = Math.floor(r() * 12);
@@ -127,6 +135,18 @@ test('random Responses bodies: what the byte path writes reads as the object tra
     if (r() < 0.3) body.tools = [{ type: 'function', name: 'shell', description: agentText(r), parameters: { type: 'object' } }, { type: 'web_search' }];
     if (r() < 0.2) body.temperature = pick(r, [0.2, 3, '1']);
     if (r() < 0.1) body.max_output_tokens = 100;
+    // The members around the input an API client sends, valid and not, read from their spans when
+    // they are all there is; a string "#…" is written as the number it spells (see written).
+    if (r() < 0.2) body.temperature = pick(r, [0, -0, 2, 0.7, 2.0000001, -1, null, '#1.0', '#2e0', '#-0.0', '#1e400', '#0.5E-1']);
+    if (r() < 0.15) body.top_p = pick(r, [0.9, 1, 0, 1.5, null, 'x', '#1.00', '#1e-400', '#1e400']);
+    if (r() < 0.15) body.max_output_tokens = pick(r, [1, 4096, 0, -5, 1.5, null, '8', '#1.0e3', '#1e400']);
+    if (r() < 0.1) body.stream = pick(r, [null, 1, 'true']);
+    if (r() < 0.1) body.store = pick(r, [null, 0, 'false']);
+    if (r() < 0.05) body.user = pick(r, ['u1', 5]);
+    if (r() < 0.05) body.metadata = pick(r, [{ a: 'b' }, null]);
+    if (r() < 0.05) body.instructions = pick(r, ['with "quotes" and \\ é\n', 3, true]);
+    if (r() < 0.05) body.cache = pick(r, ['off', 'x', null]);
+    if (r() < 0.03) body.conversation = pick(r, ['conv_1', null, false]);
     if (r() < 0.1) body.reasoning = { effort: 'high', summary: pick(r, ['auto', 'detailed']) };
     if (r() < 0.05) body.background = true;
     if (r() < 0.05) body.previous_response_id = 'resp_1';
@@ -135,6 +155,7 @@ test('random Responses bodies: what the byte path writes reads as the object tra
     const raw = written(body, r);
     const got = compare(raw, `case ${i}`);
     if (got) taken++;
+    if (got && !Object.keys(body).some((k) => DECODED.has(k))) plainTaken++;
     const plainly = covered.yes && !raw.includes('"input":"overwritten"') && !raw.includes('\\u006fle') && body.previous_response_id === undefined;
     if (plainly && !got && !('error' in objectPath(raw))) {
       assert.unreachable(`case ${i}: a body of covered shapes was left to the object path: ${raw.toString('utf8').slice(0, 400)}`);
@@ -143,7 +164,12 @@ test('random Responses bodies: what the byte path writes reads as the object tra
   }
   assert.ok(taken > 1000, `${taken} bodies taken by the byte path`);
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
+  assert.ok(plainTaken > 300, `${plainTaken} bodies taken with their members around the input read from spans`);
 });
+
+/** Members whose presence has request-bytes.ts read the members around the input as objects. */
+const DECODED = new Set(['tools', 'tool_choice', 'text', 'metadata', 'parallel_tool_calls', 'user', 'previous_response_id', 'reasoning',
+  'background', 'conversation', 'prompt', 'optimize', 'provider', 'data_policy', 'upstream_key', 'cache', 'guardrails']);
 
 test('golden Responses requests: where the byte path takes one, it writes the golden chat body', () => {
   const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/responses/', import.meta.url));

@@ -3,6 +3,8 @@ import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
 import { scanRecords } from '../../lib/json-scan.js';
 import { inStringAdds, writeJsonInString } from '../../lib/json-in-string.js';
+import type { MemberSpan } from '../../lib/json-scan.js';
+import { REPLY_PRIMING, stringMessageTokens } from '../../billing/token-estimate.js';
 
 // The chat messages for a Messages request's conversation, written from the client's bytes: the
 // scan (lib/json-scan.ts) records where each message's role and content are, in WebAssembly in
@@ -153,6 +155,40 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records,
   }
   return true;
 }
+
+/**
+ * The prompt's estimate (billing/token-estimate.ts) of the chat messages written for `system` and
+ * the conversation, read off their spans, when every one is a string: the usual small request of
+ * an API client, whose stream's message_start is to carry the figure the translation gives.
+ * Null for any other, whose written request the caller parses for it. Call before writing (the
+ * records are the scan's).
+ */
+export function stringConversationTokens(raw: Buffer, system: MemberSpan | null, messages: Records): number | null {
+  let n = REPLY_PRIMING;
+  if (system !== null) {
+    if (raw[system.start] !== STR) return null;
+    // An empty system prompt is none (writeSystem).
+    if (system.end - system.start > 2) n += stringMessageTokens(stringBytes(raw, system.start, system.end));
+  }
+  const words = messages.words;
+  for (let e = 0; e < messages.count; e++) {
+    const at = messages.from + e * messages.stride;
+    const from = words[at + CONTENT];
+    if (from < 0 || raw[from] !== STR) return null;
+    n += stringMessageTokens(stringBytes(raw, from, words[at + CONTENT + 1]));
+  }
+  return n;
+}
+
+/** The UTF-8 bytes of the string the literal raw[from, to) (quotes included) stands for. */
+function stringBytes(raw: Buffer, from: number, to: number): number {
+  // Native search: a small body's rest is short, and a loop in JavaScript over the span cost more.
+  const slash = raw.indexOf(BACKSLASH, from);
+  if (slash < 0 || slash >= to) return to - from - 2;
+  return Buffer.byteLength(JSON.parse(raw.toString('utf8', from, to)) as string, 'utf8');
+}
+
+const BACKSLASH = 0x5c;
 
 /** A message's opening, with the comma after the one before. */
 function open(w: SpanWriter, out: Opening, h: Head): void {

@@ -7,6 +7,7 @@ import type { MemberSpan, ObjectScan, WantedNames } from '../lib/json-scan.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
 
 // The last plain model name read, as its bytes and its string: clients send the same model turn
 // after turn, and comparing its few bytes costs less than a native decode (Buffer#toString: the
@@ -62,6 +63,34 @@ export function tokensAt(raw: Buffer, span: MemberSpan | null): number | null | 
   if (c !== 0x2d && (c < 0x30 || c > 0x39)) return undefined;
   const v = Number(raw.toString('latin1', span.start, span.end));
   return Number.isInteger(v) && v >= 1 ? v : undefined;
+}
+
+/** `stop_sequences`: an array of strings ([] when absent), or null when it is not. Small: decoded. */
+export function stopsAt(raw: Buffer, span: MemberSpan | null): readonly string[] | null {
+  if (span === null) return NO_STOPS;
+  if (raw[span.start] !== OPEN_BRACKET) return null;
+  const v = JSON.parse(raw.toString('utf8', span.start, span.end)) as unknown[];
+  return v.every((x) => typeof x === 'string') ? v as string[] : null;
+}
+
+export const NO_STOPS: readonly string[] = Object.freeze([]);
+
+/**
+ * A number (`integer`: a whole one) when given; JSON's grammar, which the scan checked, starts one
+ * with a digit or a minus. A finite one: the schema's Number refuses what JSON.parse reads as
+ * Infinity (`1e400`).
+ */
+export function numberAt(raw: Buffer, span: MemberSpan | null, integer: boolean): boolean {
+  if (span === null) return true;
+  return !Number.isNaN(numberValue(raw, span, integer));
+}
+
+/** The value of a number member as the schema takes it (see numberAt); NaN when it does not. */
+export function numberValue(raw: Buffer, span: MemberSpan, integer: boolean): number {
+  const c = raw[span.start];
+  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return NaN;
+  const v = Number(raw.toString('latin1', span.start, span.end));
+  return (integer ? Number.isInteger(v) : Number.isFinite(v)) ? v : NaN;
 }
 
 /**
