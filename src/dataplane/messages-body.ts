@@ -199,7 +199,8 @@ class LazyMessagesBody implements MessagesBody {
     // small one has the figure the translation gives ("hello" 8, where its size gave 38): read
     // off the spans when its messages are strings, else from its written chat request parsed
     // (the translation's JSON). Parsed for every small stream, gateway-messages-stream counted
-    // 239.7k instructions on the main thread, off the spans 2xx.xk (bench:instructions, paired).
+    // 239.7k instructions on the main thread, read off the spans 211.6k, translated as objects
+    // 223.1k (bench:instructions, paired; docs/benchmarks.md).
     // An agent's turn has its size stand in for its text (12% over on the bench's 200 KB turn):
     // estimated from the translation, a streamed turn was parsed and translated a second time for
     // message_start's figure, which message_delta's real count replaces:
