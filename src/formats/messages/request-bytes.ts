@@ -107,7 +107,9 @@ function parsedMembers(raw: Buffer, messages: MemberSpan, system: MemberSpan | n
  * drops), read from their spans with the schema's checks (formats/body-spans.ts): the usual
  * request of an API client. Null for any other body, which parsedMembers reads. On the bench's
  * 1 KB request, parsedMembers' text stood in for, parsed, checked, translated and stringified was
- * a third of this translation's time (--cpu-prof); see docs/benchmarks.md.
+ * a third of this translation's time (--cpu-prof). With it, small requests take this path too:
+ * gateway-messages-stream 223.1k → 211.6k and gateway-messages 144.9k → 136.9k instructions on the
+ * main thread (bench:instructions, paired; docs/benchmarks.md, "small requests on the byte path").
  */
 function plainMembers(raw: Buffer, scan: ObjectScan): AroundMembers | null {
   const m = scan.members;

@@ -98,8 +98,10 @@ function parsedMembers(raw: Buffer, input: MemberSpan): AroundMembers | null {
  * What parsedMembers makes of a body whose members around the input are only model,
  * instructions, max_output_tokens, temperature, top_p, stream and store (and others the
  * translation drops), read from their spans with the schema's checks (formats/body-spans.ts):
- * the usual request of an API client. Null for any other body, which parsedMembers reads.
- * See docs/benchmarks.md, "small requests on the byte path".
+ * the usual request of an API client. Null for any other body, which parsedMembers reads. With
+ * it, small requests take this path too: gateway-responses-stream 256.7k → 247.6k and
+ * gateway-responses 143.8k → 138.8k instructions on the main thread (bench:instructions, paired;
+ * docs/benchmarks.md, "small requests on the byte path").
  */
 function plainMembers(raw: Buffer, scan: ObjectScan): AroundMembers | null {
   const m = scan.members;
