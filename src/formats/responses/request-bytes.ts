@@ -2,7 +2,7 @@ import { EXTENSION_NAMES, NO_EXTENSIONS, readExtensions, type Extensions } from 
 import { assembleChatRequest, type WrittenRequest } from '../chat-request-bytes.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { scanObject, WantedNames, type MemberSpan, type ObjectScan } from '../../lib/json-scan.js';
-import { stringAt, tokensAt } from '../body-spans.js';
+import { booleanAt, numberValue, stringAt, tokensAt } from '../body-spans.js';
 import { SpanWriter } from '../../lib/span-writer.js';
 import { ITEM_KEYS, writeInputMessages } from './input-bytes.js';
 import { inputItems, type Item } from './items.js';
@@ -112,8 +112,8 @@ function plainMembers(raw: Buffer, scan: ObjectScan): AroundMembers | null {
   const maxTokens = tokensAt(raw, m[MAX_OUTPUT_TOKENS]);
   const temperature = nullableAt(raw, m[TEMPERATURE], numberIn2);
   const topP = nullableAt(raw, m[TOP_P], numberIn1);
-  const stream = nullableAt(raw, m[STREAM], flagAt);
-  const store = nullableAt(raw, m[STORE], flagAt);
+  const stream = nullableAt(raw, m[STREAM], booleanAt);
+  const store = nullableAt(raw, m[STORE], booleanAt);
   if (instructions === undefined || maxTokens === undefined || temperature === undefined || topP === undefined || stream === undefined || store === undefined) return null;
   // chatOptions' members, in its order, as JSON.stringify writes them.
   let options = '{';
@@ -138,16 +138,9 @@ function nullableAt<T>(raw: Buffer, span: MemberSpan | null, read: (raw: Buffer,
 
 const NULL_BYTE = 0x6e;
 
-function flagAt(raw: Buffer, span: MemberSpan): boolean | null {
-  const c = raw[span.start];
-  return c === 0x74 ? true : c === 0x66 ? false : null;
-}
-
-/** A number in [0, max], as the schema takes it; null when it does not. */
+/** A finite number in [0, max], as the schema takes it; null when it does not. */
 function numberIn(raw: Buffer, span: MemberSpan, max: number): number | null {
-  const c = raw[span.start];
-  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return null;
-  const v = Number(raw.toString('latin1', span.start, span.end));
+  const v = numberValue(raw, span, false);
   return v >= 0 && v <= max ? v : null;
 }
 
