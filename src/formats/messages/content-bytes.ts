@@ -1,9 +1,8 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
-import { scanRecords } from '../../lib/json-scan.js';
+import { scanRecords, type MemberSpan } from '../../lib/json-scan.js';
 import { inStringAdds, writeJsonInString } from '../../lib/json-in-string.js';
-import type { MemberSpan } from '../../lib/json-scan.js';
 import { REPLY_PRIMING, stringMessageTokens } from '../../billing/token-estimate.js';
 
 // The chat messages for a Messages request's conversation, written from the client's bytes: the

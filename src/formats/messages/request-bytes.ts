@@ -7,9 +7,10 @@ import { SpanWriter } from '../../lib/span-writer.js';
 import { MESSAGE_KEYS, stringConversationTokens, writeConversation, writeSystem } from './content-bytes.js';
 import { chatMembers, MESSAGES_CHECK } from './request.js';
 
-// A Messages request (Claude Code's agent turn) translated to its chat request without decoding
-// the conversation: one scan checks the body and records where each message's role and content
-// are, the members around `messages` and `system` are decoded as objects (they are small beside
+// A Messages request (Claude Code's agent turn, an API client's small one) translated to its chat
+// request without decoding the conversation: one scan checks the body and records where each
+// message's role and content are, the members around `messages` and `system` are read from their
+// spans when they are the plain ones (plainMembers) or decoded as objects (they are small beside
 // it: the tools, the settings), and the system prompt and messages are written from the client's
 // bytes (content-bytes.ts). Anything this does not cover, errors included, answers null: the object
 // translation (request.ts) then makes the request, and refuses what it always refused.

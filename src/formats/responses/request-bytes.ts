@@ -8,9 +8,10 @@ import { ITEM_KEYS, writeInputMessages } from './input-bytes.js';
 import { inputItems, type Item } from './items.js';
 import { chatOptions, DEFAULT_TEXT, NO_METADATA, refuseUnsupported, RESPONSES_CHECK, type ResponseEcho } from './request.js';
 
-// A Responses request (Codex's agent turn) translated to its chat request without decoding the
-// conversation: one scan checks the body and records where each input item's members are, the
-// members around `input` are decoded as objects (they are small: model, instructions, tools), and
+// A Responses request (Codex's agent turn, an API client's small one) translated to its chat
+// request without decoding the conversation: one scan checks the body and records where each
+// input item's members are, the members around `input` are read from their spans when they are
+// the plain ones (plainMembers) or decoded as objects (they are small: model, instructions, tools), and
 // the messages are written from the input's bytes (input-bytes.ts), each string copied from the
 // client's body. Anything this does not cover, errors included, answers null: the object
 // translation (request.ts) then makes the request, and refuses what it always refused.
