@@ -50,10 +50,6 @@ export class ForwardBody {
     return this.#bytes;
   }
 
-  get size(): number {
-    return this.#bytes.length;
-  }
-
   /**
    * The body for a route whose model id is `upstreamModel`; with `wantUsage`, a stream that does
    * not ask for usage is made to (the gateway bills from it). The client's buffer itself when

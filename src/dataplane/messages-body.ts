@@ -206,7 +206,7 @@ class LazyMessagesBody implements MessagesBody {
     // message_start's figure, which message_delta's real count replaces:
     // gateway-messages-stream-agent 8,027.8k → 2,858.5k instructions on the main thread
     // (bench:instructions, paired; docs/benchmarks.md).
-    if (estimate === ESTIMATE_FROM_SIZE) return tokensForBytes(written.size);
+    if (estimate === ESTIMATE_FROM_SIZE) return tokensForBytes(written.given.length);
     if (estimate === ESTIMATE_FROM_WRITTEN) return estimatePromptTokens('chat', JSON.parse(written.given.toString('utf8')) as Record<string, unknown>);
     return estimate;
   }

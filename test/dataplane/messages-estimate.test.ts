@@ -51,7 +51,7 @@ test('from 16 KB on, the estimate is the written chat request\'s size at four by
   assert.ok(raw.length >= 16 * 1024);
   const b = messagesBody(raw, '', OTHER);
   assert.ok(b.raw !== null);
-  assert.is(b.inputEstimate(), tokensForBytes(b.raw!.size));
+  assert.is(b.inputEstimate(), tokensForBytes(b.raw!.given.length));
   assert.ok(b.inputEstimate() > translated(raw), 'a little over the text\'s own');
 });
 

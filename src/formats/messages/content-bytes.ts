@@ -163,6 +163,8 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records,
  * records are the scan's).
  */
 export function stringConversationTokens(raw: Buffer, system: MemberSpan | null, messages: Records): number | null {
+  searchedFrom = raw.length;
+  slashAt = -1;
   let n = REPLY_PRIMING;
   if (system !== null) {
     if (raw[system.start] !== STR) return null;
@@ -181,10 +183,25 @@ export function stringConversationTokens(raw: Buffer, system: MemberSpan | null,
 
 /** The UTF-8 bytes of the string the literal raw[from, to) (quotes included) stands for. */
 function stringBytes(raw: Buffer, from: number, to: number): number {
-  // Native search: a small body's rest is short, and a loop in JavaScript over the span cost more.
-  const slash = raw.indexOf(BACKSLASH, from);
-  if (slash < 0 || slash >= to) return to - from - 2;
+  if (!escaped(raw, from, to)) return to - from - 2;
   return Buffer.byteLength(JSON.parse(raw.toString('utf8', from, to)) as string, 'utf8');
+}
+
+// The first backslash at or after searchedFrom (-1: none), for escaped(): one native search serves
+// the strings up to it. Buffer#indexOf searches on to the body's end, so a search per string was
+// quadratic in the messages (a 16.9 KB body of 400 messages: 29.8 µs, 4.3 µs with the search kept;
+// a loop in JavaScript over each span, 9.0 µs, and 2.0 µs on the bench's 1 KB message, where either
+// search takes 0.06 µs; node, microbenchmark).
+let searchedFrom = 0;
+let slashAt = -1;
+
+/** Whether raw[from, to) holds a backslash; the spans are asked for in the body's order, bar the system prompt. */
+function escaped(raw: Buffer, from: number, to: number): boolean {
+  if (from < searchedFrom || (slashAt >= 0 && slashAt < from)) {
+    searchedFrom = from;
+    slashAt = raw.indexOf(BACKSLASH, from);
+  }
+  return slashAt >= 0 && slashAt < to;
 }
 
 const BACKSLASH = 0x5c;
