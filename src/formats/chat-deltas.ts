@@ -6,6 +6,8 @@ import { TextNeedle } from '../lib/rare-needle.js';
 const CHOICE = '"choices":[{"index":0,"delta":{';
 /** Searched for from its `[` (lib/rare-needle.ts): from its `"`, ~2k instructions a stream. */
 const CHOICE_NEEDLE = new TextNeedle(CHOICE);
+/** How far from the choice's end its opening `{` stands (after `[`). */
+const CHOICE_AFTER_OPEN = CHOICE.length - CHOICE.indexOf('[{') - 1;
 /** The delta's members a plain chunk may have: its content alone, or (a stream's first) the role and its content, or none. */
 const CONTENT = '"content":';
 const ROLE_CONTENT = '"role":"assistant","content":';
@@ -85,12 +87,16 @@ export class ChatDeltas {
   match(text: string, at: number, end: number): boolean {
     // Not an object (a stream's `[DONE]`): no chunk at all, so no compare of the frame for it.
     if (text.charCodeAt(at) !== 0x7b) return false;
-    // The first chunk of the frame's shape teaches the frame and is matched with it: learn's
+    // The first chunk of the frame's shape teaches the frame and is matched by learning it: learn's
     // grammar checks it whole, so it needs no parse either (JSON.parse of a stream's first chunk
-    // was ~10k instructions of a translated stream's ~360k; bench:instructions, issue 17).
-    if (this.#open === '' && !this.#learn(text, at, end)) return false;
-    if (hasAt(text, at, this.#open)) {
-      const lit = at + this.#open.length;
+    // was ~10k instructions of a translated stream's ~360k; bench:instructions, issue 17), nor
+    // the compares of the frame just taken from it.
+    if (this.#open === '') return this.#learn(text, at, end);
+    const lit = at + this.#open.length;
+    // A chunk with other members than the content in its delta (the role, none, a finish; a
+    // usage chunk) seldom has the content's `"c` and a quote where a delta's would be: it skips
+    // the compare of the open, which would fail after ~450 instructions. The compare decides.
+    if (text.charCodeAt(lit) === 0x22 && text.charCodeAt(at + this.#headChoice.length + 1) === 0x63 && hasAt(text, at, this.#open)) {
       const to = canonicalStringEnd(text, lit, end);
       if (to < 0) return false;
       if (hasAt(text, to, this.#close) && (this.#obfuscated || to + this.#close.length === end)) {
@@ -149,7 +155,8 @@ export class ChatDeltas {
    * gateway-messages-stream 243.6k → 241.2k, gateway-responses-stream 270.9k → 268.6k; issue 17).
    */
   #matchParts(text: string, at: number, end: number): boolean {
-    if (!hasAt(text, at, this.#headChoice)) return false;
+    // A usage chunk's choices are `[]`: told by one byte, not by the compare of the head.
+    if (text.charCodeAt(at + this.#headChoice.length - CHOICE_AFTER_OPEN) !== 0x7b || !hasAt(text, at, this.#headChoice)) return false;
     let i = at + this.#headChoice.length;
     if (text.charCodeAt(i) === 0x7d /* } */) {
       this.litFrom = this.litTo = -1;
@@ -197,10 +204,12 @@ export class ChatDeltas {
     const m = CHOICE_NEEDLE.in(text, at);
     if (m < 0 || m >= end) return false;
     let i = m + CHOICE.length;
+    let lit = -1;
     if (text.charCodeAt(i) !== 0x7d) {
       if (hasAt(text, i, CONTENT)) i += CONTENT.length;
       else if (hasAt(text, i, ROLE_CONTENT)) i += ROLE_CONTENT.length;
       else return false;
+      lit = i;
       i = canonicalStringEnd(text, i, end);
       if (i < 0) return false;
     }
@@ -228,6 +237,10 @@ export class ChatDeltas {
     this.#headUsage = head + USAGE;
     this.#open = this.#headChoice + CONTENT;
     this.#close = this.#after === null ? tail : `${this.#tail}null${this.#after}`;
+    // The chunk learnt from is matched: its text, and its finish reason, which the grammar holds to null.
+    this.litFrom = lit;
+    this.litTo = lit < 0 ? -1 : i;
+    this.finFrom = this.finTo = -1;
     return true;
   }
 }

@@ -4,6 +4,7 @@
 // must translate to the same bytes (item ids aside), cut anywhere, and store the same response.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ChatDeltas } from '../../src/formats/chat-deltas.js';
 import { MessagesStream } from '../../src/formats/messages/stream.js';
 import { responsesToChat } from '../../src/formats/responses/request.js';
 import { ResponsesStream } from '../../src/formats/responses/stream.js';
@@ -181,6 +182,24 @@ test('generated streams: the fast path writes what the full parse writes, whole 
     assert.is(responses(bytes, cuts).out, expected.out, `Responses, cut, seed ${seed}`);
     assert.is(messages(bytes, cuts), expectedMessages, `Messages, cut, seed ${seed}`);
   }
+});
+
+test('the chunk a frame is learnt from is matched as the learnt frame then matches it', () => {
+  const chunks: string[] = [];
+  for (const [, bytes] of streams) chunks.push(...bytes.toString('latin1').split('\n'));
+  for (let seed = 1; seed <= 400; seed++) chunks.push(...generated(seed).toString('latin1').split('\n'));
+  let learnt = 0;
+  for (const line of chunks) {
+    if (!line.startsWith('data: ')) continue;
+    const d = new ChatDeltas();
+    const first = d.match(line, 6, line.length);
+    const spans = [d.litFrom, d.litTo, d.finFrom, d.finTo];
+    if (!first) continue;
+    learnt++;
+    assert.ok(d.match(line, 6, line.length), line);
+    assert.equal([d.litFrom, d.litTo, d.finFrom, d.finTo], spans, line);
+  }
+  assert.ok(learnt > 500, `${learnt} chunks learnt from`);
 });
 
 test('a finish reason given twice is not read from the first: the parse keeps the last', () => {
