@@ -14,6 +14,9 @@ const USAGES = [
   '{}',
   '{"a":{}}',
   '{"prompt_tokens":123456789012345,"x":1,"x":2}',
+  // The three counts stored by name: in another order, given twice, beside keys of their lengths that are not them.
+  '{"total_tokens":3,"completion_tokens":2,"prompt_tokens":1,"prompt_tokens":4}',
+  '{"prompt_tokenz":1,"completion_tokenS":2,"total_tokens_":3,"total-tokens":4,"prompt_tokens":null,"total_tokens":{"a":1}}',
 ];
 
 /** Reads `text` whole, as a chunk's usage is read: the object, then nothing. */
@@ -29,7 +32,8 @@ test('usage objects as providers write them read as JSON.parse reads them', () =
 
 test('what it does not take: escapes, space, signs, fractions, exponents, leading zeros, long numbers, strings, deep objects, __proto__', () => {
   for (const u of ['{"a\\u0062":1}', '{ "a":1}', '{"a": 1}', '{"a":-1}', '{"a":1.5}', '{"a":1e3}', '{"a":01}', '{"a":1234567890123456}',
-    '{"a":"1"}', '{"a":true}', '{"a":{"b":{}}}', '{"__proto__":1}', '{"a":1,}', '{"a":1', '{"a"1}', '{"é":1}', '{"a":nul}', '{"a":[]}']) {
+    '{"a":"1"}', '{"a":true}', '{"a":{"b":{}}}', '{"__proto__":1}', '{"a":1,}', '{"a":1', '{"a"1}', '{"é":1}', '{"a":nul}', '{"a":[]}',
+    '{"a":{"__proto__":1}}', '{"__proto__":null}', '{"__proto__":{}}']) {
     assert.is(read(u), null, u);
   }
 });
