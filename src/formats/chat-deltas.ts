@@ -93,9 +93,10 @@ export class ChatDeltas {
     // the compares of the frame just taken from it.
     if (this.#open === '') return this.#learn(text, at, end);
     const lit = at + this.#open.length;
-    // A chunk with other members than the content in its delta (the role, none, a finish; a
-    // usage chunk) seldom has the content's `"c` and a quote where a delta's would be: it skips
-    // the compare of the open, which would fail after ~450 instructions. The compare decides.
+    // A chunk whose delta does not begin with its content (the role, none; a usage chunk) seldom
+    // has the `c` of `"content"` and a quote where a delta's literal begins: it skips the compare
+    // of the open, which would fail after ~450 instructions. Both bytes are ones a chunk the
+    // open matches has, so no chunk it would match (and no literal it could read) is skipped.
     if (text.charCodeAt(lit) === 0x22 && text.charCodeAt(at + this.#headChoice.length + 1) === 0x63 && hasAt(text, at, this.#open)) {
       const to = canonicalStringEnd(text, lit, end);
       if (to < 0) return false;
