@@ -1,5 +1,5 @@
 import { ByteWriter } from '../lib/byte-writer.js';
-import { plainJson } from '../lib/json-write.js';
+import { jsonString } from '../lib/json-write.js';
 
 // The chat-completions request a translation writes from the client's bytes (formats/responses/
 // request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, by a
@@ -32,8 +32,8 @@ export interface WrittenRequest {
  */
 export function assembleChatRequest(model: string, system: Buffer | null, rest: string, bytes: Uint8Array, from: number, to: number): WrittenRequest {
   const written = to - from;
-  // A model id is written between quotes as it is (a JSON.stringify call was ~1k instructions, callgrind).
-  const modelText = plainJson(model) ? `"${model}"` : JSON.stringify(model);
+  // jsonString: a plain model id between quotes as it is (a JSON.stringify call was ~1k instructions, callgrind).
+  const modelText = jsonString(model);
   const size = MODEL_KEY.length + Buffer.byteLength(modelText) + MESSAGES_KEY.length
     + (system !== null ? SYSTEM.length + system.length + SYSTEM_END.length + (written > 0 ? 1 : 0) : 0)
     + written + END_MESSAGES.length + (rest.length > 2 ? Buffer.byteLength(rest) : 1);
