@@ -2,6 +2,12 @@ import { isUtf8 } from 'node:buffer';
 
 const NL = 0x0a;
 const NO_BYTES = Buffer.alloc(0);
+/**
+ * pushRuns makes the lines left after this many bytes or fewer byte text at once, not a line at
+ * a time: a decode is a call into C++ of ~850 instructions (callgrind), and a stream's last three
+ * lines (finish, usage, `[DONE]`) are ~450 bytes.
+ */
+const TAIL = 512;
 
 /** A line as a span of a decoded text: text.slice(start, end), without its newline, not sliced out. */
 export type LineSpan = (text: string, start: number, end: number) => string;
@@ -18,7 +24,7 @@ export class LineReader {
   #rest: Buffer | null = null;
   /** The bytes behind the byte text pushBytes() or pushRuns() is reading (let go when it returns), or restBytes() gave. */
   #bytes: Buffer = Buffer.alloc(0);
-  /** Where in #bytes the byte text given to a span begins (pushRuns gives one line at a time). */
+  /** Where in #bytes the byte text given to a span begins (pushRuns gives a line, or the last lines, at a time). */
   #base = 0;
   /** Where the complete lines of the buffer #join() last gave end. */
   #end = 0;
@@ -78,15 +84,20 @@ export class LineReader {
    * pushBytes() for a reader that translates runs of lines on their bytes itself
    * (lib/delta-events.ts): before each line, `run(lines, at)` may read lines from byte `at`
    * and says where it stopped (`at` when it read none; past the end when it read them all). Each
-   * line it leaves goes to `span` as byte text of its own (a line's offsets from 0), except blank
-   * ones, which no SSE reader reads. A line at a time: making a chunk of 200 deltas byte text
-   * whole for its first line, which the run does not read, cost ~400 instructions a delta
-   * (bench:instructions, BENCH_IR_CHUNKS=200, gateway-messages-stream).
+   * line it leaves goes to `span` as byte text, except blank ones, which no SSE reader reads. A
+   * line at a time (a line's offsets from 0): making a chunk of 200 deltas byte text whole for its
+   * first line, which the run does not read, cost ~400 instructions a delta (bench:instructions,
+   * BENCH_IR_CHUNKS=200, gateway-messages-stream). Once no more than TAIL bytes are left (a
+   * stream's finish, usage and `[DONE]`, which the run does not read either), they are made byte
+   * text at once and each line is a span of it, as pushBytes gives them.
    */
   pushRuns(chunk: Buffer | string, span: ByteLine, run: (lines: Buffer, at: number) => number): void {
     const lines = this.#lineBytes(chunk);
     if (lines === null) return;
     const n = lines.length;
+    // The lines from `textAt` on as one byte text, once no more than TAIL bytes are left.
+    let text = '';
+    let textAt = n + 1;
     let at = 0;
     for (;;) {
       // SSE's blank lines between events: no reader reads them, and a run for one is a call for nothing.
@@ -95,11 +106,23 @@ export class LineReader {
       at = run(lines, at);
       while (at < n && lines[at] === NL) at++;
       if (at >= n) break;
-      const nl = lines.indexOf(NL, at);
-      const end = nl < 0 ? n : nl;
-      this.#base = at;
-      span(lines.toString('latin1', at, end), 0, end - at);
-      at = end + 1;
+      if (at < textAt && n - at <= TAIL) {
+        text = lines.toString('latin1', at, n);
+        textAt = at;
+      }
+      if (at >= textAt) {
+        const nl = text.indexOf('\n', at - textAt);
+        const end = nl < 0 ? n - textAt : nl;
+        this.#base = textAt;
+        span(text, at - textAt, end);
+        at = textAt + end + 1;
+      } else {
+        const nl = lines.indexOf(NL, at);
+        const end = nl < 0 ? n : nl;
+        this.#base = at;
+        span(lines.toString('latin1', at, end), 0, end - at);
+        at = end + 1;
+      }
     }
     this.#bytes = NO_BYTES;
   }

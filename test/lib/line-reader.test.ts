@@ -53,6 +53,39 @@ test('pushRuns: a run reads the lines it can, the rest go to the span as byte te
   }
 });
 
+test('pushRuns: lines far from the end come one at a time, the last ones as spans of one byte text; either way each span is its line', () => {
+  // Lines of ~100 bytes and runs between them: the first lines are more than 512 bytes from the
+  // chunk's end, the last ones fewer, and the cuts move that boundary through every line.
+  const lines: string[] = [];
+  for (let i = 0; i < 14; i++) lines.push(i % 3 === 2 ? `run ${i}` : `line ${i} ${'é'.repeat(i)} ${'x'.repeat(80 + i)}`);
+  const text = `${lines.join('\n\n')}\n`;
+  const bytes = Buffer.from(text);
+  const want = lines.map((l) => (l.startsWith('run') ? `[${l}]` : l));
+  for (const size of [1, 7, 100, 333, 512, 513, 700, bytes.length]) {
+    const r = new LineReader();
+    const seen: string[] = [];
+    const run = (b: Buffer, at: number): number => {
+      while (at < b.length && b.toString('latin1', at, at + 3) === 'run') {
+        const nl = b.indexOf(0x0a, at);
+        const end = nl < 0 ? b.length : nl;
+        seen.push(`[${b.toString('utf8', at, end)}]`);
+        at = end + 1;
+        while (at < b.length && b[at] === 0x0a) at++;
+      }
+      return at;
+    };
+    for (let i = 0; i < bytes.length; i += size) {
+      r.pushRuns(bytes.subarray(i, i + size), (t, start, end) => {
+        const line = r.utf8(start, end);
+        // The byte text's span is the line's bytes, a character a byte, and holds no newline.
+        assert.is(t.slice(start, end), Buffer.from(line).toString('latin1'));
+        seen.push(line);
+      }, run);
+    }
+    assert.equal(seen, want, `cut every ${size} bytes`);
+  }
+});
+
 test('an unfinished line is its own copy: the chunk it came in may be written over once push returns', () => {
   for (const via of ['push', 'pushBytes', 'pushRuns'] as const) {
     const r = new LineReader();
