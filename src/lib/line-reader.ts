@@ -5,7 +5,9 @@ const NO_BYTES = Buffer.alloc(0);
 /**
  * pushRuns makes the lines left after this many bytes or fewer byte text at once, not a line at
  * a time: a decode is a call into C++ of ~850 instructions (callgrind), and a stream's last three
- * lines (finish, usage, `[DONE]`) are ~450 bytes.
+ * lines (finish, usage, `[DONE]`) are ~450 bytes. bench:instructions, paired, main thread:
+ * gateway-messages-stream 201.8k → 200.8k and 197.8k → 194.1k, gateway-responses-stream
+ * 239.2k → 225.6k (a target whose count moves ~8k between runs of one build; docs/benchmarks.md).
  */
 const TAIL = 512;
 
