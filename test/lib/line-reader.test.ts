@@ -30,22 +30,26 @@ test('an unfinished last line waits, and rest() gives it once; strings are read 
   assert.equal(seen, ['data: a\r']);
 });
 
+/** A run for pushRuns that reads the lines starting with "run" into `seen`, up to the first that does not. */
+function runLines(seen: string[]): (lines: Buffer, at: number) => number {
+  return (lines, at) => {
+    while (at < lines.length && lines.toString('latin1', at, at + 3) === 'run') {
+      const nl = lines.indexOf(0x0a, at);
+      const end = nl < 0 ? lines.length : nl;
+      seen.push(`[${lines.toString('utf8', at, end)}]`);
+      at = end + 1;
+    }
+    return at;
+  };
+}
+
 test('pushRuns: a run reads the lines it can, the rest go to the span as byte text, blank lines to neither, whatever the cuts', () => {
   const text = 'run 1\nrun 2\n\nline नमस्ते\nrun 3\n\n\nline b\nrun 4\n';
   const bytes = Buffer.from(text);
   for (let size = 1; size <= bytes.length; size++) {
     const r = new LineReader();
     const seen: string[] = [];
-    // The run reads lines that start with "run", up to the first that does not.
-    const run = (lines: Buffer, at: number): number => {
-      while (at < lines.length && lines.toString('latin1', at, at + 3) === 'run') {
-        const nl = lines.indexOf(0x0a, at);
-        const end = nl < 0 ? lines.length : nl;
-        seen.push(`[${lines.toString('utf8', at, end)}]`);
-        at = end + 1;
-      }
-      return at;
-    };
+    const run = runLines(seen);
     for (let i = 0; i < bytes.length; i += size) {
       r.pushRuns(bytes.subarray(i, i + size), (t, start, end) => seen.push(`${r.utf8(start, end)} (${end - start} bytes)`), run);
     }
@@ -64,16 +68,7 @@ test('pushRuns: lines far from the end come one at a time, the last ones as span
   for (const size of [1, 7, 100, 333, 512, 513, 700, bytes.length]) {
     const r = new LineReader();
     const seen: string[] = [];
-    const run = (b: Buffer, at: number): number => {
-      while (at < b.length && b.toString('latin1', at, at + 3) === 'run') {
-        const nl = b.indexOf(0x0a, at);
-        const end = nl < 0 ? b.length : nl;
-        seen.push(`[${b.toString('utf8', at, end)}]`);
-        at = end + 1;
-        while (at < b.length && b[at] === 0x0a) at++;
-      }
-      return at;
-    };
+    const run = runLines(seen);
     for (let i = 0; i < bytes.length; i += size) {
       r.pushRuns(bytes.subarray(i, i + size), (t, start, end) => {
         const line = r.utf8(start, end);
