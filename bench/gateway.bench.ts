@@ -11,6 +11,7 @@
 //   BENCH_DURATION_S   length of each load run (default 5 s)
 //   BENCH_STREAMS      streams measured per target and round in the stream scenario (default 300)
 //   BENCH_STREAM_CHUNKS text chunks in each of those streams (default 20)
+//   BENCH_AGENT_STREAMS streams measured per target and round with the ~200 KB agent turn streamed (default 1000)
 //   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets);
 //                      gateway-nometrics (metrics.enabled false) runs only when named here
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { measureOneConnection } from './one-connection.js';
 import {
   AGENT_BODY, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
   MESSAGES_NATIVE_AGENT_BODY, MESSAGES_NATIVE_BODY, MESSAGES_NATIVE_STREAM_BODY, RESPONSES_AGENT_BODY, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
-  STREAM_BODY_ANTHROPIC, STREAM_CHUNKS,
+  STREAM_BODY_ANTHROPIC, STREAM_CHUNKS, streamedTurn,
 } from './payloads.js';
 import { printReport, type RoundResult, type TargetResult } from './report.js';
 import { measureStreams } from './streams.js';
@@ -50,6 +51,7 @@ const SETTINGS = Object.freeze({
   streamWarmupMs: 500,
   agentConnections: 20,
   agentOneConnectionRequests: 500,
+  agentStreams: Number(process.env.BENCH_AGENT_STREAMS ?? 1000),
 });
 
 /**
@@ -57,6 +59,11 @@ const SETTINGS = Object.freeze({
  * and the translated inbound formats with the same conversation in theirs (Codex's, Claude Code's).
  */
 const AGENT_TARGETS = new Set(['direct', 'bare-proxy', 'floor', 'nginx', 'gateway', 'gateway-responses', 'gateway-messages', 'gateway-messages-native']);
+/**
+ * Targets measured with the agent-sized turn streamed, as Codex and Claude Code send every turn:
+ * the gateway's pass-through (what issue 17 holds the translated ones to) and the translated formats.
+ */
+const AGENT_STREAM_TARGETS = new Set(['bare-proxy', 'gateway', 'gateway-responses', 'gateway-messages', 'gateway-messages-native']);
 
 interface Started {
   origin: string;
@@ -270,6 +277,16 @@ async function main(): Promise<void> {
           t.rounds[r].streams = await measureStreams({
             origin: t.origin, path: q.path, headers: t.headers, body: q.streamBody, done: q.done,
             concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.streams, warmupMs: SETTINGS.streamWarmupMs,
+            cpu: new CpuProbe(t.server?.pid ?? null, (t.upstream ?? mock).pid),
+          });
+        });
+        const agentStreams = running.filter((t) => AGENT_STREAM_TARGETS.has(t.name));
+        await eachTarget(agentStreams, skipped, `${SETTINGS.agentStreams} streamed agent turns (${(AGENT_BODY.length / 1024).toFixed(0)} KB bodies), ${SETTINGS.streamConcurrency} at a time`, async (t) => {
+          const q = t.request ?? CHAT;
+          const body = q.agentBody === undefined ? streamedTurn(AGENT_BODY, true) : streamedTurn(q.agentBody, false);
+          t.rounds[r].agentStreams = await measureStreams({
+            origin: t.origin, path: q.agentBody === undefined ? CHAT_PATH : q.path, headers: t.headers, body, done: q.done,
+            concurrency: SETTINGS.streamConcurrency, streams: SETTINGS.agentStreams, warmupMs: SETTINGS.streamWarmupMs,
             cpu: new CpuProbe(t.server?.pid ?? null, (t.upstream ?? mock).pid),
           });
         });

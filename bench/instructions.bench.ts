@@ -64,7 +64,7 @@ import { measureOneConnection } from './one-connection.js';
 import {
   AGENT_BODY, AGENT_BODY_ANTHROPIC, CHAT_BODY, CHAT_BODY_ANTHROPIC, CHAT_PATH, MESSAGES_AGENT_BODY, MESSAGES_BODY, MESSAGES_DONE, MESSAGES_PATH, MESSAGES_STREAM_BODY, requestHeaders,
   MESSAGES_NATIVE_AGENT_BODY, MESSAGES_NATIVE_BODY, MESSAGES_NATIVE_STREAM_BODY, RESPONSES_AGENT_BODY, RESPONSES_BODY, RESPONSES_DONE, RESPONSES_PATH, RESPONSES_STREAM_BODY, STREAM_BODY,
-  STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS,
+  STREAM_BODY_ANTHROPIC, STREAM_BODY_NO_USAGE, STREAM_BODY_RENAMED, STREAM_CHUNKS, streamedTurn,
 } from './payloads.js';
 import { measureStreams } from './streams.js';
 
@@ -150,8 +150,7 @@ async function count(name: string, dir: string, mock: ChildServer, anthropicMock
   const agentBody = responses ? RESPONSES_AGENT_BODY : native ? MESSAGES_NATIVE_AGENT_BODY : messages ? MESSAGES_AGENT_BODY : anthropic ? AGENT_BODY_ANTHROPIC : AGENT_BODY;
   const body = agent ? agentBody : jsonBody;
   // -stream-agent: the agent-sized turn, streamed (Claude Code and Codex stream every turn).
-  const streamed = stream && agent ? JSON.stringify({ ...JSON.parse(agentBody), stream: true, ...(messages || responses ? {} : { stream_options: { include_usage: true } }) })
-    : streamBody;
+  const streamed = stream && agent ? streamedTurn(agentBody, !messages && !responses) : streamBody;
   const run = async (n: number): Promise<void> => {
     const r = stream
       ? await measureStreams({ origin: server.origin, path, headers, body: streamed, concurrency: 1, streams: n, warmupMs: 0, done: responses ? RESPONSES_DONE : messages ? MESSAGES_DONE : undefined })

@@ -113,6 +113,15 @@ export function messagesAgentBody(targetBytes: number): string {
 export const RESPONSES_AGENT_BODY = responsesAgentBody(200 * 1024);
 export const MESSAGES_AGENT_BODY = messagesAgentBody(200 * 1024);
 
+/**
+ * An agent's turn streamed, as Codex and Claude Code send every turn: `stream: true`, and a chat
+ * completions body asks for usage in the stream as the other streamed scenarios do (the Messages
+ * and Responses APIs always carry it).
+ */
+export function streamedTurn(body: string, chat: boolean): string {
+  return JSON.stringify({ ...JSON.parse(body), stream: true, ...(chat ? { stream_options: { include_usage: true } } : {}) });
+}
+
 /** Claude Code on a Claude model: the Messages API in, Anthropic's own API out (the native path: no translation). */
 export const MESSAGES_NATIVE_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_BODY), model: ANTHROPIC_MODEL });
 export const MESSAGES_NATIVE_STREAM_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_STREAM_BODY), model: ANTHROPIC_MODEL });

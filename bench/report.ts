@@ -17,6 +17,8 @@ export interface RoundResult {
   /** The agent-sized body (~200 KB): throughput at its own connection count, and one connection. */
   agent?: ThroughputResult;
   agentOne?: OneConnectionResult;
+  /** The agent-sized body streamed (as Codex and Claude Code send their turns). */
+  agentStreams?: StreamsResult;
 }
 
 export interface TargetResult {
@@ -58,6 +60,7 @@ function problems(t: TargetResult): string[] {
     }
     if (r.oneConnection?.failures) out.push(`${n}: ${r.oneConnection.failures} one-connection requests were not 200`);
     if (r.streams?.failures) out.push(`${n}: ${r.streams.failures} streams failed or lacked [DONE]`);
+    if (r.agentStreams?.failures) out.push(`${n}: ${r.agentStreams.failures} streamed agent turns failed or lacked their end`);
   });
   return out;
 }
