@@ -38,6 +38,18 @@ export function jsonBytes(s: string): string {
   return plainJson(s) ? `"${byteText(s)}"` : byteText(JSON.stringify(s));
 }
 
+/**
+ * `t` made flat. A string built by concatenation is a tree of its pieces, which V8 walks again
+ * each time the string is copied (joined, or written into a buffer): a piece written more than
+ * once is best made flat first, and then copies as one run. charCodeAt of a concatenation that
+ * is not flat makes it flat in place, in both of V8's tiers; its result is compared so that the
+ * call is not dropped as unused (charCodeAt is never negative).
+ */
+export function flat(t: string): string {
+  if (t.charCodeAt(0) < 0) throw new Error('charCodeAt is never negative');
+  return t;
+}
+
 /** The bytes of a byte text. */
 export function textBytes(t: string): Buffer {
   const b = outBuffer(t.length);
