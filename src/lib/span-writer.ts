@@ -90,6 +90,18 @@ export class SpanWriter {
     this.#length += to - from + adds;
   }
 
+  /**
+   * Notes `words`, pieces and constants as this writer notes them but made elsewhere (the
+   * module's walk of a Messages conversation, formats/messages/content-bytes.ts), standing for
+   * `length` bytes.
+   */
+  noted(words: Int32Array, length: number): void {
+    while (this.#k + words.length + 2 > this.#words.length) this.#grow();
+    this.#words.set(words, this.#k);
+    this.#k += words.length;
+    this.#length += length;
+  }
+
   /** Room for `n` computed bytes from the returned target's `at`; note what is written there with staged(). */
   staging(n: number): ByteTarget {
     const s = this.#staged;

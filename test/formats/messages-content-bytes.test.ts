@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readMessages, translateMessages } from '../../src/formats/messages/request.js';
 import { writtenMessagesChat } from '../../src/formats/messages/request-bytes.js';
+import { conversationWalk } from '../../src/formats/messages/content-bytes.js';
 import { estimatePromptTokens } from '../../src/billing/token-estimate.js';
 import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
@@ -154,6 +155,59 @@ test('random Messages bodies: what the byte path writes reads as the object tran
   }
   assert.ok(taken > 1000, `${taken} bodies taken by the byte path`);
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
+});
+
+/** The request written with the conversation walked in the module and in JavaScript: the same bytes, or both null. */
+function bothWalks(raw: Buffer, label: string): boolean {
+  const walks = conversationWalk.moduleWalks;
+  const inModule = writtenMessagesChat(raw);
+  const walked = conversationWalk.moduleWalks > walks;
+  conversationWalk.inModule = false;
+  try {
+    const inJs = writtenMessagesChat(raw);
+    assert.is(inModule === null, inJs === null, `${label}: taken by one walk only`);
+    if (inModule !== null && inJs !== null) {
+      assert.ok(inModule.bytes.equals(inJs.bytes), `${label}: the module's walk wrote ${inModule.bytes.toString('utf8').slice(0, 300)}, JavaScript's ${inJs.bytes.toString('utf8').slice(0, 300)}`);
+      assert.is(inModule.modelStart, inJs.modelStart, `${label}: model span`);
+    }
+  } finally {
+    conversationWalk.inModule = true;
+  }
+  return walked;
+}
+
+test('random conversations: the module\'s walk writes the bytes the walk in JavaScript writes, or leaves the body to it', () => {
+  const r = rng(31337);
+  let walked = 0;
+  let stringResults = 0;
+  for (let i = 0; i < 4000; i++) {
+    const covered = { yes: true };
+    const messages: unknown[] = [];
+    const n = 1 + Math.floor(r() * 10);
+    for (let j = 0; j < n; j++) messages.push(message(r, covered));
+    // Tool results of parts are left to JavaScript: half the bodies have theirs as strings.
+    if (r() < 0.5) {
+      for (const m of messages as { content: unknown }[]) {
+        if (!Array.isArray(m.content)) continue;
+        for (const b of m.content as Record<string, unknown>[]) if (b?.type === 'tool_result' && Array.isArray(b.content)) b.content = agentText(r);
+      }
+      stringResults++;
+    }
+    const body: Record<string, unknown> = { model: 'gpt-4o-mini', max_tokens: 64, messages };
+    if (r() < 0.5) body.system = system(r, covered);
+    if (bothWalks(written(body, r), `case ${i}`)) walked++;
+  }
+  assert.ok(stringResults > 1000 && walked > 1000, `${walked} conversations walked in the module`);
+});
+
+test('a conversation past the module\'s room is walked in JavaScript, to the same request', () => {
+  // 3,000 messages: within the scan's room for their records, past the walk's for them and its commands.
+  const messages = Array.from({ length: 3000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `t${i}` }));
+  const raw = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10, messages }));
+  assert.not.ok(bothWalks(raw, 'long'), 'left to JavaScript');
+  assert.ok(compare(raw, 'long'));
+  const shorter = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 10, messages: messages.slice(0, 500) }));
+  assert.ok(bothWalks(shorter, 'shorter'), 'walked in the module');
 });
 
 test('small requests of string messages: the prompt estimate read off the spans is the translation\'s', () => {

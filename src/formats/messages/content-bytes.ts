@@ -1,7 +1,7 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
-import { scanRecords, type MemberSpan } from '../../lib/json-scan.js';
+import { IN_STRING_KEYS, inStringRoom, scanRecords, spareRegion, type MemberSpan } from '../../lib/json-scan.js';
 import { inStringAdds, writeJsonInString } from '../../lib/json-in-string.js';
 import { REPLY_PRIMING, stringMessageTokens } from '../../billing/token-estimate.js';
 
@@ -91,6 +91,18 @@ const STR = 0x22;
 const ARR = 0x5b;
 const OBJ = 0x7b;
 
+/** The constants the module's walk writes (json-skip.wat's $conversation), by their index there. */
+const CONVERSATION_CONSTANTS = Int32Array.from([
+  USER_STRING.first, USER_STRING.next, USER_TEXT.first, USER_TEXT.next, ASSISTANT_STRING.first, ASSISTANT_STRING.next,
+  ASSISTANT_TEXT.first, ASSISTANT_TEXT.next, SYSTEM_STRING.first, SYSTEM_STRING.next, SYSTEM_TEXT.first, SYSTEM_TEXT.next,
+  TOOL_MESSAGE.first, TOOL_MESSAGE.next, TOOL_TEXT, TOOL_ERROR, TEXT_END, CLOSE, TEXT_THEN_CALLS, NULL_THEN_CALLS, NO_CONTENT,
+  CALL_ID_KEY, NEXT_CALL_ID, CALL_FUNCTION, ARGUMENTS_KEY, EMPTY_ARGUMENTS, CALLS_END, BLANK_LINE,
+]);
+/** The records' layout the module's walk reads: a message's six numbers, a block's seventeen. */
+const MESSAGE_STRIDE = 6;
+const BLOCK_STRIDE = 17;
+if (MESSAGE_KEYS.stride !== MESSAGE_STRIDE || BLOCK_KEYS.stride !== BLOCK_STRIDE) throw new Error('json-skip.wat\'s $conversation reads records of 6 and 17 numbers');
+
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
 let texts = new Int32Array(64);
 let textCount = 0;
@@ -127,11 +139,52 @@ export function writeSystem(w: SpanWriter, out: Opening, raw: Buffer, from: numb
 }
 
 /**
+ * Which walk writes a conversation, for the tests: the module's first (`inModule`), and how many
+ * it wrote (`moduleWalks`).
+ */
+export const conversationWalk = { inModule: true, moduleWalks: 0 };
+
+/**
  * Writes the chat messages for the conversation (the messages array's records) into `w`,
  * comma-separated (after those `out` says were written). Returns false for a conversation this
  * does not cover (nothing useful is then left in `w`).
  */
 export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
+  if (conversationWalk.inModule && writtenInModule(w, raw, messages, out)) return true;
+  return walkConversation(w, raw, messages, out);
+}
+
+/**
+ * The walk below made in WebAssembly (json-skip.wat's $conversation), where the records and the
+ * body are: there each of this walk's typed array reads is checked (the array's map, a detached
+ * buffer, its bounds; uWebSockets.js detaches every request chunk's buffer, so V8 checks them all)
+ * and it cost the bench's Claude Code turn ~480k instructions a request on the main thread
+ * (callgrind, writeConversation inclusive, 215 messages), ~1,500 a message. False when the module
+ * leaves it to this walk: anything the walk refuses, a tool result of parts (scanned apart), a
+ * tool input $instring leaves to JavaScript, no room; nothing is then noted in `w`.
+ */
+function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
+  const room = spareRegion(raw);
+  if (room === null || messages.stride !== MESSAGE_STRIDE) return false;
+  const words = room.words;
+  const n = messages.count * MESSAGE_STRIDE;
+  const msgs = room.from;
+  const consts = msgs + 4 * n;
+  // Two numbers before the commands: their bytes, and whether a message was written.
+  const cmds = consts + 4 * CONVERSATION_CONSTANTS.length + 8;
+  if (cmds + 64 > room.to) return false;
+  words.set(messages.words.subarray(messages.from, messages.from + n), msgs >> 2);
+  words.set(CONVERSATION_CONSTANTS, consts >> 2);
+  const end = room.module.conversation(msgs, messages.count, cmds, room.to, consts, inStringRoom(raw.length), IN_STRING_KEYS, out.first ? 1 : 0);
+  if (end < 0) return false;
+  w.noted(words.subarray(cmds >> 2, end >> 2), words[(cmds >> 2) - 2]);
+  out.first = words[(cmds >> 2) - 1] === 1;
+  conversationWalk.moduleWalks++;
+  return true;
+}
+
+/** writeConversation in JavaScript: what the module leaves to it. */
+function walkConversation(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
   for (let e = 0; e < messages.count; e++) {
     const at = messages.from + e * messages.stride;
     const words = messages.words;

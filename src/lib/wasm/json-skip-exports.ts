@@ -11,4 +11,5 @@ export interface SkipModule {
   nest(key: number, keys: number, count: number, out: number, end: number): void;
   spans(cmds: number, end: number, consts: number, out: number): number;
   instring(from: number, to: number, stack: number, cap: number): number;
+  conversation(msgs: number, count: number, cmds: number, cap: number, consts: number, stack: number, keyCap: number, first: number): number;
 }
