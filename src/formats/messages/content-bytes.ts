@@ -98,6 +98,12 @@ const CONVERSATION_CONSTANTS = Int32Array.from([
   TOOL_MESSAGE.first, TOOL_MESSAGE.next, TOOL_TEXT, TOOL_ERROR, TEXT_END, CLOSE, TEXT_THEN_CALLS, NULL_THEN_CALLS, NO_CONTENT,
   CALL_ID_KEY, NEXT_CALL_ID, CALL_FUNCTION, ARGUMENTS_KEY, EMPTY_ARGUMENTS, CALLS_END, BLANK_LINE,
 ]);
+/**
+ * Conversations of fewer messages are walked in JavaScript: the module's walk costs ~1,000
+ * instructions before its first message (its records and constants copied in, the call), and the
+ * walk in JavaScript of the bench's 1 KB request, two string messages, ~900 (callgrind).
+ */
+const MODULE_WALK_MIN = 4;
 /** The records' layout the module's walk reads: a message's six numbers, a block's seventeen. */
 const MESSAGE_STRIDE = 6;
 const BLOCK_STRIDE = 17;
@@ -164,8 +170,9 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records,
  * tool input $instring leaves to JavaScript, no room; nothing is then noted in `w`.
  */
 function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
+  if (messages.count < MODULE_WALK_MIN || messages.stride !== MESSAGE_STRIDE) return false;
   const room = spareRegion(raw);
-  if (room === null || messages.stride !== MESSAGE_STRIDE) return false;
+  if (room === null) return false;
   const words = room.words;
   const n = messages.count * MESSAGE_STRIDE;
   const msgs = room.from;
@@ -173,11 +180,13 @@ function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Ope
   // Two numbers before the commands: their bytes, and whether a message was written.
   const cmds = consts + 4 * CONVERSATION_CONSTANTS.length + 8;
   if (cmds + 64 > room.to) return false;
-  words.set(messages.words.subarray(messages.from, messages.from + n), msgs >> 2);
+  // scanObject's records are a copy of exactly them (no subarray to make).
+  const records = messages.from === 0 && messages.words.length === n ? messages.words : messages.words.subarray(messages.from, messages.from + n);
+  words.set(records, msgs >> 2);
   words.set(CONVERSATION_CONSTANTS, consts >> 2);
   const end = room.module.conversation(msgs, messages.count, cmds, room.to, consts, inStringRoom(raw.length), IN_STRING_KEYS, out.first ? 1 : 0);
   if (end < 0) return false;
-  w.noted(words.subarray(cmds >> 2, end >> 2), words[(cmds >> 2) - 2]);
+  w.noted(words, cmds >> 2, end >> 2, words[(cmds >> 2) - 2]);
   out.first = words[(cmds >> 2) - 1] === 1;
   conversationWalk.moduleWalks++;
   return true;
