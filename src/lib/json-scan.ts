@@ -346,6 +346,7 @@ const REGION_BYTES = ((ELEMENT_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
 /** Room in the module's memory for a walk over records read out of it: bytes [from, to), 8-aligned. */
 export interface SpareRoom {
   module: SkipModule;
+  bytes: Uint8Array;
   words: Int32Array;
   from: number;
   to: number;
@@ -359,7 +360,7 @@ export interface SpareRoom {
 export function spareRegion(body: Buffer): SpareRoom | null {
   if (copied !== body) return null;
   const from = ((body.length + 7) & ~7) + KEYS_BYTES + 2 * REGION_BYTES;
-  return { module: wasm!, words: wasmWords!, from, to: from + REGION_BYTES };
+  return { module: wasm!, bytes: wasmBytes!, words: wasmWords!, from, to: from + REGION_BYTES };
 }
 
 /** The module while `body` is the one in its memory, else null: lib/json-in-string.ts checks values there. */

@@ -107,6 +107,9 @@ const MODULE_WALK_MIN = 4;
 /** The records' layout the module's walk reads: a message's six numbers, a block's seventeen. */
 const MESSAGE_STRIDE = 6;
 const BLOCK_STRIDE = 17;
+/** Room for a tool result's parts' records in the module's walk (more are left to JavaScript's). */
+const PARTS_BYTES = 8192;
+const PARTS_CAP = Math.floor((PARTS_BYTES - 4) / (4 * BLOCK_STRIDE));
 if (MESSAGE_KEYS.stride !== MESSAGE_STRIDE || BLOCK_KEYS.stride !== BLOCK_STRIDE) throw new Error('json-skip.wat\'s $conversation reads records of 6 and 17 numbers');
 
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
@@ -166,8 +169,8 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records,
  * buffer, its bounds; uWebSockets.js detaches every request chunk's buffer, so V8 checks them all)
  * and it cost the bench's Claude Code turn ~480k instructions a request on the main thread
  * (callgrind, writeConversation inclusive, 215 messages), ~1,500 a message. False when the module
- * leaves it to this walk: anything the walk refuses, a tool result of parts (scanned apart), a
- * tool input $instring leaves to JavaScript, no room; nothing is then noted in `w`.
+ * leaves it to this walk: anything the walk refuses, a tool input $instring leaves to JavaScript,
+ * no room; nothing is then noted in `w`.
  */
 function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
   if (messages.count < MODULE_WALK_MIN || messages.stride !== MESSAGE_STRIDE) return false;
@@ -177,14 +180,19 @@ function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Ope
   const n = messages.count * MESSAGE_STRIDE;
   const msgs = room.from;
   const consts = msgs + 4 * n;
-  // Two numbers before the commands: their bytes, and whether a message was written.
-  const cmds = consts + 4 * CONVERSATION_CONSTANTS.length + 8;
+  // Then the block keys' table and the room for a tool result's parts' records, and two numbers
+  // before the commands: their bytes, and whether a message was written.
+  const keys = consts + 4 * CONVERSATION_CONSTANTS.length;
+  const parts = keys + BLOCK_KEYS.table.length;
+  const cmds = parts + PARTS_BYTES + 8;
   if (cmds + 64 > room.to) return false;
+  room.bytes.set(BLOCK_KEYS.table, keys);
   // scanObject's records are a copy of exactly them (no subarray to make).
   const records = messages.from === 0 && messages.words.length === n ? messages.words : messages.words.subarray(messages.from, messages.from + n);
   words.set(records, msgs >> 2);
   words.set(CONVERSATION_CONSTANTS, consts >> 2);
-  const end = room.module.conversation(msgs, messages.count, cmds, room.to, consts, inStringRoom(raw.length), IN_STRING_KEYS, out.first ? 1 : 0);
+  const end = room.module.conversation(msgs, messages.count, cmds, room.to, consts, inStringRoom(raw.length), IN_STRING_KEYS, out.first ? 1 : 0,
+    raw.length, keys, parts, PARTS_CAP, MAX_JSON_DEPTH);
   if (end < 0) return false;
   w.noted(words, cmds >> 2, end >> 2, words[(cmds >> 2) - 2]);
   out.first = words[(cmds >> 2) - 1] === 1;

@@ -11,5 +11,6 @@ export interface SkipModule {
   nest(key: number, keys: number, count: number, out: number, end: number): void;
   spans(cmds: number, end: number, consts: number, out: number): number;
   instring(from: number, to: number, stack: number, cap: number): number;
-  conversation(msgs: number, count: number, cmds: number, cap: number, consts: number, stack: number, keyCap: number, first: number): number;
+  conversation(msgs: number, count: number, cmds: number, cap: number, consts: number, stack: number, keyCap: number, first: number,
+    body: number, keys: number, parts: number, partsCap: number, max: number): number;
 }

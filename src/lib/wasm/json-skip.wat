@@ -940,7 +940,7 @@
         (local.set $out (i32.add (local.get $out) (local.get $len)))
         (br $next)))
     (local.get $out))
-  ;; `conversation(msgs, count, cmds, cap, consts, stack, keycap, first)`: a Messages body's
+  ;; `conversation(msgs, count, cmds, cap, consts, stack, keycap, first, body, keys, parts, partscap, max)`: a Messages body's
   ;; conversation as the commands `spans` copies (lib/span-writer.ts's words), the walk
   ;; formats/messages/content-bytes.ts makes in JavaScript, made here: there each of its typed
   ;; array reads was checked (map, detached buffer, bounds) and the walk cost ~1,500 instructions a
@@ -948,14 +948,21 @@
   ;; role's span, content's span, where its blocks' records are: scanRecords' with MESSAGE_KEYS);
   ;; blocks' records of 17 i32 (BLOCK_KEYS). `consts`: the constants' codes, in CONVERSATION_CONSTANTS'
   ;; order. Commands go from `cmds` to at most `cap`; `stack` and `keycap` are $instring's room.
-  ;; `first`: no message is written before. Returns the offset past the last command, its bytes at
-  ;; cmds - 8 and whether a message was written at cmds - 4 (0 or 1); -1 when JavaScript must walk
-  ;; it: what the walk refuses, a tool result of parts, an input $instring leaves, no room.
+  ;; `first`: no message is written before. A tool result's parts are scanned ($records, the body's
+  ;; `body` bytes, nesting at most `max`) with the block keys' table at `keys` into `parts`, at most
+  ;; `partscap` of them. Returns the offset past the last command, its bytes at cmds - 8 and whether
+  ;; a message was written at cmds - 4 (0 or 1); -1 when JavaScript must walk it: what the walk
+  ;; refuses, an input $instring leaves, no room.
   (global $cw (mut i32) (i32.const 0))
   (global $ccap (mut i32) (i32.const 0))
   (global $clen (mut i32) (i32.const 0))
   (global $cconsts (mut i32) (i32.const 0))
   (global $cfirst (mut i32) (i32.const 0))
+  (global $cbody (mut i32) (i32.const 0))
+  (global $ckeys (mut i32) (i32.const 0))
+  (global $cparts (mut i32) (i32.const 0))
+  (global $cpartscap (mut i32) (i32.const 0))
+  (global $cmax (mut i32) (i32.const 0))
   (func $is (param $from i32) (param $to i32) (param $lit v128) (param $len i32) (result i32)
     (local $all i32)
     (if (i32.ne (i32.sub (local.get $to) (local.get $from)) (local.get $len)) (then (return (i32.const 0))))
@@ -1046,7 +1053,7 @@
         (br $next)))
     (i32.const 1))
   (func $toolResult (param $b i32) (result i32)
-    (local $id i32) (local $content i32) (local $error i32) (local $isError i32)
+    (local $id i32) (local $content i32) (local $error i32) (local $isError i32) (local $parts i32) (local $n i32) (local $j i32) (local $p i32)
     (local.set $id (i32.load offset=44 (local.get $b)))
     (if (i32.lt_s (local.get $id) (i32.const 0)) (then (return (i32.const 0))))
     (if (i32.ne (i32.load8_u (local.get $id)) (i32.const 34)) (then (return (i32.const 0))))
@@ -1055,13 +1062,33 @@
     (if (i32.ge_s (local.get $error) (i32.const 0))
       (then (local.set $isError (call $is (local.get $error) (i32.load offset=64 (local.get $b))
         (v128.const i8x16 0x74 0x72 0x75 0x65 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00) (i32.const 4)))))
-    ;; Parts (an array) are scanned apart: JavaScript's walk does that.
+    (local.set $parts (i32.const -1))
     (if (i32.ge_s (local.get $content) (i32.const 0))
-      (then (if (i32.ne (i32.load8_u (local.get $content)) (i32.const 34)) (then (return (i32.const 0))))))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $content)) (i32.const 91))
+          (then
+            ;; Parts: their records scanned into the walk's own room, each a text block (block keys).
+            (if (i32.lt_s (call $records (local.get $content) (global.get $cbody) (global.get $ckeys) (i32.const 8) (global.get $cparts)
+                (global.get $cpartscap) (i32.const 6) (global.get $cmax)) (i32.const 0))
+              (then (return (i32.const 0))))
+            (local.set $parts (i32.add (global.get $cparts) (i32.const 4)))
+            (local.set $n (i32.load (global.get $cparts)))
+            (block $checked
+              (loop $part
+                (br_if $checked (i32.ge_u (local.get $j) (local.get $n)))
+                (local.set $p (i32.add (local.get $parts) (i32.mul (local.get $j) (i32.const 68))))
+                (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                (if (i32.ne (i32.load8_u (i32.load (local.get $p))) (i32.const 123)) (then (return (i32.const 0))))
+                (if (i32.ne (call $kind (local.get $p)) (i32.const 0)) (then (return (i32.const 0))))
+                (if (i32.eqz (call $textBlock (local.get $p))) (then (return (i32.const 0))))
+                (br $part))))
+          (else (if (i32.ne (i32.load8_u (local.get $content)) (i32.const 34)) (then (return (i32.const 0))))))))
     (if (i32.eqz (call $open (i32.const 12))) (then (return (i32.const 0))))
     (if (i32.eqz (call $piece (local.get $id) (i32.load offset=48 (local.get $b)) (i32.const -1))) (then (return (i32.const 0))))
     (if (i32.eqz (call $put (select (i32.const 15) (i32.const 14) (local.get $isError)))) (then (return (i32.const 0))))
-    (if (i32.ge_s (local.get $content) (i32.const 0))
+    (if (i32.ge_s (local.get $parts) (i32.const 0))
+      (then (if (i32.eqz (call $joined (local.get $parts) (local.get $n) (i32.const 27))) (then (return (i32.const 0))))))
+    (if (i32.and (i32.lt_s (local.get $parts) (i32.const 0)) (i32.ge_s (local.get $content) (i32.const 0)))
       (then (if (i32.eqz (call $piece (i32.add (local.get $content) (i32.const 1)) (i32.sub (i32.load offset=56 (local.get $b)) (i32.const 1)) (i32.const -1)))
         (then (return (i32.const 0))))))
     (call $put (i32.const 16)))
@@ -1169,7 +1196,8 @@
     (if (i32.eqz (call $joined (local.get $recs) (local.get $n) (i32.const 27))) (then (return (i32.const 0))))
     (call $put (i32.const 16)))
   (func $conversation (export "conversation") (param $msgs i32) (param $count i32) (param $cmds i32) (param $cap i32) (param $consts i32)
-    (param $stack i32) (param $keycap i32) (param $first i32) (result i32)
+    (param $stack i32) (param $keycap i32) (param $first i32) (param $body i32) (param $keys i32) (param $parts i32) (param $partscap i32)
+    (param $max i32) (result i32)
     (local $e i32) (local $m i32) (local $role i32) (local $roleEnd i32) (local $content i32) (local $contentEnd i32)
     (local $string i32) (local $nested i32) (local $ok i32) (local $recs i32) (local $n i32) (local $h i32)
     (global.set $cw (local.get $cmds))
@@ -1177,6 +1205,11 @@
     (global.set $clen (i32.const 0))
     (global.set $cconsts (local.get $consts))
     (global.set $cfirst (local.get $first))
+    (global.set $cbody (local.get $body))
+    (global.set $ckeys (local.get $keys))
+    (global.set $cparts (local.get $parts))
+    (global.set $cpartscap (local.get $partscap))
+    (global.set $cmax (local.get $max))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $e) (local.get $count)))
