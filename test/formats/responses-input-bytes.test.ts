@@ -7,6 +7,7 @@ import { parseJsonObject } from '../../src/domain/json-body.js';
 import { readExtensions } from '../../src/domain/extensions.js';
 import { RESPONSES_CHECK, responsesToChat } from '../../src/formats/responses/request.js';
 import { writtenChat } from '../../src/formats/responses/request-bytes.js';
+import { inputWalk } from '../../src/formats/responses/input-bytes.js';
 import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
 
@@ -165,6 +166,72 @@ test('random Responses bodies: what the byte path writes reads as the object tra
   assert.ok(taken > 1000, `${taken} bodies taken by the byte path`);
   assert.ok(coveredBodies > 1000, `${coveredBodies} bodies of covered shapes`);
   assert.ok(plainTaken > 300, `${plainTaken} bodies taken with their members around the input read from spans`);
+});
+
+/** The request written with the input walked in the module and in JavaScript: the same bytes, or both null. */
+function bothWalks(raw: Buffer, label: string): boolean {
+  const walks = inputWalk.moduleWalks;
+  const inModule = writtenChat(raw);
+  const walked = inputWalk.moduleWalks > walks;
+  inputWalk.inModule = false;
+  try {
+    const inJs = writtenChat(raw);
+    assert.is(inModule === null, inJs === null, `${label}: taken by one walk only`);
+    if (inModule !== null && inJs !== null) {
+      assert.ok(inModule.bytes.equals(inJs.bytes), `${label}: the module's walk wrote ${inModule.bytes.toString('utf8').slice(0, 300)}, JavaScript's ${inJs.bytes.toString('utf8').slice(0, 300)}`);
+      assert.equal(inModule.input(), inJs.input(), `${label}: input`);
+    }
+  } finally {
+    inputWalk.inModule = true;
+  }
+  return walked;
+}
+
+test('random inputs: the module\'s walk writes the bytes the walk in JavaScript writes, or leaves the body to it', () => {
+  const r = rng(4711);
+  let walked = 0;
+  for (let i = 0; i < 4000; i++) {
+    const covered = { yes: true };
+    // Four items at least: fewer are walked in JavaScript alone.
+    const input: unknown[] = [];
+    const n = 4 + Math.floor(r() * 10);
+    for (let j = 0; j < n; j++) input.push(randomItem(r, covered));
+    // Outputs given as text parts too, now and then.
+    for (const it of input as Record<string, unknown>[]) {
+      if (it?.type === 'function_call_output' && r() < 0.3) it.output = [{ type: 'input_text', text: agentText(r) }, ...(r() < 0.5 ? [{ type: 'input_text', text: 'é' }] : [])];
+    }
+    const body: Record<string, unknown> = { model: 'gpt-4o-mini', input };
+    if (r() < 0.5) body.instructions = agentText(r);
+    if (bothWalks(written(body, r), `case ${i}`)) walked++;
+  }
+  assert.ok(walked > 1000, `${walked} inputs walked in the module`);
+});
+
+test('every kind of item the module walks: the same request as the walk in JavaScript and the object translation', () => {
+  const body = {
+    model: 'gpt-4o-mini', instructions: 'sys',
+    input: [
+      { type: 'message', role: 'developer', content: 'dev' },
+      { role: 'system', content: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
+      { type: 'message', role: 'user', content: [] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'one' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'one' }, { type: 'output_text', text: 'two' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '' }] },
+      { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{"cmd":"ls"}' },
+      { type: 'reasoning', id: 'rs', summary: [] },
+      { type: 'function_call', call_id: 'c2', name: 'shell', arguments: '' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'x' }, { type: 'input_text', text: 'y' }] },
+      { type: 'function_call_output', call_id: 'c2', output: 'done' },
+      { type: 'message', role: 'assistant', content: 'said' },
+      { type: 'function_call', call_id: 'c3', name: 'read', arguments: '{}' },
+      { type: 'message', role: 'assistant', content: '' },
+      { type: 'function_call_output', call_id: 'c3', output: [] },
+      { type: 'message', role: 'assistant', content: '' },
+    ],
+  };
+  const raw = Buffer.from(JSON.stringify(body));
+  assert.ok(bothWalks(raw, 'kinds'), 'walked in the module');
+  assert.ok(compare(raw, 'kinds'));
 });
 
 /** Members whose presence has request-bytes.ts read the members around the input as objects. */

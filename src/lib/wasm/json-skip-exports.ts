@@ -13,4 +13,6 @@ export interface SkipModule {
   instring(from: number, to: number, stack: number, cap: number): number;
   conversation(msgs: number, count: number, cmds: number, cap: number, consts: number, stack: number, keyCap: number, first: number,
     body: number, keys: number, parts: number, partsCap: number, max: number): number;
+  items(recs: number, count: number, cmds: number, cap: number, consts: number, body: number, keys: number, parts: number, partsCap: number,
+    max: number): number;
 }
