@@ -1,7 +1,9 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, tokenBytes, valueIs, type Records } from '../../lib/json-records.js';
-import { IN_STRING_KEYS, inStringRoom, scanRecords, spareRegion, type MemberSpan } from '../../lib/json-scan.js';
+import { IN_STRING_KEYS, inStringRoom, scanRecords, type MemberSpan } from '../../lib/json-scan.js';
+import { ModuleWalk, type WalkLayout } from '../../lib/module-walk.js';
+import type { SkipModule } from '../../lib/wasm/json-skip-exports.js';
 import { inStringAdds, writeJsonInString } from '../../lib/json-in-string.js';
 import { REPLY_PRIMING, stringMessageTokens } from '../../billing/token-estimate.js';
 
@@ -98,19 +100,15 @@ const CONVERSATION_CONSTANTS = Int32Array.from([
   TOOL_MESSAGE.first, TOOL_MESSAGE.next, TOOL_TEXT, TOOL_ERROR, TEXT_END, CLOSE, TEXT_THEN_CALLS, NULL_THEN_CALLS, NO_CONTENT,
   CALL_ID_KEY, NEXT_CALL_ID, CALL_FUNCTION, ARGUMENTS_KEY, EMPTY_ARGUMENTS, CALLS_END, BLANK_LINE,
 ]);
-/**
- * Conversations of fewer messages are walked in JavaScript: the module's walk costs ~1,000
- * instructions before its first message (its records and constants copied in, the call), and the
- * walk in JavaScript of the bench's 1 KB request, two string messages, ~900 (callgrind).
- */
-const MODULE_WALK_MIN = 4;
 /** The records' layout the module's walk reads: a message's six numbers, a block's seventeen. */
 const MESSAGE_STRIDE = 6;
 const BLOCK_STRIDE = 17;
-/** Room for a tool result's parts' records in the module's walk (more are left to JavaScript's). */
-const PARTS_BYTES = 8192;
-const PARTS_CAP = Math.floor((PARTS_BYTES - 4) / (4 * BLOCK_STRIDE));
 if (MESSAGE_KEYS.stride !== MESSAGE_STRIDE || BLOCK_KEYS.stride !== BLOCK_STRIDE) throw new Error('json-skip.wat\'s $conversation reads records of 6 and 17 numbers');
+/**
+ * Conversations of four messages and more are walked in the module: the walk in JavaScript of the
+ * bench's 1 KB request, two string messages, cost ~900 instructions (callgrind).
+ */
+const MODULE_WALK = new ModuleWalk(MESSAGE_STRIDE, CONVERSATION_CONSTANTS, BLOCK_KEYS, 4);
 
 /** The texts to join into one string: the start and end of each (quotes included), reused. */
 let texts = new Int32Array(64);
@@ -164,40 +162,23 @@ export function writeConversation(w: SpanWriter, raw: Buffer, messages: Records,
 }
 
 /**
- * The walk below made in WebAssembly (json-skip.wat's $conversation), where the records and the
- * body are: there each of this walk's typed array reads is checked (the array's map, a detached
- * buffer, its bounds; uWebSockets.js detaches every request chunk's buffer, so V8 checks them all)
- * and it cost the bench's Claude Code turn ~480k instructions a request on the main thread
- * (callgrind, writeConversation inclusive, 215 messages), ~1,500 a message. False when the module
- * leaves it to this walk: anything the walk refuses, a tool input $instring leaves to JavaScript,
- * no room; nothing is then noted in `w`.
+ * The walk below made in WebAssembly (json-skip.wat's $conversation; lib/module-walk.ts): in
+ * JavaScript it cost the bench's Claude Code turn ~480k instructions a request on the main thread
+ * (callgrind, writeConversation inclusive, 215 messages), in the module ~220k. False when the
+ * module leaves it to this walk: anything the walk refuses, a tool input $instring leaves to
+ * JavaScript, no room; nothing is then noted in `w`.
  */
 function writtenInModule(w: SpanWriter, raw: Buffer, messages: Records, out: Opening): boolean {
-  if (messages.count < MODULE_WALK_MIN || messages.stride !== MESSAGE_STRIDE) return false;
-  const room = spareRegion(raw);
-  if (room === null) return false;
-  const words = room.words;
-  const n = messages.count * MESSAGE_STRIDE;
-  const msgs = room.from;
-  const consts = msgs + 4 * n;
-  // Then the block keys' table and the room for a tool result's parts' records, and two numbers
-  // before the commands: their bytes, and whether a message was written.
-  const keys = consts + 4 * CONVERSATION_CONSTANTS.length;
-  const parts = keys + BLOCK_KEYS.table.length;
-  const cmds = parts + PARTS_BYTES + 8;
-  if (cmds + 64 > room.to) return false;
-  room.bytes.set(BLOCK_KEYS.table, keys);
-  // scanObject's records are a copy of exactly them (no subarray to make).
-  const records = messages.from === 0 && messages.words.length === n ? messages.words : messages.words.subarray(messages.from, messages.from + n);
-  words.set(records, msgs >> 2);
-  words.set(CONVERSATION_CONSTANTS, consts >> 2);
-  const end = room.module.conversation(msgs, messages.count, cmds, room.to, consts, inStringRoom(raw.length), IN_STRING_KEYS, out.first ? 1 : 0,
-    raw.length, keys, parts, PARTS_CAP, MAX_JSON_DEPTH);
-  if (end < 0) return false;
-  w.noted(words, cmds >> 2, end >> 2, words[(cmds >> 2) - 2]);
-  out.first = words[(cmds >> 2) - 1] === 1;
+  const first = MODULE_WALK.run(w, raw, messages, out.first ? 1 : 0, conversationInModule);
+  if (first < 0) return false;
+  out.first = first === 1;
   conversationWalk.moduleWalks++;
   return true;
+}
+
+function conversationInModule(m: SkipModule, at: WalkLayout, raw: Buffer, first: number): number {
+  return m.conversation(at.records, at.count, at.cmds, at.cap, at.consts, inStringRoom(raw.length), IN_STRING_KEYS, first,
+    raw.length, at.keys, at.parts, at.partsCap, MAX_JSON_DEPTH);
 }
 
 /** writeConversation in JavaScript: what the module leaves to it. */

@@ -1,7 +1,9 @@
 import { constant, type Constant, type SpanWriter } from '../../lib/span-writer.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-body.js';
 import { literalBytes, nestedRecords, RecordKeys, valueIs, type Records } from '../../lib/json-records.js';
-import { scanRecords, spareRegion } from '../../lib/json-scan.js';
+import { scanRecords } from '../../lib/json-scan.js';
+import { ModuleWalk, type WalkLayout } from '../../lib/module-walk.js';
+import type { SkipModule } from '../../lib/wasm/json-skip-exports.js';
 
 // The chat messages for a Responses request's input, written from the client's bytes: the scan
 // (lib/json-scan.ts) records where each input item's members are, in WebAssembly in the same walk
@@ -105,14 +107,8 @@ const PART_STRIDE = 5;
 if (ITEM_KEYS.stride !== ITEM_STRIDE || PART_KEYS.stride !== PART_STRIDE || ITEM_CONSTANTS.length !== 40) {
   throw new Error('json-skip.wat\'s $items reads records of 16 and 5 numbers and 40 constants');
 }
-/**
- * Inputs of fewer items are walked in JavaScript: the module's walk costs ~1,000 instructions
- * before its first item (its records and constants copied in, the call), as the Messages one.
- */
-const MODULE_WALK_MIN = 4;
-/** Room for a function output's parts' records in the module's walk (more are left to JavaScript's). */
-const PARTS_BYTES = 8192;
-const PARTS_CAP = Math.floor((PARTS_BYTES - 4) / (4 * PART_STRIDE));
+/** Inputs of four items and more are walked in the module, as Messages conversations are. */
+const MODULE_WALK = new ModuleWalk(ITEM_STRIDE, ITEM_CONSTANTS, PART_KEYS, 4);
 
 /** Which walk writes an input, for the tests: the module's first (`inModule`), and how many it wrote (`moduleWalks`). */
 export const inputWalk = { inModule: true, moduleWalks: 0 };
@@ -175,34 +171,18 @@ export function writeInputMessages(w: SpanWriter, raw: Buffer, items: Records | 
 }
 
 /**
- * The walk below made in WebAssembly (json-skip.wat's $items), where the records and the body
- * are, as formats/messages/content-bytes.ts has a conversation's: the messages not system
- * messages, or -1 when the module leaves the input to this walk (anything the walk refuses, no
- * room; nothing is then noted in `w`).
+ * The walk below made in WebAssembly (json-skip.wat's $items; lib/module-walk.ts), as a Messages
+ * conversation's is: the messages not system messages, or -1 when the module leaves the input to
+ * this walk (anything the walk refuses, no room; nothing is then noted in `w`).
  */
 function writtenInModule(w: SpanWriter, raw: Buffer, items: Records): number {
-  if (items.count < MODULE_WALK_MIN || items.stride !== ITEM_STRIDE) return -1;
-  const room = spareRegion(raw);
-  if (room === null) return -1;
-  const words = room.words;
-  const n = items.count * ITEM_STRIDE;
-  const recs = room.from;
-  const consts = recs + 4 * n;
-  // Then the part keys' table and the room for a function output's parts' records, and two
-  // numbers before the commands: their bytes, and the messages not system messages.
-  const keys = consts + 4 * ITEM_CONSTANTS.length;
-  const parts = keys + PART_KEYS.table.length;
-  const cmds = parts + PARTS_BYTES + 8;
-  if (cmds + 64 > room.to) return -1;
-  room.bytes.set(PART_KEYS.table, keys);
-  // scanObject's records are a copy of exactly them (no subarray to make).
-  words.set(items.from === 0 && items.words.length === n ? items.words : items.words.subarray(items.from, items.from + n), recs >> 2);
-  words.set(ITEM_CONSTANTS, consts >> 2);
-  const end = room.module.items(recs, items.count, cmds, room.to, consts, raw.length, keys, parts, PARTS_CAP, MAX_JSON_DEPTH);
-  if (end < 0) return -1;
-  w.noted(words, cmds >> 2, end >> 2, words[(cmds >> 2) - 2]);
-  inputWalk.moduleWalks++;
-  return words[(cmds >> 2) - 1];
+  const spoken = MODULE_WALK.run(w, raw, items, 0, itemsInModule);
+  if (spoken >= 0) inputWalk.moduleWalks++;
+  return spoken;
+}
+
+function itemsInModule(m: SkipModule, at: WalkLayout, raw: Buffer): number {
+  return m.items(at.records, at.count, at.cmds, at.cap, at.consts, raw.length, at.keys, at.parts, at.partsCap, MAX_JSON_DEPTH);
 }
 
 /** The start of the current item's member at `k` (TYPE, ROLE…), -1 when absent; its end is at k + 1. */

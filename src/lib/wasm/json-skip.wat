@@ -11,7 +11,9 @@
 ;; decoded text would see it. The grammar is JSON's (RFC 8259), as src/lib/json-scan.ts had it in
 ;; JavaScript, which test/lib/json-scan-fuzz.test.ts holds to JSON.parse.
 ;; `instring` checks that a value's bytes are JSON.stringify's and counts what writing them as a
-;; JSON string adds; `spans` then writes them so, among the other pieces it copies.
+;; JSON string adds; `spans` then writes them so, among the other pieces it copies. `conversation`
+;; and `items` walk a Messages conversation's and a Responses input's records and write the
+;; commands `spans` copies (lib/module-walk.ts).
 ;; Built into src/lib/wasm/json-skip.ts by scripts/build-wasm.js.
 (module
   (memory (export "memory") 1)
