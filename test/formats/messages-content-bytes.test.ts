@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { readMessages, translateMessages } from '../../src/formats/messages/request.js';
 import { writtenMessagesChat } from '../../src/formats/messages/request-bytes.js';
 import { conversationWalk } from '../../src/formats/messages/content-bytes.js';
+import { bothWalks as sameEitherWay } from '../support/module-walks.js';
 import { estimatePromptTokens } from '../../src/billing/token-estimate.js';
 import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
@@ -159,20 +160,8 @@ test('random Messages bodies: what the byte path writes reads as the object tran
 
 /** The request written with the conversation walked in the module and in JavaScript: the same bytes, or both null. */
 function bothWalks(raw: Buffer, label: string): boolean {
-  const walks = conversationWalk.moduleWalks;
-  const inModule = writtenMessagesChat(raw);
-  const walked = conversationWalk.moduleWalks > walks;
-  conversationWalk.inModule = false;
-  try {
-    const inJs = writtenMessagesChat(raw);
-    assert.is(inModule === null, inJs === null, `${label}: taken by one walk only`);
-    if (inModule !== null && inJs !== null) {
-      assert.ok(inModule.bytes.equals(inJs.bytes), `${label}: the module's walk wrote ${inModule.bytes.toString('utf8').slice(0, 300)}, JavaScript's ${inJs.bytes.toString('utf8').slice(0, 300)}`);
-      assert.is(inModule.modelStart, inJs.modelStart, `${label}: model span`);
-    }
-  } finally {
-    conversationWalk.inModule = true;
-  }
+  const { walked, inModule, inJs } = sameEitherWay(conversationWalk, () => writtenMessagesChat(raw), label);
+  if (inModule !== null && inJs !== null) assert.is(inModule.modelStart, inJs.modelStart, `${label}: model span`);
   return walked;
 }
 

@@ -8,6 +8,7 @@ import { readExtensions } from '../../src/domain/extensions.js';
 import { RESPONSES_CHECK, responsesToChat } from '../../src/formats/responses/request.js';
 import { writtenChat } from '../../src/formats/responses/request-bytes.js';
 import { inputWalk } from '../../src/formats/responses/input-bytes.js';
+import { bothWalks as sameEitherWay } from '../support/module-walks.js';
 import { agentText, pick } from '../support/agent-text.js';
 import { rng } from '../support/seeded-random.js';
 
@@ -170,20 +171,8 @@ test('random Responses bodies: what the byte path writes reads as the object tra
 
 /** The request written with the input walked in the module and in JavaScript: the same bytes, or both null. */
 function bothWalks(raw: Buffer, label: string): boolean {
-  const walks = inputWalk.moduleWalks;
-  const inModule = writtenChat(raw);
-  const walked = inputWalk.moduleWalks > walks;
-  inputWalk.inModule = false;
-  try {
-    const inJs = writtenChat(raw);
-    assert.is(inModule === null, inJs === null, `${label}: taken by one walk only`);
-    if (inModule !== null && inJs !== null) {
-      assert.ok(inModule.bytes.equals(inJs.bytes), `${label}: the module's walk wrote ${inModule.bytes.toString('utf8').slice(0, 300)}, JavaScript's ${inJs.bytes.toString('utf8').slice(0, 300)}`);
-      assert.equal(inModule.input(), inJs.input(), `${label}: input`);
-    }
-  } finally {
-    inputWalk.inModule = true;
-  }
+  const { walked, inModule, inJs } = sameEitherWay(inputWalk, () => writtenChat(raw), label);
+  if (inModule !== null && inJs !== null) assert.equal(inModule.input(), inJs.input(), `${label}: input`);
   return walked;
 }
 
