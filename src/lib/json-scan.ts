@@ -341,32 +341,15 @@ export function scanRecords(body: Buffer, at: number, keys: RecordKeys, depth: n
 
 /** Room for the key tables, then three regions of records: scanObject's (copied out), and two for scans nested in reading them. */
 const KEYS_BYTES = 512;
-const REGION_BYTES = ((ELEMENT_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
-
-/** Room in the module's memory for a walk over records read out of it: bytes [from, to), 8-aligned. */
-export interface SpareRoom {
-  module: SkipModule;
-  bytes: Uint8Array;
-  words: Int32Array;
-  from: number;
-  to: number;
-}
-
-/**
- * The third region of records while `body` is the one in the module's memory (else null), for a
- * walk in the module over records read out of it (formats/messages/content-bytes.ts): free once a
- * scan's nested records are read, until the next scan into it.
- */
-export function spareRegion(body: Buffer): SpareRoom | null {
-  if (copied !== body) return null;
-  const from = ((body.length + 7) & ~7) + KEYS_BYTES + 2 * REGION_BYTES;
-  return { module: wasm!, bytes: wasmBytes!, words: wasmWords!, from, to: from + REGION_BYTES };
-}
+export const REGION_BYTES = ((ELEMENT_BYTES - 8 - KEYS_BYTES) / 3) & ~7;
 
 /** The module while `body` is the one in its memory, else null: lib/json-in-string.ts checks values there. */
 export function moduleHolding(body: Buffer): SkipModule | null {
   return copied === body ? wasm : null;
 }
+
+/** Where lib/module-walk.ts's walks have REGION_BYTES (the third region of records, free between scans), for a body of `length` bytes. */
+export const spareRoom = (length: number): number => ((length + 7) & ~7) + KEYS_BYTES + 2 * REGION_BYTES;
 
 /** Where lib/json-in-string.ts's check has its IN_STRING_BYTES, past the records, for a body of `length` bytes. */
 export function inStringRoom(length: number): number {

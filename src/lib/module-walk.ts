@@ -1,4 +1,4 @@
-import { spareRegion } from './json-scan.js';
+import { bodyMemory, moduleHolding, REGION_BYTES, spareRoom } from './json-scan.js';
 import type { RecordKeys, Records } from './json-records.js';
 import type { SpanWriter } from './span-writer.js';
 import type { SkipModule } from './wasm/json-skip-exports.js';
@@ -60,19 +60,19 @@ export class ModuleWalk {
    * records to JavaScript (or there was no room, or too few records): nothing is then noted.
    */
   run(w: SpanWriter, raw: Buffer, records: Records, arg: number, call: WalkCall): number {
-    if (records.count < this.#min || records.stride !== this.#stride) return -1;
-    const room = spareRegion(raw);
-    if (room === null) return -1;
+    if (records.count < this.#min || records.stride !== this.#stride || moduleHolding(raw) === null) return -1;
+    // The body is the one in the module's memory (no copy made): its views.
+    const room = bodyMemory(raw, 0)!;
     const at = this.#at;
     const n = records.count * this.#stride;
-    at.records = room.from;
+    at.records = spareRoom(raw.length);
     at.count = records.count;
     at.consts = at.records + 4 * n;
     at.keys = at.consts + 4 * this.#constants.length;
     at.parts = at.keys + this.#partKeys.table.length;
     at.partsCap = this.#partsCap;
     at.cmds = at.parts + PARTS_BYTES + 8;
-    at.cap = room.to;
+    at.cap = at.records + REGION_BYTES;
     if (at.cmds + 64 > at.cap) return -1;
     const words = room.words;
     room.bytes.set(this.#partKeys.table, at.keys);
