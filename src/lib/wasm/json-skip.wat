@@ -970,6 +970,27 @@
     (if (i32.ne (i32.sub (local.get $to) (local.get $from)) (local.get $len)) (then (return (i32.const 0))))
     (local.set $all (i32.sub (i32.shl (i32.const 1) (local.get $len)) (i32.const 1)))
     (i32.eq (i32.and (i8x16.bitmask (i8x16.eq (v128.load align=1 (local.get $from)) (local.get $lit))) (local.get $all)) (local.get $all)))
+  ;; A walk's start ($conversation's, $items'): its commands from cmds to at most cap, none yet; the
+  ;; constants' table; the body's bytes, the part keys' table and the parts' room for $scanParts.
+  (func $begin (param $cmds i32) (param $cap i32) (param $consts i32) (param $body i32) (param $keys i32) (param $parts i32)
+    (param $partscap i32) (param $max i32)
+    (global.set $cw (local.get $cmds))
+    (global.set $ccap (local.get $cap))
+    (global.set $clen (i32.const 0))
+    (global.set $cconsts (local.get $consts))
+    (global.set $cbody (local.get $body))
+    (global.set $ckeys (local.get $keys))
+    (global.set $cparts (local.get $parts))
+    (global.set $cpartscap (local.get $partscap))
+    (global.set $cmax (local.get $max)))
+  ;; The array at i (a tool result's or a function output's parts, at nesting `depth`), its
+  ;; elements' records by the first `count` part keys in the walk's parts' room: their number, -1
+  ;; when JavaScript must decide.
+  (func $scanParts (param $i i32) (param $count i32) (param $depth i32) (result i32)
+    (if (i32.lt_s (call $records (local.get $i) (global.get $cbody) (global.get $ckeys) (local.get $count) (global.get $cparts)
+        (global.get $cpartscap) (local.get $depth) (global.get $cmax)) (i32.const 0))
+      (then (return (i32.const -1))))
+    (i32.load (global.get $cparts)))
   ;; A constant by its index in the table.
   (func $put (param $k i32) (result i32)
     (local $w i32)
@@ -1070,11 +1091,9 @@
         (if (i32.eq (i32.load8_u (local.get $content)) (i32.const 91))
           (then
             ;; Parts: their records scanned into the walk's own room, each a text block (block keys).
-            (if (i32.lt_s (call $records (local.get $content) (global.get $cbody) (global.get $ckeys) (i32.const 8) (global.get $cparts)
-                (global.get $cpartscap) (i32.const 6) (global.get $cmax)) (i32.const 0))
-              (then (return (i32.const 0))))
+            (local.set $n (call $scanParts (local.get $content) (i32.const 8) (i32.const 6)))
+            (if (i32.lt_s (local.get $n) (i32.const 0)) (then (return (i32.const 0))))
             (local.set $parts (i32.add (global.get $cparts) (i32.const 4)))
-            (local.set $n (i32.load (global.get $cparts)))
             (block $checked
               (loop $part
                 (br_if $checked (i32.ge_u (local.get $j) (local.get $n)))
@@ -1202,16 +1221,9 @@
     (param $max i32) (result i32)
     (local $e i32) (local $m i32) (local $role i32) (local $roleEnd i32) (local $content i32) (local $contentEnd i32)
     (local $string i32) (local $nested i32) (local $ok i32) (local $recs i32) (local $n i32) (local $h i32)
-    (global.set $cw (local.get $cmds))
-    (global.set $ccap (local.get $cap))
-    (global.set $clen (i32.const 0))
-    (global.set $cconsts (local.get $consts))
+    (call $begin (local.get $cmds) (local.get $cap) (local.get $consts) (local.get $body) (local.get $keys) (local.get $parts)
+      (local.get $partscap) (local.get $max))
     (global.set $cfirst (local.get $first))
-    (global.set $cbody (local.get $body))
-    (global.set $ckeys (local.get $keys))
-    (global.set $cparts (local.get $parts))
-    (global.set $cpartscap (local.get $partscap))
-    (global.set $cmax (local.get $max))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $e) (local.get $count)))
@@ -1430,10 +1442,8 @@
     (if (i32.eq (i32.load8_u (local.get $out)) (i32.const 91))
       (then
         ;; An output given as input_text parts is their text joined.
-        (if (i32.lt_s (call $records (local.get $out) (global.get $cbody) (global.get $ckeys) (i32.const 2) (global.get $cparts)
-            (global.get $cpartscap) (i32.const 4) (global.get $cmax)) (i32.const 0))
-          (then (return (i32.const 0))))
-        (local.set $parts (i32.load (global.get $cparts)))
+        (local.set $parts (call $scanParts (local.get $out) (i32.const 2) (i32.const 4)))
+        (if (i32.lt_s (local.get $parts) (i32.const 0)) (then (return (i32.const 0))))
         (if (i32.eqz (call $textParts (i32.add (global.get $cparts) (i32.const 4)) (local.get $parts) (i32.const 0))) (then (return (i32.const 0))))
         (global.set $rtexts (i32.add (global.get $cparts) (i32.const 4))))
       (else (if (i32.ne (i32.load8_u (local.get $out)) (i32.const 34)) (then (return (i32.const 0))))))
@@ -1446,15 +1456,8 @@
   (func $items (export "items") (param $recs i32) (param $count i32) (param $cmds i32) (param $cap i32) (param $consts i32)
     (param $body i32) (param $keys i32) (param $parts i32) (param $partscap i32) (param $max i32) (result i32)
     (local $e i32) (local $rec i32) (local $type i32) (local $typeEnd i32) (local $len i32) (local $ok i32)
-    (global.set $cw (local.get $cmds))
-    (global.set $ccap (local.get $cap))
-    (global.set $clen (i32.const 0))
-    (global.set $cconsts (local.get $consts))
-    (global.set $cbody (local.get $body))
-    (global.set $ckeys (local.get $keys))
-    (global.set $cparts (local.get $parts))
-    (global.set $cpartscap (local.get $partscap))
-    (global.set $cmax (local.get $max))
+    (call $begin (local.get $cmds) (local.get $cap) (local.get $consts) (local.get $body) (local.get $keys) (local.get $parts)
+      (local.get $partscap) (local.get $max))
     (global.set $rstate (i32.const 0))
     (global.set $rcount (i32.const 0))
     (global.set $rspoken (i32.const 0))
