@@ -153,6 +153,43 @@ test('ordinary bodies take the scan: random JSON.stringify output, pretty or com
   assert.is(taken, total, 'every well-formed body with plain top-level keys takes the scan');
 });
 
+test('strings dense with escapes, at every alignment and up to the body\'s end: the scan ends each where JSON.parse does, and refuses what it refuses', () => {
+  // The scan passes a run of two-byte escapes within the sixteen bytes it loaded (json-skip.wat
+  // $skip); these put escapes, bad escapes, control bytes and quotes at every offset of a load,
+  // across its end, and in the last sixteen bytes of the body, read a byte at a time.
+  const r = rng(23);
+  const pieces = ['a', 'é', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t', '\\u00e9', '\\u0001', '\\ud83d\\ude00',
+    '\\x', '\\a', '\\0', '\\u12', '\\U0041', '\\\u0080', '\t', '\u0001', '"', '\\'];
+  const bad = new Set(['\\x', '\\a', '\\0', '\\u12', '\\U0041', '\\\u0080', '\t', '\u0001', '"', '\\']);
+  let taken = 0;
+  let refused = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let s = 'p'.repeat(Math.floor(r() * 17));
+    for (let k = Math.floor(r() * 24); k > 0; k--) {
+      const piece = pieces[Math.floor(r() * pieces.length)];
+      // Mostly well-formed strings, so that acceptance is exercised as much as refusal.
+      if (bad.has(piece) && r() < 0.85) continue;
+      s += piece;
+    }
+    const last = r() < 0.5;
+    const text = last
+      ? `{"model":"m","messages":[{"role":"user","content":"x"}],"z":"${s}"}`
+      : `{"model":"m","messages":[{"role":"user","content":"${s}","name":"n"}],"stream":true}`;
+    let valid = true;
+    try {
+      JSON.parse(text);
+    } catch {
+      valid = false;
+    }
+    // Every body of this shape is read by the scan when it is valid JSON, and declined when not.
+    assert.is(agrees('chat', Buffer.from(text), `escapes ${i}: ${JSON.stringify(text)}`), valid, `escapes ${i}: ${JSON.stringify(text)}`);
+    if (valid) taken++;
+    else refused++;
+  }
+  assert.ok(taken > 5_000, `${taken} bodies of well-formed strings read by the scan`);
+  assert.ok(refused > 1_000, `${refused} bodies of malformed strings refused`);
+});
+
 test('what the scan leaves to the full parse, and why', () => {
   const base = '"messages":[{"role":"user","content":"hi"}]';
   const left = [
