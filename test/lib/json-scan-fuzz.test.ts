@@ -190,6 +190,28 @@ test('strings dense with escapes, at every alignment and up to the body\'s end: 
   assert.ok(refused > 1_000, `${refused} bodies of malformed strings refused`);
 });
 
+test('roles of conversations short and long (checked in the module from eight messages): taken exactly when the full parse accepts them', () => {
+  const roles = ['"user"', '"assistant"', '""', '"us\\u0065r"', '"\\u0000"', '"a\\\\b"', '5', 'null', '["user"]', null];
+  const r = rng(31);
+  for (let i = 0; i < 2_000; i++) {
+    const count = 1 + Math.floor(r() * 14);
+    const odd = Math.floor(r() * count);
+    const role = roles[Math.floor(r() * roles.length)];
+    const messages = Array.from({ length: count }, (_, k) => {
+      if (k !== odd) return `{"role":"user","content":"m${k}"}`;
+      return role === null ? '{"content":"x"}' : `{"content":"x","role":${role}}`;
+    });
+    const raw = Buffer.from(`{"model":"m","messages":[${messages.join(',')}]}`);
+    let accepted = true;
+    try {
+      decodedBody('chat', raw);
+    } catch {
+      accepted = false;
+    }
+    assert.is(agrees('chat', raw, `roles ${i}`), accepted, `roles ${i}: ${raw.toString()}`);
+  }
+});
+
 test('what the scan leaves to the full parse, and why', () => {
   const base = '"messages":[{"role":"user","content":"hi"}]';
   const left = [

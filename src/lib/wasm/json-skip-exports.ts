@@ -9,6 +9,7 @@ export interface SkipModule {
     out: number, cap: number, depth: number, max: number): number;
   records(from: number, to: number, keys: number, count: number, out: number, cap: number, depth: number, max: number): number;
   nest(key: number, keys: number, count: number, out: number, end: number): void;
+  plain(at: number, count: number): number;
   spans(cmds: number, end: number, consts: number, out: number): number;
   instring(from: number, to: number, stack: number, cap: number): number;
   conversation(msgs: number, count: number, cmds: number, cap: number, consts: number, stack: number, keyCap: number, first: number,

@@ -319,7 +319,24 @@
         (br $element)))
     (i32.store (local.get $out) (local.get $count))
     (local.get $i))
-;; `nest(key, keys, count, out, end)`: the next `records` call also records the elements of the
+  ;; `plain(at, count)`: 1 when each of `count` records of `elements` from `at` (four i32 each) has
+  ;; a first member that is a string of one byte or more (a chat body's roles: the scan checked its
+  ;; escapes, so it is not empty decoded either); 0 when JavaScript must judge them
+  ;; (src/dataplane/scanned-body.ts).
+  (func $plain (export "plain") (param $at i32) (param $count i32) (result i32)
+    (local $end i32) (local $s i32)
+    (local.set $end (i32.add (local.get $at) (i32.shl (local.get $count) (i32.const 4))))
+    (block $no
+      (loop $next
+        (if (i32.ge_u (local.get $at) (local.get $end)) (then (return (i32.const 1))))
+        (local.set $s (i32.load (local.get $at)))
+        (br_if $no (i32.lt_s (local.get $s) (i32.const 0)))
+        (br_if $no (i32.ne (i32.load8_u (local.get $s)) (i32.const 34)))
+        (br_if $no (i32.le_s (i32.sub (i32.load offset=4 (local.get $at)) (local.get $s)) (i32.const 2)))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br $next)))
+    (i32.const 0))
+  ;; `nest(key, keys, count, out, end)`: the next `records` call also records the elements of the
   ;; arrays that member `key` of its elements holds (a Messages body's blocks; the array at nesting
   ;; depth + 2, inside its element), by the table of
   ;; `count` keys at `keys`, one array after another from `out` (its count, then its records) up to
