@@ -321,8 +321,7 @@
     (local.get $i))
   ;; `plain(at, count)`: 1 when each of `count` records of `elements` from `at` (four i32 each) has
   ;; a first member that is a string of one byte or more (a chat body's roles: the scan checked its
-  ;; escapes, so it is not empty decoded either); 0 when JavaScript must judge them
-  ;; (src/dataplane/scanned-body.ts).
+  ;; escapes, so it is not empty decoded either), 0 when one has not (src/dataplane/scanned-body.ts).
   (func $plain (export "plain") (param $at i32) (param $count i32) (result i32)
     (local $end i32) (local $s i32)
     (local.set $end (i32.add (local.get $at) (i32.shl (local.get $count) (i32.const 4))))
