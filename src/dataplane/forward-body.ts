@@ -1,3 +1,5 @@
+import type { Lease } from '../lib/request-slabs.js';
+
 /** One change to the client's bytes: `[from, to)` replaced by `bytes` (empty to cut). */
 interface Edit {
   from: number;
@@ -39,10 +41,24 @@ export class ForwardBody {
   #lastModel: string | null = null;
   #lastUsage = false;
   #last: Buffer | Buffer[] | null = null;
+  /** The request's hold on the slab its bytes were written in, for a large request the gateway wrote (lib/request-slabs.ts). */
+  #lease: Lease | null;
 
-  constructor(bytes: Buffer, layout: ForwardLayout) {
+  constructor(bytes: Buffer, layout: ForwardLayout, lease: Lease | null = null) {
     this.#bytes = bytes;
     this.#l = layout;
+    this.#lease = lease;
+  }
+
+  /**
+   * Called once the request has ended (no attempt will read these bytes again): the slab the
+   * gateway wrote them in goes back once the writes still carrying it are done, never before.
+   */
+  release(): void {
+    const l = this.#lease;
+    if (l === null) return;
+    this.#lease = null;
+    l.release();
   }
 
   /** The body's bytes as given, before any edit. */

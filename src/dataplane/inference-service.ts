@@ -126,61 +126,66 @@ export class InferenceService {
   /** Tries each planned route; returns the debited cost in micro-rupees. */
   async #serve(endpoint: TokenEndpoint, key: KeyRecord, body: InferenceBody, plan: Attempt[], requestId: string,
     reply: ClientReply, guard: Guard | null, startedMs: number): Promise<number> {
-    const { model, stream } = body;
-    const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
-    // Body, then key (its own, else its org's: resolved when its record was read), then config.
-    // Once a request rather than once an attempt (bench:instructions, JS self counts a request:
-    // #serve 1,258 → 1,287, #attempt 697 → 672; "the rest" 93.1k → 92.7k plain, within run noise).
-    const marks = body.ext.cache ?? key.promptCache ?? null;
-    const promptCache = marks === null ? this.#d.promptCacheAuto === true : marks === 'auto';
-    const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, promptCache, reply, started),
-      (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
-        status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
-        usageEstimated: false, usageClamped: false,
-      }));
-    if (won === null) return 0;
-    const { a, served, started } = won;
-    if (served.native) reply.passThrough?.(served.native);
+    try {
+      const { model, stream } = body;
+      const req: InferenceScope = { key, requestId, endpoint, model, body, guard, startedMs, upstreamMs: 0 };
+      // Body, then key (its own, else its org's: resolved when its record was read), then config.
+      // Once a request rather than once an attempt (bench:instructions, JS self counts a request:
+      // #serve 1,258 → 1,287, #attempt 697 → 672; "the rest" 93.1k → 92.7k plain, within run noise).
+      const marks = body.ext.cache ?? key.promptCache ?? null;
+      const promptCache = marks === null ? this.#d.promptCacheAuto === true : marks === 'auto';
+      const won = await firstServing(this.#d.breakers, plan, reply, (a, started) => this.#attempt(endpoint, a, body, promptCache, reply, started),
+        (a, i, status, errorCode, latencyMs, queueMs) => this.#record(req, a, i, {
+          status, errorCode, tokens: null, units: 0, costMicros: 0, latencyMs, ttfbMs: null, queueMs, streamed: stream, billable: false,
+          usageEstimated: false, usageClamped: false,
+        }));
+      if (won === null) return 0;
+      const { a, served, started } = won;
+      if (served.native) reply.passThrough?.(served.native);
 
-    const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
-    // The answer names the model the client asked for; the provider's id for it goes in a header.
-    const renamed = a.route.upstreamModel !== model;
-    if (renamed) headers[UPSTREAM_MODEL_HEADER] = a.route.upstreamModel;
-    const outputs = guard !== null && guard.policy.outputs ? guard : null;
-    if (served.kind === 'whole') {
-      let usage = served.res.usage ?? scanUsage(served.body);
-      let answer = served.body;
-      if (outputs !== null && endpoint === 'chat') {
-        const checked = this.#guardedAnswer(req, won, answer, outputs, usage, started, reply);
-        if (typeof checked === 'number') return checked;
-        answer = checked;
+      const headers: Record<string, string> = { 'x-gw-provider': a.route.provider.id, 'x-gw-request-id': requestId };
+      // The answer names the model the client asked for; the provider's id for it goes in a header.
+      const renamed = a.route.upstreamModel !== model;
+      if (renamed) headers[UPSTREAM_MODEL_HEADER] = a.route.upstreamModel;
+      const outputs = guard !== null && guard.policy.outputs ? guard : null;
+      if (served.kind === 'whole') {
+        let usage = served.res.usage ?? scanUsage(served.body);
+        let answer = served.body;
+        if (outputs !== null && endpoint === 'chat') {
+          const checked = this.#guardedAnswer(req, won, answer, outputs, usage, started, reply);
+          if (typeof checked === 'number') return checked;
+          answer = checked;
+        }
+        const estimated = usage === null;
+        if (estimated) {
+          ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
+          headers[ESTIMATED_HEADER] = 'estimated';
+        }
+        if (renamed && served.res.named !== true) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
+        const fired = guard?.summary() ?? null;
+        if (fired !== null) headers[GUARDRAILS_HEADER] = fired;
+        const latencyMs = performance.now() - started;
+        if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
+        return this.#finish(req, won, { reported: usage!, estimated, latencyMs, aborted: reply.aborted, failure: null });
       }
-      const estimated = usage === null;
-      if (estimated) {
-        ({ usage, answer } = withEstimatedUsage(endpoint, body, answer));
-        headers[ESTIMATED_HEADER] = 'estimated';
-      }
-      if (renamed && served.res.named !== true) answer = withAnswerModel(answer, Buffer.from(JSON.stringify(model)));
+      // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
+      const dropUsage = !(body.usageAsked ?? usageAsked(body.payload.stream_options));
+      const rename = renamed && served.res.named !== true;
+      const streamGuard = outputs === null ? null : new StreamGuard(outputs);
+      const edits = rename || dropUsage || streamGuard !== null ? { model: rename ? model : null, dropUsage, guard: streamGuard } : null;
+      // A stream's header tells what the request's check did; what its answer's check does is in the ledger.
       const fired = guard?.summary() ?? null;
       if (fired !== null) headers[GUARDRAILS_HEADER] = fired;
+      const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
       const latencyMs = performance.now() - started;
-      if (!reply.aborted) reply.send(200, served.res.contentType, answer, headers);
-      return this.#finish(req, won, { reported: usage!, estimated, latencyMs, aborted: reply.aborted, failure: null });
+      // A stream cut short, by either side, is billed for what was generated before the cut.
+      const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
+      return this.#finish(req, won, { reported: usage, estimated: outcome.usage === null || outcome.estimated, latencyMs,
+        aborted: outcome.aborted, failure: outcome.failure });
+    } finally {
+      // The request has ended: a written request's slab may be lent again once its writes are done (lib/request-slabs.ts).
+      body.raw?.release();
     }
-    // Usage goes to the client only if it asked (as OpenAI does); the gateway asks the provider regardless, and bills it.
-    const dropUsage = !(body.usageAsked ?? usageAsked(body.payload.stream_options));
-    const rename = renamed && served.res.named !== true;
-    const streamGuard = outputs === null ? null : new StreamGuard(outputs);
-    const edits = rename || dropUsage || streamGuard !== null ? { model: rename ? model : null, dropUsage, guard: streamGuard } : null;
-    // A stream's header tells what the request's check did; what its answer's check does is in the ledger.
-    const fired = guard?.summary() ?? null;
-    if (fired !== null) headers[GUARDRAILS_HEADER] = fired;
-    const outcome = await relayStream(reply, served.res, served.first, headers, body, edits);
-    const latencyMs = performance.now() - started;
-    // A stream cut short, by either side, is billed for what was generated before the cut.
-    const usage = outcome.usage ?? estimateUsage(endpoint, body, outcome.textBytes);
-    return this.#finish(req, won, { reported: usage, estimated: outcome.usage === null || outcome.estimated, latencyMs,
-      aborted: outcome.aborted, failure: outcome.failure });
   }
 
   /**

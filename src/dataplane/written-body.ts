@@ -36,5 +36,5 @@ export class WrittenBody implements InferenceBody {
 export function writtenForward(w: WrittenRequest, model: string, stream: boolean): ForwardBody {
   return new ForwardBody(w.bytes, {
     modelStart: w.modelStart, modelEnd: w.modelEnd, modelPlain: true, model, streamOptions: null, stream, usageAsked: stream, open: 0, cuts: [],
-  });
+  }, w.lease);
 }

@@ -1,5 +1,6 @@
 import { ByteWriter } from '../lib/byte-writer.js';
 import { jsonString } from '../lib/json-write.js';
+import { requestBuffer, type Lease } from '../lib/request-slabs.js';
 
 // The chat-completions request a translation writes from the client's bytes (formats/responses/
 // request-bytes.ts, formats/messages/request-bytes.ts): its messages are written first, by a
@@ -22,6 +23,8 @@ export interface WrittenRequest {
   bytes: Buffer;
   modelStart: number;
   modelEnd: number;
+  /** When `bytes` are a lent slab's (a large request): its first hold, given back once the request has ended (InferenceBody.release). */
+  lease: Lease | null;
 }
 
 /**
@@ -38,8 +41,9 @@ export function assembleChatRequest(model: string, system: Buffer | null, rest: 
     + (system !== null ? SYSTEM.length + system.length + SYSTEM_END.length + (written > 0 ? 1 : 0) : 0)
     + written + END_MESSAGES.length + (rest.length > 2 ? roomFor(rest) : 1);
   const w = request;
-  // Out of the scratch: the request is held until it is answered.
-  w.beginIn(Buffer.allocUnsafe(size));
+  // Out of the scratch: the request is held until it is answered; a large one in a lent slab.
+  const { buf, lease } = requestBuffer(size);
+  w.beginIn(buf);
   w.put(MODEL_KEY);
   const modelStart = w.at;
   w.text(modelText);
@@ -59,7 +63,7 @@ export function assembleChatRequest(model: string, system: Buffer | null, rest: 
   } else {
     w.put(END);
   }
-  return { bytes: w.at === size ? w.buf : w.buf.subarray(0, w.at), modelStart, modelEnd };
+  return { bytes: w.at === size ? w.buf : w.buf.subarray(0, w.at), modelStart, modelEnd, lease };
 }
 
 /** Strings up to this long get room for their most bytes, not their count (roomFor). */

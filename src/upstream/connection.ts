@@ -3,6 +3,7 @@ import { connectUpstream, type ConnectHandler, type PendingConnect, type Target 
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
+import { payloadLease, type Lease } from '../lib/request-slabs.js';
 
 export const enum Phase {
   Connecting,
@@ -39,12 +40,28 @@ export class Exchange implements RequestControl {
   queuedAt = 0;
   /** How long it waited for a connection, in ms; 0 when one was free. */
   queueMs = 0;
+  /**
+   * The hold on the slab the payload was written in (a large request the gateway wrote, lib/
+   * request-slabs.ts), kept while the exchange may still be sent; each write holds it too.
+   */
+  lease: Lease | null;
   #queue: { abort(x: Exchange): void };
 
   constructor(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }) {
     this.payload = payload;
     this.sink = sink;
     this.#queue = queue;
+    const lease = payloadLease(payload);
+    lease?.hold();
+    this.lease = lease;
+  }
+
+  /** The payload is never sent again (its answer has begun, or the exchange failed): its hold goes. */
+  letGo(): void {
+    const l = this.lease;
+    if (l === null) return;
+    this.lease = null;
+    l.release();
   }
 
   pause(): void {
@@ -64,6 +81,7 @@ export class Exchange implements RequestControl {
   fail(err: TransportError): void {
     if (this.finished) return;
     this.finished = true;
+    this.letGo();
     this.sink.onResponseError(err);
   }
 }
@@ -125,7 +143,7 @@ export class Connection implements ResponseEvents, ConnectHandler {
     }
     this.phase = this.#exchange !== null ? Phase.Headers : Phase.Idle;
     this.activity = true;
-    if (this.#exchange !== null) this.#send(this.#exchange.payload);
+    if (this.#exchange !== null) this.#send(this.#exchange);
   }
 
   onConnectFailed(err: Error | null): void {
@@ -134,15 +152,24 @@ export class Connection implements ResponseEvents, ConnectHandler {
     this.#closed();
   }
 
-  #send(payload: string | Buffer | readonly Buffer[]): void {
+  #send(x: Exchange): void {
     const socket = this.#socket!;
+    const payload = x.payload;
+    // A lent slab is held until the socket is done with it: the callback runs once the bytes are
+    // written, or with an error once the socket has let them go.
+    const lease = x.lease;
+    lease?.hold();
+    const written = lease === null ? undefined : lease.released;
     if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
-      socket.write(payload);
+      socket.write(payload, written);
       return;
     }
     // Corked, the pieces leave in one writev instead of a copy of a 25 MB upload being made to join them.
     socket.cork();
-    for (const piece of payload) socket.write(piece);
+    const last = payload.length - 1;
+    if (last < 0) return;
+    for (let i = 0; i < last; i++) socket.write(payload[i]);
+    socket.write(payload[last], written);
     socket.uncork();
   }
 
@@ -160,7 +187,7 @@ export class Connection implements ResponseEvents, ConnectHandler {
     if (this.phase !== Phase.Connecting) this.phase = Phase.Headers;
     this.activity = true;
     this.paused = false;
-    if (this.#socket !== null) this.#send(x.payload);
+    if (this.#socket !== null) this.#send(x);
   }
 
   pauseFor(x: Exchange): void {
@@ -211,6 +238,7 @@ export class Connection implements ResponseEvents, ConnectHandler {
     // as the answer lasts: a held stream kept a copy of its whole request, 100 KiB of RSS per
     // stream for 100 KiB agent turns (bench/slow-streams.bench.ts, BENCH_SLOW_BODY_KB=100).
     x.payload = SENT;
+    x.letGo();
     x.sink.onResponseHead(head.status, head.contentType, head.contentLength);
   }
 

@@ -5,6 +5,7 @@ import { socketError } from './connection.js';
 import { connectUpstream, type ConnectHandler, type PendingConnect, type Target } from './connector.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
+import { payloadLease } from '../lib/request-slabs.js';
 
 export interface H2Options {
   /** Most sessions (sockets) to the origin. */
@@ -440,6 +441,12 @@ class H2Session implements ConnectHandler {
     });
     stream.once('close', () => this.#streamClosed(x, stream));
     const body = x.body;
+    // A lent slab (lib/request-slabs.ts) is held while the stream may still read it: until it closes.
+    const lease = payloadLease(body);
+    if (lease !== null) {
+      lease.hold();
+      stream.once('close', lease.released);
+    }
     if (typeof body === 'string' || Buffer.isBuffer(body)) stream.end(body);
     else {
       for (const piece of body) stream.write(piece);
