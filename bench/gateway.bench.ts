@@ -14,6 +14,8 @@
 //   BENCH_AGENT_STREAMS streams measured per target and round with the ~200 KB agent turn streamed (default 1000)
 //   BENCH_TARGETS      comma list of target names to run (direct and bare-proxy are needed for the targets);
 //                      gateway-nometrics (metrics.enabled false) runs only when named here
+//   BENCH_BASE_ROOT    another checkout of the gateway, built: its gateway targets run too, as base-<name>
+//                      (name them in BENCH_TARGETS), a before and after in the same interleaved rounds
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +36,9 @@ import { measureStreams } from './streams.js';
 import { measureThroughput } from './throughput.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The build a change is measured against, when given (BENCH_BASE_ROOT). */
+const BASE_ROOT = process.env.BENCH_BASE_ROOT;
+const BASE = 'base-';
 const sibling = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
 const SETTINGS = Object.freeze({
@@ -119,7 +124,8 @@ function folder(tmp: string, name: string): string {
   return dir;
 }
 
-function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Target[] {
+/** The targets, their gateways from the build at `root` (their folders named from `prefix`). */
+function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string, root = ROOT, prefix = ''): Target[] {
   return [
     { name: 'direct', start: async () => ({ origin: mock.origin, headers: requestHeaders(), server: null }) },
     {
@@ -146,7 +152,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
     {
       name: 'gateway',
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway'), `${mock.origin}/v1`);
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway`), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
       },
     },
@@ -155,7 +161,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       name: 'gateway-nometrics',
       optIn: true,
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway-nometrics'), `${mock.origin}/v1`, { metrics: false });
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway-nometrics`), `${mock.origin}/v1`, { metrics: false });
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server };
       },
     },
@@ -164,7 +170,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       // streams turned back into chat completions (the mock's own CPU is not counted here either).
       name: 'gateway-anthropic',
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway-anthropic'), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway-anthropic`), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
         return {
           origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
           request: { path: CHAT_PATH, body: CHAT_BODY_ANTHROPIC, streamBody: STREAM_BODY_ANTHROPIC },
@@ -175,7 +181,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       // Anthropic's Messages API in (Claude Code), chat completions to the OpenAI-compatible mock, Messages out.
       name: 'gateway-messages',
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway-messages'), `${mock.origin}/v1`);
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway-messages`), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
           request: { path: MESSAGES_PATH, body: MESSAGES_BODY, streamBody: MESSAGES_STREAM_BODY, done: MESSAGES_DONE, agentBody: MESSAGES_AGENT_BODY } };
       },
@@ -184,7 +190,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       // Claude Code on a Claude model: Messages in, the Anthropic mock's own Messages API out (native: nothing translated).
       name: 'gateway-messages-native',
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway-messages-native'), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway-messages-native`), `${mock.origin}/v1`, { anthropicUrl: `${anthropicMock.origin}/v1` });
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server, upstream: anthropicMock,
           request: { path: MESSAGES_PATH, body: MESSAGES_NATIVE_BODY, streamBody: MESSAGES_NATIVE_STREAM_BODY, done: MESSAGES_DONE, agentBody: MESSAGES_NATIVE_AGENT_BODY } };
       },
@@ -193,7 +199,7 @@ function targets(mock: ChildServer, anthropicMock: ChildServer, tmp: string): Ta
       // Responses in, chat completions to the OpenAI-compatible mock, Responses out.
       name: 'gateway-responses',
       start: async () => {
-        const g = await startGateway(ROOT, folder(tmp, 'gateway-responses'), `${mock.origin}/v1`);
+        const g = await startGateway(root, folder(tmp, `${prefix}gateway-responses`), `${mock.origin}/v1`);
         return { origin: g.server.origin, headers: requestHeaders(g.apiKey), server: g.server,
           request: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY, done: RESPONSES_DONE, agentBody: RESPONSES_AGENT_BODY } };
       },
@@ -225,7 +231,11 @@ async function main(): Promise<void> {
     const mock = await startChild('mock', { args: [sibling('./mock-server.js'), '{"kind":"ok"}'], portFrom: plainPort });
     const anthropicMock = await startChild('anthropic-mock', { args: [sibling('./anthropic-mock-server.js')], portFrom: plainPort });
     const chosen = process.env.BENCH_TARGETS?.split(',');
-    for (const target of targets(mock, anthropicMock, tmp)) {
+    const all = targets(mock, anthropicMock, tmp);
+    if (BASE_ROOT !== undefined) {
+      for (const t of targets(mock, anthropicMock, tmp, BASE_ROOT, BASE)) if (t.name.startsWith('gateway')) all.push({ ...t, name: BASE + t.name, optIn: true });
+    }
+    for (const target of all) {
       if (chosen ? !chosen.includes(target.name) : target.optIn === true) continue;
       try {
         const started = await target.start();
@@ -256,7 +266,7 @@ async function main(): Promise<void> {
           requests: SETTINGS.oneConnectionRequests, warmupMs: SETTINGS.oneConnectionWarmupMs,
         });
       });
-      const agents = running.filter((t) => AGENT_TARGETS.has(t.name));
+      const agents = running.filter((t) => AGENT_TARGETS.has(t.name.replace(BASE, '')));
       await eachTarget(agents, skipped, `${(AGENT_BODY.length / 1024).toFixed(0)} KB bodies, ${SETTINGS.agentConnections} connections for ${SETTINGS.durationS}s`, async (t) => {
         const path = t.request?.agentBody === undefined ? CHAT_PATH : t.request.path;
         const body = t.request?.agentBody ?? AGENT_BODY;
@@ -280,7 +290,7 @@ async function main(): Promise<void> {
             cpu: new CpuProbe(t.server?.pid ?? null, (t.upstream ?? mock).pid),
           });
         });
-        const agentStreams = running.filter((t) => AGENT_STREAM_TARGETS.has(t.name));
+        const agentStreams = running.filter((t) => AGENT_STREAM_TARGETS.has(t.name.replace(BASE, '')));
         await eachTarget(agentStreams, skipped, `${SETTINGS.agentStreams} streamed agent turns (${(AGENT_BODY.length / 1024).toFixed(0)} KB bodies), ${SETTINGS.streamConcurrency} at a time`, async (t) => {
           const q = t.request ?? CHAT;
           const body = q.agentBody === undefined ? streamedTurn(AGENT_BODY, true) : streamedTurn(q.agentBody, false);

@@ -13,8 +13,9 @@
 export const SLAB_MIN = 64 * 1024;
 /** Requests larger than this are allocated as usual: a slab kept this large would hold its memory for every later one. */
 const SLAB_MAX = 8 * 1024 * 1024;
-/** Free slabs kept; more come back only when that many requests were written at once. */
-const KEEP = 8;
+/** Free slabs kept, and their most bytes together: what one very large request took is not kept for every later one. */
+const KEEP = 16;
+const KEEP_BYTES = 8 * 1024 * 1024;
 
 /** One slab lent out, with the holds on it. */
 export class Lease {
@@ -32,8 +33,13 @@ export class Lease {
   /** Gives back one hold; the last returns the slab to the free ones. */
   release(): void {
     if (--this.#holds !== 0) return;
-    if (free.length < KEEP) free.push(this.slab);
-    else leases.delete(this.slab.buffer);
+    const slab = this.slab;
+    if (free.length < KEEP && freeBytes + slab.length <= KEEP_BYTES) {
+      free.push(slab);
+      freeBytes += slab.length;
+    } else {
+      leases.delete(slab.buffer);
+    }
   }
 
   /** A write's hold given back when its callback runs (a socket's write callback gets an error argument). */
@@ -41,6 +47,7 @@ export class Lease {
 }
 
 const free: Buffer[] = [];
+let freeBytes = 0;
 const leases = new WeakMap<ArrayBufferLike, Lease>();
 
 /**
@@ -58,6 +65,7 @@ export function requestBuffer(size: number): { buf: Buffer; lease: Lease | null 
     slab = free[best];
     free[best] = free[free.length - 1];
     free.pop();
+    freeBytes -= slab.length;
   } else {
     // A power of two, so that a slab fits the next turns of a conversation that grows.
     let n = SLAB_MIN;

@@ -61,4 +61,12 @@ test('the smallest free slab that fits is lent, and a larger request gets a larg
   for (const l of [next, large, larger]) l.lease!.release();
 });
 
+test('what very large requests took is kept only up to a bound', () => {
+  const before = freeSlabs();
+  const large = [requestBuffer(3_000_000), requestBuffer(3_000_000), requestBuffer(3_000_000)];
+  for (const l of large) l.lease!.release();
+  // Three 4 MB slabs against 8 MB kept at most (with what the tests before left free).
+  assert.ok(freeSlabs() - before <= 2, `${freeSlabs() - before} kept`);
+});
+
 test.run();
