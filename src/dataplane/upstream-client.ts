@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { payloadLease, type Lease } from '../lib/request-slabs.js';
 import { publicOnlyLookup } from '../lib/address-guard.js';
 import { proxyFor, type ProxyServer } from '../lib/proxy-settings.js';
 import type { Route } from '../catalog/catalog.js';
@@ -101,19 +102,21 @@ export class UpstreamClient {
     const body = call.body;
     const publicOnly = route.provider.publicOnly === true;
     const exchange = new UpstreamExchange(this.#cfg.maxResponseBytes, this.buffered, secret);
+    // A large request the gateway wrote is in a lent slab: the upstream layer holds it while writing it.
+    const lease = typeof body === 'string' ? null : payloadLease(body);
     // Requests to the same route and path as the last one reuse its head and pool as they are:
     // three identity comparisons, where finding them again was five map reads (~1k
     // instructions a request, bench:instructions).
     const last = this.#last;
     if (Buffer.isBuffer(body) && call.headers === undefined && last !== null && last.baseUrl === route.provider.baseUrl && last.headers === headers
       && last.path === call.path && last.publicOnly === publicOnly && !(last.h2 && (client.stream === true || this.#h2All))) {
-      exchange.control = last.pool.request(jsonRequest(last.head, body), exchange);
+      exchange.control = last.pool.request(jsonRequest(last.head, body), exchange, lease);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
     }
     const base = this.#base(route.provider.baseUrl);
     if (base.h2 && (client.stream === true || this.#h2All)) {
-      exchange.control = this.#sendH2(base, call, headers, publicOnly, exchange);
+      exchange.control = this.#sendH2(base, call, headers, publicOnly, exchange, lease);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
     }
@@ -121,11 +124,11 @@ export class UpstreamClient {
       const head = this.#head(base, call.path, headers, false).bytes;
       const pool = this.#pool(base, publicOnly);
       this.#last = { baseUrl: route.provider.baseUrl, headers, path: call.path, publicOnly, head, pool, h2: base.h2 };
-      exchange.control = pool.request(jsonRequest(head, body), exchange);
+      exchange.control = pool.request(jsonRequest(head, body), exchange, lease);
       abort.onAbort(() => exchange.cancel());
       return exchange.started;
     }
-    exchange.control = this.#pool(base, publicOnly).request(this.#h1Request(base, call, headers), exchange);
+    exchange.control = this.#pool(base, publicOnly).request(this.#h1Request(base, call, headers), exchange, lease);
     abort.onAbort(() => exchange.cancel());
     return exchange.started;
   }
@@ -157,9 +160,10 @@ export class UpstreamClient {
    * The call as an HTTP/2 stream to the origin; should the origin speak only HTTP/1.1, it goes to
    * the pool framed as usual.
    */
-  #sendH2(base: BaseUrl, call: UpstreamCall, headers: Record<string, string>, publicOnly: boolean, exchange: UpstreamExchange): RequestControl {
+  #sendH2(base: BaseUrl, call: UpstreamCall, headers: Record<string, string>, publicOnly: boolean, exchange: UpstreamExchange,
+    lease: Lease | null): RequestControl {
     const pool = this.#pool(base, publicOnly);
-    const fallback = { send: () => pool.request(this.#h1Request(base, call, headers), exchange) };
+    const fallback = { send: () => pool.request(this.#h1Request(base, call, headers), exchange, lease) };
     const origin = this.#h2Origin(base, publicOnly, pool);
     if (origin.support === 'http/1.1') return fallback.send();
     const body = call.body;
@@ -169,7 +173,7 @@ export class UpstreamClient {
     else for (const piece of body) length += piece.length;
     const h: OutgoingHttpHeaders = { ...this.#h2Head(base, call.path, headers), ...call.headers, 'content-length': length };
     if (call.contentType !== undefined) h['content-type'] = call.contentType;
-    return origin.request(h, body, exchange, fallback);
+    return origin.request(h, body, exchange, fallback, lease);
   }
 
   /** For GET /health: catalog providers' pools only (an org's registered endpoint is its own business). */

@@ -3,7 +3,7 @@ import { connectUpstream, type ConnectHandler, type PendingConnect, type Target 
 import { ResponseParser, type ResponseEvents, type ResponseHead } from './response-parser.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
-import { payloadLease, type Lease } from '../lib/request-slabs.js';
+import type { PayloadHold } from './payload-hold.js';
 
 export const enum Phase {
   Connecting,
@@ -44,14 +44,13 @@ export class Exchange implements RequestControl {
    * The hold on the slab the payload was written in (a large request the gateway wrote, lib/
    * request-slabs.ts), kept while the exchange may still be sent; each write holds it too.
    */
-  lease: Lease | null;
+  lease: PayloadHold | null;
   #queue: { abort(x: Exchange): void };
 
-  constructor(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }) {
+  constructor(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, queue: { abort(x: Exchange): void }, lease: PayloadHold | null = null) {
     this.payload = payload;
     this.sink = sink;
     this.#queue = queue;
-    const lease = payloadLease(payload);
     lease?.hold();
     this.lease = lease;
   }

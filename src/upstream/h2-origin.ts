@@ -5,7 +5,7 @@ import { socketError } from './connection.js';
 import { connectUpstream, type ConnectHandler, type PendingConnect, type Target } from './connector.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
 import { TransportError } from './transport-error.js';
-import { payloadLease } from '../lib/request-slabs.js';
+import type { PayloadHold } from './payload-hold.js';
 
 export interface H2Options {
   /** Most sessions (sockets) to the origin. */
@@ -62,10 +62,14 @@ class H2Exchange implements RequestControl {
   paused = false;
   /** Already sent again once after its stream was refused unprocessed; never twice. */
   resent = false;
+  /** The hold on the body's memory, when lent: each stream that carries the body holds it until it closes. */
+  readonly lease: PayloadHold | null;
   readonly #origin: H2Origin;
 
-  constructor(origin: H2Origin, headers: OutgoingHttpHeaders, body: string | Buffer | readonly Buffer[], sink: ResponseSink, fallback: H1Fallback) {
+  constructor(origin: H2Origin, headers: OutgoingHttpHeaders, body: string | Buffer | readonly Buffer[], sink: ResponseSink, fallback: H1Fallback,
+    lease: PayloadHold | null) {
     this.#origin = origin;
+    this.lease = lease;
     this.headers = headers;
     this.body = body;
     this.sink = sink;
@@ -145,8 +149,9 @@ export class H2Origin {
    * Sends one request: `headers` with the pseudo-headers, `body` as the stream's data. Once the
    * origin is known to speak only HTTP/1.1, `fallback` sends it instead.
    */
-  request(headers: OutgoingHttpHeaders, body: string | Buffer | readonly Buffer[], sink: ResponseSink, fallback: H1Fallback): RequestControl {
-    const x = new H2Exchange(this, headers, body, sink, fallback);
+  request(headers: OutgoingHttpHeaders, body: string | Buffer | readonly Buffer[], sink: ResponseSink, fallback: H1Fallback,
+    lease: PayloadHold | null = null): RequestControl {
+    const x = new H2Exchange(this, headers, body, sink, fallback, lease);
     if (this.#closed) {
       x.phase = Phase.Done;
       sink.onResponseError(new TransportError('closed', 'gateway is shutting down'));
@@ -442,7 +447,7 @@ class H2Session implements ConnectHandler {
     stream.once('close', () => this.#streamClosed(x, stream));
     const body = x.body;
     // A lent slab (lib/request-slabs.ts) is held while the stream may still read it: until it closes.
-    const lease = payloadLease(body);
+    const lease = x.lease;
     if (lease !== null) {
       lease.hold();
       stream.once('close', lease.released);

@@ -1,4 +1,5 @@
 import type { LookupFunction, Socket } from 'node:net';
+import type { PayloadHold } from './payload-hold.js';
 import { Connection, Exchange, Phase, type ConnectionOwner } from './connection.js';
 import type { Target, TunnelProxy } from './connector.js';
 import type { RequestControl, ResponseSink } from './response-sink.js';
@@ -71,9 +72,9 @@ export class OriginPool implements ConnectionOwner {
     return this.#target;
   }
 
-  /** Sends `payload` (request head and body, already framed) and reports the answer to `sink`. */
-  request(payload: string | Buffer | readonly Buffer[], sink: ResponseSink): RequestControl {
-    const x = new Exchange(payload, sink, this);
+  /** Sends `payload` (request head and body, already framed) and reports the answer to `sink`; `lease`: the hold on its memory, when lent. */
+  request(payload: string | Buffer | readonly Buffer[], sink: ResponseSink, lease: PayloadHold | null = null): RequestControl {
+    const x = new Exchange(payload, sink, this, lease);
     if (this.#closed) {
       x.fail(new TransportError('closed', 'gateway is shutting down'));
       return x;
