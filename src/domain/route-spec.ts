@@ -98,6 +98,12 @@ export interface JsonRoute extends RouteBase {
  */
 export interface RawRoute extends RouteBase {
   kind: 'raw';
+  /**
+   * A large body is read into a lent slab (lib/request-slabs.ts), given back once the handler's
+   * promise has settled: nothing the handler starts may keep the bytes past that but the upstream
+   * layer, which holds the slab itself while it writes them (inference routes).
+   */
+  lendsBody?: true;
   handle(ctx: RequestContext<Auth, Buffer>, reply: ClientReply): Promise<unknown>;
 }
 
@@ -118,6 +124,7 @@ export interface JsonRouteDef<A extends Auth, S extends TSchema | undefined> ext
 export interface RawRouteDef<A extends Auth> extends Omit<RouteBase, 'auth'> {
   kind: 'raw';
   auth: A;
+  lendsBody?: true;
   handle(ctx: RequestContext<A, Buffer>, reply: ClientReply): Promise<unknown>;
 }
 

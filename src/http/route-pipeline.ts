@@ -11,6 +11,7 @@ import { toGatewayError } from '../errors/envelope.js';
 import type { ErrorFormat } from '../errors/error-format.js';
 import { isGatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../lib/logger.js';
+import type { Lease } from '../lib/request-slabs.js';
 import { sessionToken } from '../lib/session-cookie.js';
 
 /** What the router needs to authenticate and authorise a request, whatever server carries it. */
@@ -49,6 +50,8 @@ export interface CompiledRoute {
   /** The request headers the route and its auth read, lower-case. */
   readonly headerNames: readonly string[];
   readonly readsBody: boolean;
+  /** The body is read into a lent slab when large (RawRoute.lendsBody); run gives it back. */
+  readonly lendsBody: boolean;
   readonly bodyLimit: number;
   readonly errorFormat: ErrorFormat | null;
   /** The route takes an API key: its 401s carry a Bearer challenge. */
@@ -60,8 +63,11 @@ export interface CompiledRoute {
    * refusal, or null. A promise of that when the answer needs the store (see RouterOptions).
    */
   admit(ctx: RequestContext): unknown;
-  /** Runs the handler with the body in ctx; its failure becomes the route's error answer. */
-  run(ctx: RequestContext, reply: RouterReply): void;
+  /**
+   * Runs the handler with the body in ctx; its failure becomes the route's error answer. `lease`:
+   * the hold on the slab the body was read into, given back once the handler's promise settles.
+   */
+  run(ctx: RequestContext, reply: RouterReply, lease?: Lease | null): void;
   /** Writes a refusal or failure in the route's shape, logging what was not a GatewayError. */
   fail(reply: RouterReply, e: unknown): void;
 }
@@ -113,6 +119,7 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
   return {
     route, paramNames, headerNames, bearer, readsIp: isPublic,
     readsBody: !NO_BODY.has(route.method),
+    lendsBody: route.kind === 'raw' && route.lendsBody === true,
     bodyLimit: route.bodyLimitBytes ?? defaultBodyLimit,
     errorFormat: route.errorFormat ?? null,
     fail,
@@ -138,15 +145,22 @@ export function compileRoute(route: RouteSpec, opts: RouterOptions, defaultBodyL
      * A raw route's own promise is used as it is: an async wrapper around it was a generator, two
      * promises and a closure more a request (bench:instructions).
      */
-    run(ctx, reply) {
+    run(ctx, reply, lease = null) {
       let done: Promise<unknown>;
       try {
         done = route.kind === 'raw' ? route.handle(ctx as RequestContext<'api_key', Buffer>, reply) : json(ctx, reply);
       } catch (e) {
+        lease?.release();
         fail(reply, e);
         return;
       }
-      done.then(undefined, (e: unknown) => fail(reply, e));
+      if (lease === null) done.then(undefined, (e: unknown) => fail(reply, e));
+      else {
+        done.then(lease.released, (e: unknown) => {
+          lease.release();
+          fail(reply, e);
+        });
+      }
     },
   };
 }

@@ -80,12 +80,12 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
   };
   const routes: RouteSpec[] = [
     route({
-      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, headers: CACHED_HEADERS,
+      kind: 'raw', method: 'post', path: '/v1/chat/completions', auth: 'api_key', body: ChatBodySchema, lendsBody: true, headers: CACHED_HEADERS,
       summary: 'Chat completion (OpenAI format), plain or SSE stream, routed with failover; x-gw-cache: on|always answers repeats from the cache',
       handle: inference('chat', '/v1/chat/completions'),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, headers: GUARDRAIL_HEADERS,
+      kind: 'raw', method: 'post', path: '/v1/responses', auth: 'api_key', body: ResponsesBodySchema, lendsBody: true, headers: GUARDRAIL_HEADERS,
       summary: 'Responses API (OpenAI format), plain or typed SSE events, on every catalog model: translated to chat completions, ' +
         'routed with failover; stored per org unless store is false, continued with previous_response_id',
       handle: (ctx, reply) => d.responses.create({ key: ctx.key, body: ctx.body, guardrails: ctx.headers['x-gw-guardrails'] }, reply),
@@ -106,12 +106,12 @@ export function buildRoutes(d: RouteDeps): RouteSpec[] {
       handle: async (ctx) => ({ body: await d.responses.remove(ctx.key, ctx.params.id) }),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, headers: CACHED_HEADERS,
+      kind: 'raw', method: 'post', path: '/v1/embeddings', auth: 'api_key', body: EmbeddingsBodySchema, lendsBody: true, headers: CACHED_HEADERS,
       summary: 'Embeddings (OpenAI format), routed with failover; x-gw-cache: on answers repeats from the cache',
       handle: inference('embeddings', '/v1/embeddings'),
     }),
     route({
-      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
+      kind: 'raw', method: 'post', path: '/v1/messages', auth: 'api_key', headers: ANTHROPIC_HEADERS, lendsBody: true, apiKeyHeader: 'x-api-key', body: MessagesBodySchema,
       errorFormat: ANTHROPIC_ERRORS,
       summary: 'Message (Anthropic Messages API), plain or SSE event stream, on any catalog model, translated and routed with failover; ' +
         "key as x-api-key or Bearer; errors in Anthropic's shape",

@@ -7,6 +7,7 @@ import type { AnswerMeter, AnswerMeters } from '../domain/request-meter.js';
 import { compileRoute, newContext, type CompiledRoute, type RouterOptions } from './route-pipeline.js';
 import { framingRefusal, NO_FRAMING_CHECK, type FramingCheck } from './framing-guard.js';
 import { UwsReply } from './uws-reply.js';
+import type { Lease } from '../lib/request-slabs.js';
 import { pick, wantsPage, type Dashboard } from './dashboard.js';
 
 export interface ServerOptions extends RouterOptions {
@@ -140,7 +141,7 @@ function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, cb: 
 function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, inflight: { count: number; draining: boolean },
   framing: FramingCheck, meter: AnswerMeter | null): void {
   const r = compileRoute(route, opts, opts.bodyLimitBytes);
-  const { paramNames, headerNames, readsBody, bodyLimit, errorFormat, bearer, readsIp } = r;
+  const { paramNames, headerNames, readsBody, lendsBody, bodyLimit, errorFormat, bearer, readsIp } = r;
   const headerKeys = headerNames.map((h) => Buffer.from(h, 'latin1')); // bytes, as CONTENT_LENGTH
 
   app[route.method](route.path, (res, req) => {
@@ -187,10 +188,10 @@ function register(app: uWS.TemplatedApp, route: RouteSpec, opts: ServerOptions, 
     }
     // The route runs inside uWS's data callback as soon as the body is in: no promise and no
     // microtask between the last byte and the handler.
-    reply.readBody(bodyLimit, Number(declaredLength || 0), (raw) => {
+    reply.readBody(bodyLimit, Number(declaredLength || 0), (raw, lease) => {
       ctx.body = raw;
-      r.run(ctx, reply);
-    });
+      r.run(ctx, reply, lease);
+    }, lendsBody);
   });
 }
 
@@ -203,16 +204,23 @@ function admitLater(r: CompiledRoute, ctx: RequestContext, reply: UwsReply, admi
   let verdict: unknown;
   let decided = false;
   let body: Buffer | null = bodyLimit < 0 ? Buffer.alloc(0) : null;
+  let lease: Lease | null = null;
   const go = (): void => {
-    if (!decided || body === null || verdict !== null) return;
+    if (!decided || body === null) return;
+    if (verdict !== null) {
+      // Refused: the body read meanwhile is not used.
+      lease?.release();
+      lease = null;
+      return;
+    }
     if (bodyLimit >= 0) ctx.body = body;
-    r.run(ctx, reply);
+    r.run(ctx, reply, lease);
   };
-  if (bodyLimit >= 0) reply.readBody(bodyLimit, declaredLength, (raw) => { body = raw; go(); });
+  if (bodyLimit >= 0) reply.readBody(bodyLimit, declaredLength, (raw, lent) => { body = raw; lease = lent; go(); }, r.lendsBody);
   void admitted.then((v) => {
     decided = true;
     verdict = v;
     if (v !== null) r.fail(reply, v);
-    else go();
+    go();
   });
 }

@@ -1,13 +1,16 @@
-// Reused buffers for the large requests the gateway writes itself (a translated agent turn's chat
-// request, formats/chat-request-bytes.ts). A fresh 200 KB Buffer each turn costs more than the
-// bytes copied into it: on this VM, 205 KB allocated and filled took 15–25 µs, the same bytes
-// copied into a buffer used before 2 µs (20,000 copies, three rounds): its pages fault in, glibc
-// trims and maps them again, and V8 counts the memory as external pressure (the scavenges of
-// docs/benchmarks.md). A slab is lent for one request and comes back only once nothing can read
-// it: the request's own hold (InferenceBody.release, when the request has ended) and one hold for
-// each exchange and socket write that carries it (upstream/connection.ts, upstream/h2-origin.ts).
-// A hold never given back leaves the slab to the garbage collector, never to another request: a
-// slab reused while a socket still writes it would send a provider another request's bytes.
+// Reused buffers for large requests: a client's body as the inference routes read it (http/
+// uws-reply.ts, given back once the route's handler has settled, http/route-pipeline.ts), and the
+// requests the gateway writes itself (a translated agent turn's chat request, formats/
+// chat-request-bytes.ts, given back once the request has ended, InferenceBody.release). A fresh
+// 200 KB Buffer each turn costs more than the bytes copied into it: on this VM, 205 KB allocated
+// and filled took 15–25 µs, the same bytes copied into a buffer used before 2 µs (20,000 copies,
+// three rounds): its pages fault in, glibc trims and maps them again, and V8 counts the memory as
+// external pressure (the scavenges of docs/benchmarks.md). A slab is lent for one request and
+// comes back only once nothing can read it: its first hold (the route's or the request's) and one
+// hold for each exchange and socket write that carries it (upstream/connection.ts, upstream/
+// h2-origin.ts). A hold never given back leaves the slab to the garbage collector, never to
+// another request: a slab reused while a socket still writes it would send a provider another
+// request's bytes.
 
 /** Requests smaller than this are allocated as usual (Node's pool and malloc's heap serve them cheaply). */
 export const SLAB_MIN = 64 * 1024;

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server, type Socket } from 'node:net';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 
-// A large translated request is written into a slab that is lent again once nothing can read it
-// (lib/request-slabs.ts). The provider here answers as soon as a request's head is in, then
+// A large client body, and a large translated request, are each in a slab that is lent again once
+// nothing can read it (lib/request-slabs.ts). The provider here answers as soon as a request's head is in, then
 // reads its body only later: the request has ended (answered, billed) while the gateway's socket
 // still writes it. Its slab must not be lent to the next request until that write is done, or the
 // provider would read the next request's bytes in its place.
@@ -105,6 +105,15 @@ function responsesTurn(mark: string, turns: number, each: number): string {
   return JSON.stringify({ model: LLAMA, instructions: `${mark} system`, input, store: false });
 }
 
+/** The same as a chat request, passed through as the client wrote it. */
+function chatTurn(mark: string, turns: number, each: number): string {
+  const messages = [{ role: 'system', content: `${mark} system` }, ...Array.from({ length: turns }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: `${mark} ${i} ${'c'.repeat(each)}`,
+  })), { role: 'user', content: `${mark} last` }];
+  return JSON.stringify({ model: LLAMA, max_tokens: 16, messages });
+}
+
 /** Every message of a chat request the provider read carries `mark` and no other request's. */
 function assertOwn(body: Buffer, mark: string, turns: number): void {
   const chat = JSON.parse(body.toString('utf8')) as { messages: { content: string }[] };
@@ -134,6 +143,53 @@ test('a request answered before the provider read it keeps its bytes while the n
   const marks = read.map((body) => body.subarray(0, 4000).toString('utf8').match(/(AAAA|BBBB|CCCC) system/)![1]);
   assert.equal([...marks].sort(), ['AAAA', 'BBBB', 'CCCC']);
   read.forEach((body, i) => assertOwn(body, marks[i], 600));
+});
+
+test("a client's large body passed through is kept while the provider reads it, whatever the next requests bring", async () => {
+  // The client's body itself is read into a lent slab (the inference routes' lendsBody): given
+  // back when its route has answered, it must still not be lent while the socket writes it.
+  upstream.lagMs = 400;
+  const first = upstream.bodies.length;
+  const a = await post('/v1/chat/completions', chatTurn('AAAA', 600, 10_000));
+  assert.is(a.status, 200, await a.clone().text());
+  assert.is(((await a.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content, 'ok');
+  const [b, c] = await Promise.all([post('/v1/chat/completions', chatTurn('BBBB', 600, 10_000)), post('/v1/messages', messagesTurn('CCCC', 600, 10_000))]);
+  assert.is(b.status, 200, await b.clone().text());
+  assert.is(c.status, 200, await c.clone().text());
+  await b.arrayBuffer();
+  await c.arrayBuffer();
+  await upstream.bodiesRead(first + 3);
+  const read = upstream.bodies.slice(first);
+  const marks = read.map((body) => body.subarray(0, 4000).toString('utf8').match(/(AAAA|BBBB|CCCC) system/)![1]);
+  assert.equal([...marks].sort(), ['AAAA', 'BBBB', 'CCCC']);
+  read.forEach((body, i) => assertOwn(body, marks[i], 600));
+  // The client's bytes went through as they were, the model id aside (the route's own id).
+  const passed = read[marks.indexOf('BBBB')].toString('utf8');
+  const sent = chatTurn('BBBB', 600, 10_000);
+  assert.ok(passed.endsWith(sent.slice(sent.indexOf(',"messages":'))), 'the messages as the client wrote them');
+});
+
+test('large bodies refused, and large bodies answered at once, leave the next ones whole', async () => {
+  upstream.lagMs = 0;
+  const big = 'x'.repeat(300_000);
+  // Not JSON, a field the gateway refuses, and a model it does not know: each answered before any provider is asked.
+  const refused = await Promise.all([
+    post('/v1/chat/completions', `{"model":"${LLAMA}","messages":[{"role":"user","content":"${big}"}]`),
+    post('/v1/chat/completions', JSON.stringify({ model: LLAMA, messages: [{ role: 'user', content: big }], max_tokens: -1 })),
+    post('/v1/messages', JSON.stringify({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: big }] })),
+  ]);
+  assert.equal(refused.map((r) => r.status), [400, 400, 404]);
+  const bodies = await Promise.all(refused.map((r) => r.json() as Promise<{ error: { type: string } } & { type?: string }>));
+  assert.is(bodies[2].type, 'error', 'the Messages route answers in its own shape');
+  const first = upstream.bodies.length;
+  const marks = ['P1', 'P2', 'P3', 'P4'].map((m) => `${m}XX`);
+  const answers = await Promise.all(marks.map((m) => post('/v1/chat/completions', chatTurn(m, 30, 10_000))));
+  for (const r of answers) assert.is(r.status, 200, await r.text());
+  await upstream.bodiesRead(first + marks.length);
+  for (const body of upstream.bodies.slice(first)) {
+    const mark = /P\dXX/.exec(body.subarray(0, 200).toString('utf8'))![0];
+    assertOwn(body, mark, 30);
+  }
 });
 
 test('many large translated requests at once: each provider read its own bytes, and again turn after turn', async () => {
