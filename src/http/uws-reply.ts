@@ -132,7 +132,9 @@ export class UwsReply implements ClientReply {
     // allocation whose pages fault in).
     let whole: Buffer | null = null;
     // An agent's turn (SLAB_MIN and more) goes into memory an ended request gave back: a fresh
-    // 205 KB buffer filled took 15–25 µs on this VM, a reused one 2 µs (lib/request-slabs.ts).
+    // 200 KB buffer a turn made V8 scavenge for its external memory every ~150 turns
+    // (gc-promotion.bench.js, 2,000 turns: 13–15 scavenges → 2–3, 14–20 → 0.6–2.6 µs of pause a
+    // turn on every path; lib/request-slabs.ts).
     let lease: Lease | null = null;
     this.#res.onData((ab, isLast) => {
       if (refused || this.aborted) {
