@@ -125,48 +125,51 @@ function post(path: string, body: string): Promise<Response> {
   return fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
 }
 
-test('a request answered before the provider read it keeps its bytes while the next ones are written', async () => {
+interface Turn {
+  path: string;
+  body: string;
+}
+
+/**
+ * Sends `a` and waits for its answer (given at its head, before the provider reads its body), then
+ * `b` and `c` at once while `a`'s bytes are still on their way; checks that every body the
+ * provider read carries its own marks and no other's, and returns them by mark.
+ */
+async function endedWhileWritten(a: Turn, b: Turn, c: Turn): Promise<Map<string, Buffer>> {
   // 6 MB: more than loopback's buffers take while the provider is not reading (a 4 MB send buffer at most, tcp_wmem).
   upstream.lagMs = 400;
   const first = upstream.bodies.length;
-  const a = await post('/v1/messages', messagesTurn('AAAA', 600, 10_000));
-  assert.is(a.status, 200, await a.clone().text());
-  assert.is(((await a.json()) as { content: { text: string }[] }).content[0].text, 'ok');
+  const answered = await post(a.path, a.body);
+  assert.is(answered.status, 200, await answered.clone().text());
+  assert.match(await answered.text(), '"ok"');
   // The first request has ended; its bytes are still on their way. The next two are written now.
-  const [b, c] = await Promise.all([post('/v1/messages', messagesTurn('BBBB', 600, 10_000)), post('/v1/responses', responsesTurn('CCCC', 600, 10_000))]);
-  assert.is(b.status, 200, await b.clone().text());
-  assert.is(c.status, 200, await c.clone().text());
-  await b.arrayBuffer();
-  await c.arrayBuffer();
+  for (const r of await Promise.all([post(b.path, b.body), post(c.path, c.body)])) {
+    assert.is(r.status, 200, await r.clone().text());
+    await r.arrayBuffer();
+  }
   await upstream.bodiesRead(first + 3);
   const read = upstream.bodies.slice(first);
   const marks = read.map((body) => body.subarray(0, 4000).toString('utf8').match(/(AAAA|BBBB|CCCC) system/)![1]);
   assert.equal([...marks].sort(), ['AAAA', 'BBBB', 'CCCC']);
   read.forEach((body, i) => assertOwn(body, marks[i], 600));
+  return new Map(read.map((body, i) => [marks[i], body]));
+}
+
+test('a request answered before the provider read it keeps its bytes while the next ones are written', async () => {
+  await endedWhileWritten({ path: '/v1/messages', body: messagesTurn('AAAA', 600, 10_000) },
+    { path: '/v1/messages', body: messagesTurn('BBBB', 600, 10_000) },
+    { path: '/v1/responses', body: responsesTurn('CCCC', 600, 10_000) });
 });
 
 test("a client's large body passed through is kept while the provider reads it, whatever the next requests bring", async () => {
   // The client's body itself is read into a lent slab (the inference routes' lendsBody): given
   // back when its route has answered, it must still not be lent while the socket writes it.
-  upstream.lagMs = 400;
-  const first = upstream.bodies.length;
-  const a = await post('/v1/chat/completions', chatTurn('AAAA', 600, 10_000));
-  assert.is(a.status, 200, await a.clone().text());
-  assert.is(((await a.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content, 'ok');
-  const [b, c] = await Promise.all([post('/v1/chat/completions', chatTurn('BBBB', 600, 10_000)), post('/v1/messages', messagesTurn('CCCC', 600, 10_000))]);
-  assert.is(b.status, 200, await b.clone().text());
-  assert.is(c.status, 200, await c.clone().text());
-  await b.arrayBuffer();
-  await c.arrayBuffer();
-  await upstream.bodiesRead(first + 3);
-  const read = upstream.bodies.slice(first);
-  const marks = read.map((body) => body.subarray(0, 4000).toString('utf8').match(/(AAAA|BBBB|CCCC) system/)![1]);
-  assert.equal([...marks].sort(), ['AAAA', 'BBBB', 'CCCC']);
-  read.forEach((body, i) => assertOwn(body, marks[i], 600));
-  // The client's bytes went through as they were, the model id aside (the route's own id).
-  const passed = read[marks.indexOf('BBBB')].toString('utf8');
   const sent = chatTurn('BBBB', 600, 10_000);
-  assert.ok(passed.endsWith(sent.slice(sent.indexOf(',"messages":'))), 'the messages as the client wrote them');
+  const read = await endedWhileWritten({ path: '/v1/chat/completions', body: chatTurn('AAAA', 600, 10_000) },
+    { path: '/v1/chat/completions', body: sent },
+    { path: '/v1/messages', body: messagesTurn('CCCC', 600, 10_000) });
+  // The client's bytes went through as they were, the model id aside (the route's own id).
+  assert.ok(read.get('BBBB')!.toString('utf8').endsWith(sent.slice(sent.indexOf(',"messages":'))), 'the messages as the client wrote them');
 });
 
 test('large bodies refused, and large bodies answered at once, leave the next ones whole', async () => {
