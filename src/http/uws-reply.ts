@@ -137,15 +137,7 @@ export class UwsReply implements ClientReply {
     // turn on every path; lib/request-slabs.ts).
     let lease: Lease | null = null;
     this.#res.onData((ab, isLast) => {
-      if (refused || this.aborted) {
-        // Read no further: what was lent goes back (nothing else saw it).
-        if (lease !== null) {
-          lease.release();
-          lease = null;
-          whole = null;
-        }
-        return;
-      }
+      if (refused || this.aborted) return;
       const at = size;
       size += ab.byteLength;
       if (size > limit) {

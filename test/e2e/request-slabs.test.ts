@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server, type Socket } from 'node:net';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.js';
 
-// A large client body, and a large translated request, are each in a slab that is lent again once
-// nothing can read it (lib/request-slabs.ts). The provider here answers as soon as a request's head is in, then
-// reads its body only later: the request has ended (answered, billed) while the gateway's socket
-// still writes it. Its slab must not be lent to the next request until that write is done, or the
+// A large client body, and a large translated request, are each in a slab that is lent again
+// once nothing can read it (lib/request-slabs.ts). The provider here answers as soon as a
+// request's head is in, then reads its body only later: the request has ended (answered, billed)
+// while the gateway's socket still writes it. Its slab must not be lent to the next request until that write is done, or the
 // provider would read the next request's bytes in its place.
 
 const LLAMA = 'llama-3.3-70b-instruct';
