@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
 import { DAY_MS, IST_OFFSET_MS } from '../lib/ist.js';
 import type { IdSpan, OrgUsage, UsageCell } from '../domain/stores/usage-report-store.js';
+import type { UsageTuple } from '../domain/usage-record.js';
+import { rollupBatchCells } from './rollup-batch-cells.js';
 
 export type { IdSpan, OrgUsage, UsageCell };
 
@@ -25,13 +27,24 @@ export const ROLLUP_SQL = {
   span: 'SELECT MIN(min_id), MAX(max_id), COALESCE(SUM(attempts), 0) FROM usage_rollup WHERE org_id = ? AND day >= ? AND day <= ?',
 } as const;
 
-/**
- * One step of the fold, inside the caller's transaction: the rows above the watermark, at most
- * chunkRows of them, summed into their cells; returns whether rows are left. The ledger writer
- * calls it in each batch's transaction (so the rollup moves with the ledger, off the event loop,
- * under the write lock it already holds); UsageRollup calls it for a backlog.
- */
-export function rollupFolder(db: Db): (chunkRows: number) => boolean {
+/** Folds the ledger into the rollup, inside the caller's transaction. */
+export interface RollupFolder {
+  /**
+   * One step: the rows above the watermark, at most chunkRows of them, summed into their cells;
+   * returns whether rows are left. UsageRollup calls it for a backlog.
+   */
+  step(chunkRows: number): boolean;
+  /**
+   * After the ledger writer has inserted `rows` as ids firstId to lastId: those rows summed from
+   * the tuples in hand when the watermark stands right below them (the rollup has kept up, as it
+   * does while this writer is the only one); otherwise a step of chunkRows, which folds a backlog
+   * (rows another program wrote, or a ledger older than the rollup) first. So the rollup moves
+   * with the ledger, off the event loop, under the write lock the writer already holds.
+   */
+  batch(rows: readonly UsageTuple[], firstId: number, lastId: number, chunkRows: number): void;
+}
+
+export function rollupFolder(db: Db): RollupFolder {
   const top = db.prepare(ROLLUP_SQL.top).pluck();
   const mark = db.prepare('SELECT last_id FROM usage_rollup_mark WHERE one = 1').pluck();
   const fold = db.prepare(ROLLUP_SQL.fold).raw();
@@ -45,7 +58,7 @@ export function rollupFolder(db: Db): (chunkRows: number) => boolean {
       cost_micros = cost_micros + excluded.cost_micros, served = served + excluded.served, attempts = attempts + excluded.attempts,
       min_id = MIN(min_id, excluded.min_id), max_id = MAX(max_id, excluded.max_id)`);
   const setMark = db.prepare('UPDATE usage_rollup_mark SET last_id = ? WHERE one = 1');
-  return (chunkRows) => {
+  const step = (chunkRows: number): boolean => {
     const last = (top.get() as number | null) ?? 0;
     const from = mark.get() as number;
     if (last <= from) return false;
@@ -53,6 +66,19 @@ export function rollupFolder(db: Db): (chunkRows: number) => boolean {
     for (const cell of fold.all(from, to) as unknown[][]) upsert.run(cell);
     setMark.run(to);
     return to < last;
+  };
+  return {
+    step,
+    batch(rows, firstId, lastId, chunkRows) {
+      const cells = rows.length > 0 && lastId - firstId + 1 === rows.length && mark.get() === firstId - 1
+        ? rollupBatchCells(rows, firstId) : null;
+      if (cells === null) {
+        step(chunkRows);
+        return;
+      }
+      for (const cell of cells) upsert.run(...cell);
+      setMark.run(lastId);
+    },
   };
 }
 
@@ -107,7 +133,7 @@ export class UsageRollup {
     this.#mark = db.prepare('SELECT last_id FROM usage_rollup_mark WHERE one = 1').pluck();
     this.#cells = db.prepare(ROLLUP_SQL.cells).raw();
     this.#span = db.prepare(ROLLUP_SQL.span).raw();
-    const step = rollupFolder(db);
+    const { step } = rollupFolder(db);
     // IMMEDIATE: the write lock is taken at BEGIN (waiting for the ledger writer's batch), not on
     // the first write, where WAL would refuse a snapshot that another commit has made stale.
     const fold = db.transaction((chunk: number) => step(chunk));

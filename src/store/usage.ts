@@ -28,18 +28,26 @@ export function usageBatchWriter(db: Db, opts: { rollup?: boolean } = {}): (rows
   const daily = db.prepare(`INSERT INTO key_daily_counts (key_id, ist_day, requests) VALUES (?, ?, ?)
     ON CONFLICT(key_id, ist_day) DO UPDATE SET requests = requests + excluded.requests`);
   const lastUsed = db.prepare('UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?');
-  const foldRollup = opts.rollup === false ? () => false : rollupFolder(db);
+  const rollup = opts.rollup === false ? null : rollupFolder(db);
 
   return db.transaction((rows: UsageTuple[]) => {
-    for (const r of rows) insert.run(r);
+    let firstId = 0;
+    let lastId = 0;
+    for (let i = 0; i < rows.length; i++) {
+      // Spread, not the tuple: better-sqlite3 reads an array's elements through v8::Object::Get,
+      // its arguments directly; 38.8k → 27.1k instructions a row inside Statement#run, 10.5k
+      // fewer a row in all (callgrind, 20,000 rows in 1,000-row batches; docs/benchmarks.md).
+      lastId = Number(insert.run(...rows[i]).lastInsertRowid);
+      if (i === 0) firstId = lastId;
+    }
     const e = batchEffects(rows);
     for (const [org, amount] of e.orgDebits) debit.run(amount, org);
     for (const [scope, month, amount] of e.monthSpend) spend.run(scope, month, amount);
     for (const [key, day, n] of e.dayCounts) daily.run(key, day, n);
     for (const [key, at] of e.keyLastUsed) lastUsed.run(at, key);
-    // The batch (and a step of any older backlog) goes into the reports' rollup in the same
-    // commit: the rollup never lags the ledger, and the event loop never writes it.
-    foldRollup(ROLLUP_STEP_ROWS);
+    // The batch (or a step of an older backlog) goes into the reports' rollup in the same commit:
+    // the rollup never lags the ledger, and the event loop never writes it.
+    rollup?.batch(rows, firstId, lastId, ROLLUP_STEP_ROWS);
     return rows.length;
   });
 }

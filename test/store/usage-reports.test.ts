@@ -187,6 +187,37 @@ eachBackend('usage reports', (test, be) => {
     assert.equal(cellsOf(await rollup.read(orgA.orgId)), expected(orgA.orgId));
   });
 
+  // The SQLite writer sums a batch from the rows it has just inserted when the rollup has kept up,
+  // and in SQL otherwise: either way every column of every cell is the ledger's own GROUP BY.
+  test('the writer\'s rollup, batch after batch, is the ledger grouped by cell in every column', async () => {
+    const writer = usageWriter(be());
+    const withTokens = (r: UsageTuple, i: number): UsageTuple => {
+      const t = [...r] as UsageTuple;
+      t[24] = i % 3;
+      t[25] = i % 5 === 0 ? 7 : 0;
+      t[26] = i % 4;
+      return t;
+    };
+    for (const [n, o] of [[1, orgA], [40, orgA], [25, orgB], [3, orgA], [60, orgB], [17, orgA]] as const) {
+      await writer(rows(n, o).map(withTokens));
+    }
+    await add(rows(9)); // a backlog the next batch folds first (in SQL), then batches from their rows again
+    for (const [n, o] of [[12, orgA], [30, orgB], [5, orgA]] as const) await writer(rows(n, o).map(withTokens));
+    const off = 19_800_000;
+    const num = (rs: Record<string, unknown>[]) => rs.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' || /^\d+$/.test(String(v)) ? Number(v) : v)));
+    const cells = await query(be(), `SELECT org_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cached_tokens,
+      cache_write_tokens, reasoning_tokens, cost_micros, served, attempts, min_id, max_id FROM usage_rollup
+      ORDER BY org_id, day, key_id, model, provider`);
+    const grouped = await query(be(), `SELECT org_id, (at + ${off}) / ${DAY} AS day, key_id, model, COALESCE(provider, '') AS provider,
+      SUM(CASE WHEN attempt = 0 THEN 1 ELSE 0 END) AS requests, SUM(prompt_tokens * billable) AS p, SUM(completion_tokens * billable) AS c,
+      SUM(cached_tokens * billable) AS ca, SUM(cache_write_tokens * billable) AS cw, SUM(reasoning_tokens * billable) AS r,
+      SUM(cost_micros * billable) AS cost, SUM(billable) AS served, COUNT(*) AS attempts, MIN(id) AS lo, MAX(id) AS hi
+      FROM usage GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`);
+    assert.ok(grouped.length > 50);
+    assert.equal(num(cells), num(grouped));
+    assert.is(await markOf(newRollup()), await scalar(be(), 'SELECT MAX(id) FROM usage'));
+  });
+
   test('cells(from, to) keeps only the IST days asked for', async () => {
     await add(rows(300));
     const u = await newRollup().read(orgA.orgId);
