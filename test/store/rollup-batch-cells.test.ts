@@ -58,7 +58,7 @@ test('rows SQLite would sum or divide otherwise than JavaScript are left to the 
   const plain = Array.from({ length: 20 }, (_, i) => row(i, rand, false));
   const cells = rollupBatchCells(plain, 1);
   assert.ok(cells !== null && cells.length > 1);
-  assert.is(cells!.reduce((s, c) => s + c[13], 0), 20, 'every row in one cell');
+  assert.is(cells!.reduce((s, c) => s + c[13], 0), 20, 'every row in some cell');
   for (const [slot, value] of [[0, 1.5], [12, 0.5], [14, 2 ** 53], [9, -0.25], [19, 2], [0, -20_000_000]] as const) {
     const rows = plain.map((r) => [...r] as UsageTuple);
     (rows[7] as unknown[])[slot] = value;

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import type { EventFilter, EventPage } from '../../src/domain/stores/usage-report-store.js';
-import { istDay, istDayLabel, istDayNumber, istDayStart } from '../../src/lib/ist.js';
+import { IST_OFFSET_MS, istDay, istDayLabel, istDayNumber, istDayStart } from '../../src/lib/ist.js';
 import { pgUsageEventsReader } from '../../src/store/postgres/pg-usage-reports.js';
 import { PgUsageRollup } from '../../src/store/postgres/pg-usage-rollup.js';
 import {
@@ -203,12 +203,11 @@ eachBackend('usage reports', (test, be) => {
     }
     await add(rows(9)); // a backlog the next batch folds first (in SQL), then batches from their rows again
     for (const [n, o] of [[12, orgA], [30, orgB], [5, orgA]] as const) await writer(rows(n, o).map(withTokens));
-    const off = 19_800_000;
     const num = (rs: Record<string, unknown>[]) => rs.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' || /^\d+$/.test(String(v)) ? Number(v) : v)));
     const cells = await query(be(), `SELECT org_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cached_tokens,
       cache_write_tokens, reasoning_tokens, cost_micros, served, attempts, min_id, max_id FROM usage_rollup
       ORDER BY org_id, day, key_id, model, provider`);
-    const grouped = await query(be(), `SELECT org_id, (at + ${off}) / ${DAY} AS day, key_id, model, COALESCE(provider, '') AS provider,
+    const grouped = await query(be(), `SELECT org_id, (at + ${IST_OFFSET_MS}) / ${DAY} AS day, key_id, model, COALESCE(provider, '') AS provider,
       SUM(CASE WHEN attempt = 0 THEN 1 ELSE 0 END) AS requests, SUM(prompt_tokens * billable) AS p, SUM(completion_tokens * billable) AS c,
       SUM(cached_tokens * billable) AS ca, SUM(cache_write_tokens * billable) AS cw, SUM(reasoning_tokens * billable) AS r,
       SUM(cost_micros * billable) AS cost, SUM(billable) AS served, COUNT(*) AS attempts, MIN(id) AS lo, MAX(id) AS hi
