@@ -56,12 +56,11 @@ function rows(count: number, rand: () => number): UsageTuple[] {
     at += pick([0, 1, 7, 250, 86_400_000, -400]);
     const t = rand() < 0.01 ? pick([0, -5]) : at;
     const r = new Array(USAGE_FIELDS.length).fill(0) as UsageTuple;
-    // Fresh strings, as a batch decoded on the writer's thread has them.
     r[F.at] = t;
     r[F.requestId] = `req_${i}`;
-    r[F.keyId] = `${scope.key}`.slice(0);
-    r[F.orgId] = [scope.org].join('');
-    r[F.workspaceId] = `${scope.ws}`;
+    r[F.keyId] = scope.key;
+    r[F.orgId] = scope.org;
+    r[F.workspaceId] = scope.ws;
     r[F.attempt] = rand() < 0.8 ? 0 : pick([1, 2]);
     r[F.billable] = rand() < 0.7 ? 1 : 0;
     r[F.costMicros] = rand() < 0.2 ? 0 : Math.floor(rand() * 90_000);
