@@ -1,5 +1,5 @@
 import { USAGE_SLOT, type UsageTuple } from '../domain/usage-record.js';
-import { DAY_MS, IST_OFFSET_MS } from '../lib/ist.js';
+import { IST_OFFSET_MS, istDayNumber } from '../lib/ist.js';
 
 const F = USAGE_SLOT;
 
@@ -36,8 +36,8 @@ export function rollupBatchCells(rows: readonly UsageTuple[], firstId: number): 
       !Number.isSafeInteger(cached) || !Number.isSafeInteger(cacheWrite) || !Number.isSafeInteger(reasoning) ||
       !Number.isSafeInteger(cost) || !Number.isSafeInteger(attempt) || (billable !== 0 && billable !== 1)) return null;
     const org = r[F.orgId] as string;
-    // SQLite's integer division truncates; `at` is at least -IST_OFFSET_MS, so that is the floor.
-    const day = Math.floor((at + IST_OFFSET_MS) / DAY_MS);
+    // SQLite's integer division truncates; `at` is at least -IST_OFFSET_MS, so that is istDayNumber's floor.
+    const day = istDayNumber(at);
     const keyId = r[F.keyId] as string;
     const model = r[F.model] as string;
     const provider = (r[F.provider] as string | null) ?? '';

@@ -3,6 +3,7 @@ import type { EventFilter, EventPage } from '../../src/domain/stores/usage-repor
 import { IST_OFFSET_MS, istDay, istDayLabel, istDayNumber, istDayStart } from '../../src/lib/ist.js';
 import { pgUsageEventsReader } from '../../src/store/postgres/pg-usage-reports.js';
 import { PgUsageRollup } from '../../src/store/postgres/pg-usage-rollup.js';
+import { USAGE_SLOT } from '../../src/domain/usage-record.js';
 import {
   reportQueryPlans, usageEventsReader, UsageRollup, type OrgUsage, type UsageRollupOptions,
 } from '../../src/store/usage-reports.js';
@@ -193,9 +194,9 @@ eachBackend('usage reports', (test, be) => {
     const writer = usageWriter(be());
     const withTokens = (r: UsageTuple, i: number): UsageTuple => {
       const t = [...r] as UsageTuple;
-      t[24] = i % 3;
-      t[25] = i % 5 === 0 ? 7 : 0;
-      t[26] = i % 4;
+      t[USAGE_SLOT.cachedTokens] = i % 3;
+      t[USAGE_SLOT.cacheWriteTokens] = i % 5 === 0 ? 7 : 0;
+      t[USAGE_SLOT.reasoningTokens] = i % 4;
       return t;
     };
     for (const [n, o] of [[1, orgA], [40, orgA], [25, orgB], [3, orgA], [60, orgB], [17, orgA]] as const) {
