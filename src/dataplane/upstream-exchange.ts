@@ -5,6 +5,7 @@ import { MIN_MASKED_SECRET, SecretMask } from '../lib/secret-mask.js';
 import { errors } from '../errors/catalog.js';
 import type { ByteBudget } from './byte-budget.js';
 import { RouteFailure, transportFailure } from './route-failure.js';
+import { emptyArray } from '../lib/empty-array.js';
 
 /** Chunks buffered before the connection is asked to pause reading (a slow client, a fast upstream). */
 const HIGH_WATER = 32;
@@ -162,7 +163,7 @@ export class UpstreamExchange implements ResponseSink, UpstreamResponse {
     const c = this.#chunks[this.#head++];
     this.#buffered -= c.length;
     if (this.#head === this.#chunks.length) {
-      this.#chunks.length = 0;
+      emptyArray(this.#chunks);
       this.#head = 0;
       this.control?.resume();
     }

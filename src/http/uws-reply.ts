@@ -7,6 +7,7 @@ import { errors } from '../errors/catalog.js';
 import type { ErrorFormat } from '../errors/error-format.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { nextRequestId } from '../lib/request-id.js';
+import { emptyArray } from '../lib/empty-array.js';
 import { requestBuffer, SLAB_MIN, type Lease } from '../lib/request-slabs.js';
 import { statusText } from './status-lines.js';
 
@@ -255,16 +256,15 @@ export class UwsReply implements ClientReply {
     this.#endPending = false;
     if (pieces.length === 0 && !end && this.#headHeaders === null) return true;
     if (this.aborted || this.#ended) {
-      pieces.length = 0;
+      emptyArray(pieces);
       return false;
     }
     if (pieces.length < 2) {
-      const data = pieces.length === 0 ? null : pieces[0];
-      pieces.length = 0;
+      const data = pieces.length === 0 ? null : pieces.pop()!;
       return this.#emit(data, end);
     }
     const ok = this.#emitPieces(pieces, end);
-    pieces.length = 0;
+    emptyArray(pieces);
     return ok;
   }
 

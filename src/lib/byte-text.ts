@@ -1,5 +1,6 @@
 import { plainJson } from './json-write.js';
 import { outBuffer } from './out-slab.js';
+import { emptyArray } from './empty-array.js';
 
 // Byte text: bytes held in a string one character a byte (latin1), so that string searches and
 // slices work at byte offsets and a slice is turned back into the same bytes without encoding.
@@ -99,8 +100,7 @@ export class ByteSink {
       this.#flush();
       // A run's bytes alone (a push of nothing but deltas) are handed on, not copied again.
       if (pieces.length === 1 && typeof pieces[0] !== 'string') {
-        const only = pieces[0];
-        pieces.length = 0;
+        const only = pieces.pop() as Buffer;
         this.#bytes = 0;
         return only;
       }
@@ -114,14 +114,14 @@ export class ByteSink {
           at += p.length;
         }
       }
-      pieces.length = 0;
+      emptyArray(pieces);
       this.#bytes = 0;
       return out;
     }
     const p = this.parts;
     if (p.length === 0) return EMPTY;
     const text = p.length === 1 ? p[0] : p.join('');
-    p.length = 0;
+    emptyArray(p);
     return text.length === 0 ? EMPTY : textBytes(text);
   }
 
@@ -129,7 +129,7 @@ export class ByteSink {
     const p = this.parts;
     if (p.length === 0) return;
     const text = p.length === 1 ? p[0] : p.join('');
-    p.length = 0;
+    emptyArray(p);
     if (text.length > 0) {
       this.#pieces.push(text);
       this.#bytes += text.length;

@@ -7,7 +7,9 @@ import { scanUsage } from '../../src/lib/usage-scan.js';
 import { toChatCompletion } from '../../src/providers/anthropic/answer.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream.js';
 import { anthropicAdapter } from '../../src/providers/anthropic/adapter.js';
-import { canonicalUsage, canonicalUsageJson, emptyCounts, mergeUsage } from '../../src/providers/anthropic/usage.js';
+import { canonicalUsage, canonicalUsageJson, emptyCounts, mergeCompactUsage, mergeUsage, type UsageCounts } from '../../src/providers/anthropic/usage.js';
+import { mutate } from '../support/json-mutate.js';
+import { rng } from '../support/seeded-random.js';
 import { FIXED_NOW, fixtureBytes, sseData } from './anthropic-fixtures.js';
 
 test('100,000 tokens read from the cache, 248 written, 50 not cached: prompt_tokens 100,298 with the cached parts named', () => {
@@ -64,6 +66,65 @@ test('the counts a translated answer hands the data plane are those its usage sc
     const out = anthropicAdapter.readAnswer!('chat', Buffer.from(JSON.stringify(msg)), 'application/json', '');
     assert.equal(out.usage, scanUsage(Buffer.from(out.body)), JSON.stringify(usage));
   }
+});
+
+
+/** What the parse reads from `text` into counts that start as `start`, or null when it is not JSON. */
+function parsedInto(start: UsageCounts, text: string): UsageCounts | null {
+  let u: unknown;
+  try {
+    u = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const c = { ...start };
+  mergeUsage(c, u as never);
+  return c;
+}
+
+test('a usage read in place as Anthropic writes it folds in what its parse would, and leaves anything else to the parse', () => {
+  const r = rng(2026_12_03);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  // Mostly counts as Anthropic writes them, now and then one it does not (or JSON does not allow).
+  const plain = ['0', '7', '4096', '999999999999999', 'null'];
+  const odd = ['9007199254740991', '9007199254740993', '1e3', '-1', '01', '1.5', '"7"', ' 3', '0x1'];
+  const count = (): string => (r() < 0.93 ? pick(plain) : pick(odd));
+  const written = (): string => {
+    const members = [`"input_tokens":${count()}`, `"cache_creation_input_tokens":${count()}`,
+      `"cache_read_input_tokens":${count()}`];
+    if (r() < 0.5) members.push(`"cache_creation":{"ephemeral_5m_input_tokens":${count()},"ephemeral_1h_input_tokens":${count()}}`);
+    members.push(`"output_tokens":${count()}`);
+    if (r() < 0.5) members.push(`"service_tier":${pick(['"standard"', '"priority"', '"batch"', '"Standard"', 'null', '""'])}`);
+    if (r() < 0.1) members.push(pick(['"server_tool_use":{"web_search_requests":1}', '"input_tokens":5']));
+    if (r() < 0.1) members.reverse();
+    return `{${members.join(',')}}`;
+  };
+  const snippets = ['"input_tokens":', 'null', '0', '}', ',', '\\u0030', ' ', '"output_tokens":1'];
+  let read = 0;
+  let left = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const base = written();
+    const text = i % 3 === 0 ? mutate(Buffer.from(base), r, snippets).toString('latin1') : base;
+    const start = { input: 11, output: 12, cacheRead: 13, cacheWrite: 14 };
+    const c = { ...start };
+    if (mergeCompactUsage(c, text)) {
+      read++;
+      assert.equal(c, parsedInto(start, text), text);
+    } else {
+      left++;
+      assert.equal(c, start, `counts untouched when left to the parse: ${text}`);
+    }
+  }
+  assert.ok(read > 2_000 && left > 2_000, `both ways taken (${read} read in place, ${left} left)`);
+});
+
+test('the usage of a message_start and an answer as Anthropic sends them today is read in place', () => {
+  const c = emptyCounts();
+  assert.ok(mergeCompactUsage(c, '{"input_tokens":472,"cache_creation_input_tokens":0,"cache_read_input_tokens":1800,' +
+    '"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":2,"service_tier":"standard"}'));
+  assert.equal(c, { input: 472, output: 2, cacheRead: 1800, cacheWrite: 0 });
+  assert.ok(mergeCompactUsage(c, '{"input_tokens":21,"cache_creation_input_tokens":null,"cache_read_input_tokens":null,"output_tokens":9}'));
+  assert.equal(c, { input: 21, output: 9, cacheRead: 1800, cacheWrite: 0 }, 'null counts change nothing');
 });
 
 test.run();
