@@ -26,12 +26,18 @@ const CORPUS: string[] = [
   `{"model":"gpt-4o","stream":false,"messages":[{"role":"user","content":"${'long text with a \\"quote\\" and a \\\\ backslash, '.repeat(40)}"}]}`,
   '{"model":"text-embedding-3-small","input":["one","two"],"encoding_format":"base64"}',
   '{"model":"text-embedding-3-small","input":"solo"}',
+  // stream_options as the SDKs write it (read without a parse), and spellings near it (parsed).
+  '{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}',
+  '{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"hi"}]}',
+  '{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":null},"messages":[{"role":"user","content":"hi"}]}',
+  '{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usagf":true},"messages":[{"role":"user","content":"hi"}]}',
+  '{"model":"gpt-4o-mini","stream":false,"stream_options":{"include_usage":true,"x":1},"messages":[{"role":"user","content":"hi"}]}',
   '\r\n\t {"model":"m","messages":[{"role":"user","content":""}]} \n',
   // Past the module's first 64 KiB page of memory, with long runs for the sixteen-byte steps.
   JSON.stringify({ model: 'agent', messages: Array.from({ length: 40 }, (_, i) => ({ role: 'tool', content: `line ${i}\n\t"${'x'.repeat(1700 + i)}"\\ é😀\u0001` })) }),
 ];
 
-const SNIPPETS = ['"model":"x",', '"model":', '"stream":true,', '"max_tokens":5,', '"messages":[],', '\\u', '\\ud800', '\\x', '[', ']', '{', '}',
+const SNIPPETS = ['"model":"x",', '"stream_options":{"include_usage":true},', '{"include_usage":true}', '"include_usage":', 'true}', '"model":', '"stream":true,', '"max_tokens":5,', '"messages":[],', '\\u', '\\ud800', '\\x', '[', ']', '{', '}',
   '"', ',', ':', 'null', 'tru', '1e', '-', '0', '00', '"optimize":"speed",', '"provider":[],', '"role":"",', '"role":1,', '\u00e9', '\ufeff'];
 
 function forwarded(body: InferenceBody, upstreamModel: string, wantUsage: boolean): unknown {
