@@ -34,8 +34,11 @@ export interface AnthropicRequest {
 }
 
 export const MOCK_TEXT = 'Namaste! The answer is 42.';
-/** Realistic counts of a request whose system prompt was mostly read from the cache. */
-export const MOCK_USAGE: AnthropicUsage = Object.freeze({ input_tokens: 21, output_tokens: 9, cache_read_input_tokens: 1800, cache_creation_input_tokens: 200 });
+/**
+ * Realistic counts of a request whose system prompt was mostly read from the cache, in the order
+ * Anthropic writes them (test/fixtures/anthropic: input, cache writes, cache reads, output).
+ */
+export const MOCK_USAGE: AnthropicUsage = Object.freeze({ input_tokens: 21, cache_creation_input_tokens: 200, cache_read_input_tokens: 1800, output_tokens: 9 });
 
 export interface MockAnthropic {
   readonly url: string;
