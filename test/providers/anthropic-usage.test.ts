@@ -68,7 +68,6 @@ test('the counts a translated answer hands the data plane are those its usage sc
   }
 });
 
-
 /** What the parse reads from `text` into counts that start as `start`, or null when it is not JSON. */
 function parsedInto(start: UsageCounts, text: string): UsageCounts | null {
   let u: unknown;

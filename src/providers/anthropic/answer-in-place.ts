@@ -1,7 +1,7 @@
 import { jsonBytes, textBytes } from '../../lib/byte-text.js';
 import { CANONICAL_LITERAL, execAnswer } from '../../lib/json-literal.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, mergeCompactUsage, mergeUsage, parsedUsage, type UsageCounts } from './usage.js';
+import { canonicalUsageJson, mergeUsageText, type UsageCounts } from './usage.js';
 
 // A whole Anthropic answer of text read in place: the answer held as byte text
 // (lib/byte-text.ts) is matched by one regular expression of Anthropic's compact layout, its
@@ -44,11 +44,7 @@ let namedJson = '';
 export function chatCompletionInPlace(answer: Buffer, now: number, answerModel: string | undefined, counts: UsageCounts): Buffer | null {
   const m = execAnswer(TEXT_MESSAGE, answer);
   if (m === null) return null;
-  if (!mergeCompactUsage(counts, m[5])) {
-    const usage = parsedUsage(m[5]);
-    if (usage === null) return null;
-    mergeUsage(counts, usage);
-  }
+  if (!mergeUsageText(counts, m[5])) return null;
   let model = m[2];
   if (answerModel !== undefined) {
     if (answerModel !== namedModel) {

@@ -6,7 +6,7 @@ import { DeltaEvents, EMPTY_TOO, type DeltaFrame } from '../../lib/delta-events.
 import type { TokenUsage } from '../../lib/usage-scan.js';
 import type { StreamTranslator } from '../types.js';
 import { finishReason } from './stop-reason.js';
-import { canonicalUsageJson, emptyCounts, mergeCompactUsage, mergeUsage, parsedUsage, tokenUsage, type AnthropicUsage } from './usage.js';
+import { canonicalUsageJson, emptyCounts, mergeUsage, mergeUsageText, tokenUsage, type AnthropicUsage } from './usage.js';
 
 const DONE = 'data: [DONE]\n\n';
 // The events a stream is mostly made of, as Anthropic writes them (compact, in this key order).
@@ -249,11 +249,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     START_MEMBERS.lastIndex = at;
     const m = execLiterals(START_MEMBERS, line);
     if (m === null || START_MEMBERS.lastIndex > n || !onlySpaceFrom(line, START_MEMBERS.lastIndex, n)) return null;
-    if (!mergeCompactUsage(this.#counts, m[3])) {
-      const usage = parsedUsage(m[3]);
-      if (usage === null) return null;
-      mergeUsage(this.#counts, usage);
-    }
+    if (!mergeUsageText(this.#counts, m[3])) return null;
     this.#started(m[1], m[2]);
     return '';
   }

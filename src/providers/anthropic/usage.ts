@@ -64,13 +64,21 @@ export function mergeCompactUsage(c: UsageCounts, text: string): boolean {
   return true;
 }
 
-/** A usage object's JSON text parsed, or null when it is not JSON (the readers in place then parse their whole text). */
-export function parsedUsage(text: string): AnthropicUsage | null {
+/**
+ * Folds the usage object `text` into `c`: read in place when Anthropic wrote it (mergeCompactUsage),
+ * else parsed; false, with `c` untouched, when it is not JSON (the readers in place then parse
+ * their whole text).
+ */
+export function mergeUsageText(c: UsageCounts, text: string): boolean {
+  if (mergeCompactUsage(c, text)) return true;
+  let usage: AnthropicUsage;
   try {
-    return JSON.parse(text) as AnthropicUsage;
+    usage = JSON.parse(text) as AnthropicUsage;
   } catch {
-    return null;
+    return false;
   }
+  mergeUsage(c, usage);
+  return true;
 }
 
 /**
